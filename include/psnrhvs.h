@@ -1,0 +1,181 @@
+/*
+ * psnrhvs: PSNR-HVS video quality scores with the bits of libvmaf's psnr_hvs.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_H
+#define PSNRHVS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define PSNRHVS_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define PSNRHVS_API __attribute__((visibility("default")))
+#else
+#define PSNRHVS_API
+#endif
+
+#define PSNRHVS_API_VERSION_MAJOR 1
+#define PSNRHVS_API_VERSION_MINOR 0
+#define PSNRHVS_API_VERSION_PATCH 0
+
+/** Errors are negated POSIX errno values: PSNRHVS_ERR(EINVAL) etc. */
+#define PSNRHVS_ERR(e) (-(e))
+
+/** Largest luma width or height accepted (keeps every byte count in 64 bits). */
+#define PSNRHVS_MAX_DIMENSION 65536
+
+enum PsnrHvsPixelLayout {
+    PSNRHVS_PIXEL_LAYOUT_I420 = 0, ///< 4:2:0, chroma (w>>1) x (h>>1)
+    PSNRHVS_PIXEL_LAYOUT_I422 = 1, ///< 4:2:2, chroma (w>>1) x h
+    PSNRHVS_PIXEL_LAYOUT_I444 = 2, ///< 4:4:4, chroma w x h
+    PSNRHVS_PIXEL_LAYOUT_I400 = 3, ///< monochrome: luma only
+};
+
+enum PsnrHvsBackend {
+    PSNRHVS_BACKEND_AUTO = 0, ///< the fastest backend present, else CPU
+    PSNRHVS_BACKEND_CPU = 1,
+    PSNRHVS_BACKEND_CUDA = 2,
+    PSNRHVS_BACKEND_OPENCL = 3,
+    PSNRHVS_BACKEND_HIP = 4,
+};
+
+/** How the block threshold multiplies masking energy by the variance ratio. */
+enum PsnrHvsMaskProduct {
+    PSNRHVS_MASK_PRODUCT_FLOAT = 0, ///< f32 product, as libvmaf (default)
+    PSNRHVS_MASK_PRODUCT_EXACT = 1, ///< exact product (numerics spec section 6)
+};
+
+/** Instruction set for the CPU backend. */
+enum PsnrHvsIsa {
+    PSNRHVS_ISA_AUTO = 0,   ///< best the CPU supports
+    PSNRHVS_ISA_SCALAR = 1, ///< the scalar reference path
+    PSNRHVS_ISA_AVX2 = 2,
+    PSNRHVS_ISA_AVX512 = 3,
+};
+
+/** Log callback: one message without trailing newline. */
+typedef struct PsnrHvsLogger {
+    void *cookie;
+    void (*callback)(void *cookie, const char *message);
+} PsnrHvsLogger;
+
+typedef struct PsnrHvsSettings {
+    int width;                  ///< luma width in samples, 1..PSNRHVS_MAX_DIMENSION (no default)
+    int height;                 ///< luma height in samples, 1..PSNRHVS_MAX_DIMENSION (no default)
+    enum PsnrHvsPixelLayout layout; ///< default PSNRHVS_PIXEL_LAYOUT_I420
+    int bitdepth;               ///< 8 (default), 10 or 12
+    int enable_chroma;          ///< 1 (default): score Cb and Cr; 0: luma only
+    enum PsnrHvsMaskProduct mask_product; ///< default PSNRHVS_MASK_PRODUCT_FLOAT
+    enum PsnrHvsBackend backend; ///< default PSNRHVS_BACKEND_CPU
+    int device;                 ///< GPU index for device backends, default 0
+    int threads;                ///< CPU worker threads, 0 (default) = all cores
+    enum PsnrHvsIsa isa;        ///< CPU instruction set, default PSNRHVS_ISA_AUTO
+    int exact_helpers;          ///< 1: force integer sqrt/division helpers on devices; default 0
+    int frames_in_flight;       ///< frames a backend may queue, 0 (default) = backend's choice
+    PsnrHvsLogger logger;       ///< default: messages to stderr
+    uint8_t reserved[32];       ///< zero; room to grow without an ABI break
+} PsnrHvsSettings;
+
+/**
+ * One picture. data[p] points at plane p's top-left sample: uint8_t for 8-bit,
+ * uint16_t (native byte order) above 8 bits. stride[p] is in bytes. Planes only
+ * need to hold libvmaf's scored size (chroma rounded down); larger stored
+ * planes (chroma rounded up, padding) are fine, the extra samples are not read.
+ * For PSNRHVS_PIXEL_LAYOUT_I400 or enable_chroma = 0, data[1..2] are ignored.
+ */
+typedef struct PsnrHvsPicture {
+    const void *data[3];
+    ptrdiff_t stride[3];
+} PsnrHvsPicture;
+
+enum PsnrHvsPlane { PSNRHVS_PLANE_Y = 0, PSNRHVS_PLANE_CB = 1, PSNRHVS_PLANE_CR = 2 };
+
+typedef struct PsnrHvsScore {
+    int num_planes;     ///< 3, or 1 when scoring luma only
+    float raw[3];       ///< per-plane f32 score before the dB conversion (unused planes 0)
+    double psnr_hvs_y;  ///< 10 * -log10(raw[0])
+    double psnr_hvs_cb; ///< unused when num_planes == 1
+    double psnr_hvs_cr; ///< unused when num_planes == 1
+    double psnr_hvs;    ///< combined; equals psnr_hvs_y when num_planes == 1
+    uint64_t tag;       ///< the tag given to psnrhvs_send()
+} PsnrHvsScore;
+
+typedef struct PsnrHvsContext PsnrHvsContext;
+
+/** @return the library version string, e.g. "1.0.0". */
+PSNRHVS_API const char *psnrhvs_version(void);
+
+/** @return PSNRHVS_API_VERSION_* packed as (major << 16) | (minor << 8) | patch. */
+PSNRHVS_API unsigned psnrhvs_version_api(void);
+
+/** Fill settings with the defaults listed in PsnrHvsSettings. */
+PSNRHVS_API void psnrhvs_default_settings(PsnrHvsSettings *s);
+
+/**
+ * Open a scorer for one geometry.
+ * @return 0, PSNRHVS_ERR(EINVAL) for bad settings (the logger says which),
+ *         PSNRHVS_ERR(ERANGE) when a plane to score is smaller than 8x8,
+ *         PSNRHVS_ERR(ENOSYS) when the backend is not built in,
+ *         PSNRHVS_ERR(ENODEV) when the backend finds no device,
+ *         PSNRHVS_ERR(ENOMEM).
+ */
+PSNRHVS_API int psnrhvs_open(PsnrHvsContext **c, const PsnrHvsSettings *s);
+
+/**
+ * Score one pair synchronously. Must not be mixed with frames in flight.
+ * @return 0, PSNRHVS_ERR(EINVAL), PSNRHVS_ERR(EBUSY) if frames are in flight,
+ *         or a backend error (PSNRHVS_ERR(EIO), PSNRHVS_ERR(ENOMEM)).
+ */
+PSNRHVS_API int psnrhvs_score(PsnrHvsContext *c, const PsnrHvsPicture *ref,
+                              const PsnrHvsPicture *dist, PsnrHvsScore *out);
+
+/**
+ * Queue one pair. The samples are copied before the call returns, so the
+ * caller may reuse its buffers at once.
+ * @return 0, PSNRHVS_ERR(EAGAIN) when the queue is full (call
+ *         psnrhvs_receive() first), PSNRHVS_ERR(EINVAL), or a backend error.
+ */
+PSNRHVS_API int psnrhvs_send(PsnrHvsContext *c, const PsnrHvsPicture *ref,
+                             const PsnrHvsPicture *dist, uint64_t tag);
+
+/**
+ * Take the oldest queued pair's score, waiting for it if needed.
+ * @return 0, PSNRHVS_ERR(EAGAIN) when nothing is queued, or a backend error.
+ */
+PSNRHVS_API int psnrhvs_receive(PsnrHvsContext *c, PsnrHvsScore *out);
+
+/** Free the scorer (waits for frames in flight); sets *c to NULL. */
+PSNRHVS_API void psnrhvs_close(PsnrHvsContext **c);
+
+/** @return the name of the backend the context runs on ("cpu", "cuda", ...). */
+PSNRHVS_API const char *psnrhvs_backend_name(const PsnrHvsContext *c);
+
+/** @return the name of the CPU ISA in use ("scalar", "avx2", ...), or NULL for device backends. */
+PSNRHVS_API const char *psnrhvs_isa_name(const PsnrHvsContext *c);
+
+/** @return 1 if the backend was compiled in (not whether a device exists). */
+PSNRHVS_API int psnrhvs_backend_available(enum PsnrHvsBackend b);
+
+/**
+ * Write a description of the devices of a backend (one per line) into buf.
+ * @return 0, PSNRHVS_ERR(ENOSYS) if not built in, PSNRHVS_ERR(ENODEV) if none.
+ */
+PSNRHVS_API int psnrhvs_list_devices(enum PsnrHvsBackend b, int verbose, char *buf, size_t size);
+
+/**
+ * The dB values of libvmaf from raw plane scores (numerics spec section 4):
+ * fills psnr_hvs_* of out from out->raw and out->num_planes.
+ */
+PSNRHVS_API void psnrhvs_raw_to_db(PsnrHvsScore *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSNRHVS_H */
