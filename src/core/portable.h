@@ -1,0 +1,86 @@
+/*
+ * The portable C subset shared by the CPU code and the CUDA, HIP and OpenCL
+ * kernels: everything under src/core/ includes only this header, uses only
+ * these types, qualifiers and helpers, and calls no libm function.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_SRC_CORE_PORTABLE_H
+#define PSNRHVS_SRC_CORE_PORTABLE_H
+
+#if defined(__OPENCL_VERSION__)
+/* OpenCL C: built with -cl-fp32-correctly-rounded-divide-sqrt where the device
+ * supports it, otherwise with PSH_EXACT_HELPERS (integer division and root). */
+#pragma OPENCL FP_CONTRACT OFF
+typedef int psh_i32;
+typedef uint psh_u32;
+typedef long psh_i64;
+typedef ulong psh_u64;
+#define PSH_INLINE          static inline
+#define PSH_GLOBAL          __global
+#define PSH_CONSTANT        __constant
+#define PSH_CONST_TABLE     __constant
+#define psh_float_as_u32(f) as_uint(f)
+#define psh_u32_as_float(u) as_float(u)
+#define psh_sqrt_rn(x)      sqrt(x)
+#define PSH_UNROLL          _Pragma("unroll")
+
+#elif defined(__CUDACC__) || defined(__HIPCC__)
+/* CUDA / HIP: compiled with --fmad=false (nvcc) or -ffp-contract=off
+ * -fhip-fp32-correctly-rounded-divide-sqrt (hipcc); __fsqrt_rn is IEEE. */
+typedef int psh_i32;
+typedef unsigned int psh_u32;
+typedef long long psh_i64;
+typedef unsigned long long psh_u64;
+#define PSH_INLINE static __device__ __forceinline__
+#define PSH_GLOBAL
+#define PSH_CONSTANT        const
+#define PSH_CONST_TABLE     static __constant__ const
+#define psh_float_as_u32(f) ((psh_u32)__float_as_uint(f))
+#define psh_u32_as_float(u) __uint_as_float(u)
+#define psh_sqrt_rn(x)      __fsqrt_rn(x)
+#define PSH_UNROLL          _Pragma("unroll")
+
+#else
+/* Plain C11 with -ffp-contract=off and SSE2 (or any IEEE single) arithmetic. */
+#include <float.h>
+#include <stdint.h>
+#include <string.h>
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "psnrhvs needs FLT_EVAL_METHOD == 0 (no x87 extended precision)"
+#endif
+typedef int32_t psh_i32;
+typedef uint32_t psh_u32;
+typedef int64_t psh_i64;
+typedef uint64_t psh_u64;
+#define PSH_INLINE static inline
+#define PSH_GLOBAL
+#define PSH_CONSTANT    const
+#define PSH_CONST_TABLE static const
+static inline psh_u32 psh_float_as_u32(float f) {
+    psh_u32 u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+static inline float psh_u32_as_float(psh_u32 u) {
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+/* With -fno-math-errno this is the sqrtss instruction, not a libm call. */
+#define psh_sqrt_rn(x)  __builtin_sqrtf(x)
+#if defined(__clang__)
+#define PSH_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define PSH_UNROLL _Pragma("GCC unroll 8")
+#else
+#define PSH_UNROLL
+#endif
+#endif
+
+/* Devices without a guaranteed correctly rounded f32 division or square root
+ * compile with PSH_EXACT_HELPERS and get the integer versions of int_math.h. */
+#ifndef PSH_EXACT_HELPERS
+#define PSH_EXACT_HELPERS 0
+#endif
+
+#endif /* PSNRHVS_SRC_CORE_PORTABLE_H */

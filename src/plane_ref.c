@@ -1,0 +1,49 @@
+/*
+ * The scalar reference: the per-block code of src/core/ driven exactly as
+ * libvmaf drives its own, block after block with one f32 accumulator.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include "plane.h"
+
+#include "core/block.h"
+#include "internal.h"
+
+void psnrhvs_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int x, int y,
+                        int bitdepth) {
+    const uint8_t *row = (const uint8_t *)data + (ptrdiff_t)y * stride;
+    if (bitdepth == 8) {
+        for (int i = 0; i < 8; i++, row += stride)
+            for (int j = 0; j < 8; j++) out[i * 8 + j] = row[x + j];
+    } else {
+        for (int i = 0; i < 8; i++, row += stride) {
+            const uint16_t *r16 = (const uint16_t *)(const void *)row;
+            for (int j = 0; j < 8; j++) out[i * 8 + j] = r16[x + j];
+        }
+    }
+}
+
+float psnrhvs_plane_finish(float sum, int w, int h, int bitdepth) {
+    /* libvmaf's count is an int; 64 bits keep the same value for every
+     * size it can handle and stay correct beyond. */
+    const int64_t count = (int64_t)psnrhvs_blocks_along(w) * psnrhvs_blocks_along(h) * 64;
+    const int max = (1 << bitdepth) - 1;
+    /* Both divisions in f32 with the integers converted first, as libvmaf.
+     * A plane with no block gives 0/0 = NaN there; callers refuse it. */
+    sum = sum / (float)count;
+    return sum / (float)(max * max);
+}
+
+float psnrhvs_plane_score_ref(const PsnrHvsPlanePair *p) {
+    float sum = 0.0f;
+    for (int y = 0; y < p->h - 7; y += 7) {
+        for (int x = 0; x < p->w - 7; x += 7) {
+            int32_t s[64], d[64];
+            float terms[64];
+            psnrhvs_load_block(s, p->ref, p->ref_stride, x, y, p->bitdepth);
+            psnrhvs_load_block(d, p->dist, p->dist_stride, x, y, p->bitdepth);
+            psh_block_terms(s, d, p->table, p->mask_product, terms);
+            for (int k = 0; k < 64; k++) sum += terms[k];
+        }
+    }
+    return psnrhvs_plane_finish(sum, p->w, p->h, p->bitdepth);
+}
