@@ -1,0 +1,327 @@
+/*
+ * psnrhvs: command-line parsing (getopt_long, libvmaf's flags).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_parse.h"
+#include "input/input.h"
+
+enum {
+    ARG_XML = 256,
+    ARG_JSON,
+    ARG_CSV,
+    ARG_THREADS,
+    ARG_SUBSAMPLE,
+    ARG_FRAME_CNT,
+    ARG_FRAME_SKIP_REF,
+    ARG_FRAME_SKIP_DIST,
+    ARG_PRECISION,
+    ARG_FEATURE,
+    ARG_BACKEND,
+    ARG_DEVICE,
+    ARG_ISA,
+    ARG_LIST_DEVICES,
+    ARG_RAW,
+    ARG_HELP,
+};
+
+static const char short_opts[] = ":r:d:w:h:p:b:o:qvn";
+
+static const struct option long_opts[] = {
+    {"reference", required_argument, NULL, 'r'},
+    {"distorted", required_argument, NULL, 'd'},
+    {"width", required_argument, NULL, 'w'},
+    {"height", required_argument, NULL, 'h'},
+    {"pixel_format", required_argument, NULL, 'p'},
+    {"bitdepth", required_argument, NULL, 'b'},
+    {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"version", no_argument, NULL, 'v'},
+    {"no_prediction", no_argument, NULL, 'n'},
+    {"xml", no_argument, NULL, ARG_XML},
+    {"json", no_argument, NULL, ARG_JSON},
+    {"csv", no_argument, NULL, ARG_CSV},
+    {"threads", required_argument, NULL, ARG_THREADS},
+    {"subsample", required_argument, NULL, ARG_SUBSAMPLE},
+    {"frame_cnt", required_argument, NULL, ARG_FRAME_CNT},
+    {"frame_skip_ref", required_argument, NULL, ARG_FRAME_SKIP_REF},
+    {"frame_skip_dist", required_argument, NULL, ARG_FRAME_SKIP_DIST},
+    {"precision", required_argument, NULL, ARG_PRECISION},
+    {"feature", required_argument, NULL, ARG_FEATURE},
+    {"backend", required_argument, NULL, ARG_BACKEND},
+    {"device", required_argument, NULL, ARG_DEVICE},
+    {"isa", required_argument, NULL, ARG_ISA},
+    {"list-devices", no_argument, NULL, ARG_LIST_DEVICES},
+    {"raw", no_argument, NULL, ARG_RAW},
+    {"help", no_argument, NULL, ARG_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct EnumEntry {
+    const char *name;
+    int value;
+} EnumEntry;
+
+static const EnumEntry backend_tbl[] = {
+    {"auto", PSNRHVS_BACKEND_AUTO}, {"cpu", PSNRHVS_BACKEND_CPU},
+    {"cuda", PSNRHVS_BACKEND_CUDA}, {"opencl", PSNRHVS_BACKEND_OPENCL},
+    {"hip", PSNRHVS_BACKEND_HIP},   {NULL, 0},
+};
+
+static const EnumEntry isa_tbl[] = {
+    {"auto", PSNRHVS_ISA_AUTO},
+    {"scalar", PSNRHVS_ISA_SCALAR},
+    {"avx2", PSNRHVS_ISA_AVX2},
+    {"avx512", PSNRHVS_ISA_AVX512},
+    {NULL, 0},
+};
+
+static const EnumEntry layout_tbl[] = {
+    {"420", PSNRHVS_PIXEL_LAYOUT_I420},
+    {"422", PSNRHVS_PIXEL_LAYOUT_I422},
+    {"444", PSNRHVS_PIXEL_LAYOUT_I444},
+    {"400", PSNRHVS_PIXEL_LAYOUT_I400},
+    {NULL, 0},
+};
+
+static const EnumEntry bool_tbl[] = {{"true", 1}, {"false", 0}, {NULL, 0}};
+
+static const EnumEntry mask_product_tbl[] = {
+    {"float", PSNRHVS_MASK_PRODUCT_FLOAT},
+    {"exact", PSNRHVS_MASK_PRODUCT_EXACT},
+    {NULL, 0},
+};
+
+static void help(void) {
+    printf("Usage: psnrhvs -r REF -d DIST [options]\n"
+           "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
+           "\n"
+           "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
+           " -r, --reference FILE      reference video\n"
+           " -d, --distorted FILE      distorted video\n"
+           " -w, --width N             luma width (raw input)\n"
+           " -h, --height N            luma height (raw input)\n"
+           " -p, --pixel_format F      420 (default), 422, 444 or 400 (raw input)\n"
+           " -b, --bitdepth N          8 (default), 10 or 12 (raw input; little-endian words)\n"
+           "     --frame_cnt N         read at most N frames\n"
+           "     --frame_skip_ref N    skip the first N reference frames\n"
+           "     --frame_skip_dist N   skip the first N distorted frames\n"
+           "     --subsample N         score only frames 0, N, 2N, ...\n"
+           "\n"
+           "Scoring:\n"
+           "     --feature psnr_hvs[=OPT=VAL:...]\n"
+           "                           options: enable_chroma=true|false,\n"
+           "                           mask_product=float|exact\n"
+           "     --backend B           cpu (default), cuda, opencl, hip or auto\n"
+           "     --device N            GPU index for device backends\n"
+           "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
+           "     --threads N           CPU worker threads (0 = all cores)\n"
+           "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
+           "\n"
+           "Output (without -o: a summary of the pooled values on stdout):\n"
+           " -o, --output FILE         write per-frame and pooled scores ('-' = stdout)\n"
+           "     --xml                 libvmaf's XML layout (default for -o)\n"
+           "     --json                libvmaf's JSON layout\n"
+           "     --csv                 libvmaf's CSV layout\n"
+           "     --precision max|N     N digits after the point (default 6), max = %%.17g\n"
+           "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
+           "\n"
+           " -q, --quiet               no progress line, no warnings\n"
+           " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
+           " -v, --version             print the version\n"
+           "     --help                this text\n");
+}
+
+void psnrhvs_cli_usage_error(const char *const fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "psnrhvs: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see psnrhvs --help)\n");
+    va_end(ap);
+    exit(2);
+}
+
+static unsigned parse_unsigned(const char *const arg, const char *const opt, const unsigned min,
+                               const unsigned max) {
+    unsigned long long v = 0;
+    int ok = *arg != '\0';
+    for (const char *p = arg; ok && *p; p++) {
+        if (*p < '0' || *p > '9' || v > UINT_MAX)
+            ok = 0;
+        else
+            v = v * 10 + (unsigned)(*p - '0');
+    }
+    if (!ok || v < min || v > max)
+        psnrhvs_cli_usage_error("invalid %s '%s': expected an integer from %u to %u", opt, arg, min,
+                                max);
+    return (unsigned)v;
+}
+
+static int parse_enum(const char *const arg, const char *const opt, const EnumEntry *const tbl) {
+    for (int i = 0; tbl[i].name; i++)
+        if (!strcmp(arg, tbl[i].name)) return tbl[i].value;
+    char list[256] = "";
+    for (int i = 0; tbl[i].name; i++) {
+        if (i) strncat(list, tbl[i + 1].name ? ", " : " or ", sizeof(list) - strlen(list) - 1);
+        strncat(list, tbl[i].name, sizeof(list) - strlen(list) - 1);
+    }
+    psnrhvs_cli_usage_error("unknown %s '%s' (expected %s)", opt, arg, list);
+    return 0;
+}
+
+/* "psnr_hvs" or "psnr_hvs=enable_chroma=false:mask_product=exact" */
+static void parse_feature(const char *const arg, PsnrHvsSettings *const lib) {
+    const char *const eq = strchr(arg, '=');
+    const size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (name_len != 8 || strncmp(arg, "psnr_hvs", 8))
+        psnrhvs_cli_usage_error("unknown feature '%.*s': only psnr_hvs is computed", (int)name_len,
+                                arg);
+    if (!eq) return;
+    char opts[512];
+    if (strlen(eq + 1) >= sizeof(opts)) psnrhvs_cli_usage_error("--feature options too long");
+    strcpy(opts, eq + 1);
+    for (char *opt = opts, *next; opt; opt = next) {
+        next = strchr(opt, ':');
+        if (next) *next++ = '\0';
+        char *const val = strchr(opt, '=');
+        if (!val) psnrhvs_cli_usage_error("bad psnr_hvs option '%s': expected OPTION=VALUE", opt);
+        *val = '\0';
+        if (!strcmp(opt, "enable_chroma"))
+            lib->enable_chroma = parse_enum(val + 1, "enable_chroma value", bool_tbl);
+        else if (!strcmp(opt, "mask_product"))
+            lib->mask_product = (enum PsnrHvsMaskProduct)parse_enum(val + 1, "mask_product value",
+                                                                    mask_product_tbl);
+        else
+            psnrhvs_cli_usage_error("unknown psnr_hvs option '%s' (expected enable_chroma or "
+                                    "mask_product)",
+                                    opt);
+    }
+}
+
+static int parse_bitdepth(const char *const arg) {
+    const int depth = (int)parse_unsigned(arg, "--bitdepth", 1, 64);
+    char msg[256];
+    if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) psnrhvs_cli_usage_error("%s", msg);
+    return depth;
+}
+
+void psnrhvs_cli_parse(const int argc, char *const *const argv, CLISettings *const cli,
+                       PsnrHvsSettings *const lib) {
+    *cli = (CLISettings){.subsample = 1, .precision = 6};
+    int version = 0;
+    opterr = 0; /* our own messages, one line each */
+    int o;
+    while ((o = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+        switch (o) {
+        case 'r':
+            cli->reference = optarg;
+            break;
+        case 'd':
+            cli->distorted = optarg;
+            break;
+        case 'w':
+            cli->width = (int)parse_unsigned(optarg, "--width", 1, PSNRHVS_MAX_DIMENSION);
+            break;
+        case 'h':
+            cli->height = (int)parse_unsigned(optarg, "--height", 1, PSNRHVS_MAX_DIMENSION);
+            break;
+        case 'p':
+            cli->layout = (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_tbl);
+            cli->have_layout = 1;
+            break;
+        case 'b':
+            cli->bitdepth = parse_bitdepth(optarg);
+            break;
+        case 'o':
+            cli->output = optarg;
+            break;
+        case 'q':
+            cli->quiet = 1;
+            break;
+        case 'v':
+            version = 1;
+            break;
+        case 'n':
+            break; /* libvmaf's --no_prediction: nothing to predict here */
+        case ARG_XML:
+            cli->muxer = &psnrhvs_muxer_xml;
+            break;
+        case ARG_JSON:
+            cli->muxer = &psnrhvs_muxer_json;
+            break;
+        case ARG_CSV:
+            cli->muxer = &psnrhvs_muxer_csv;
+            break;
+        case ARG_THREADS:
+            lib->threads = (int)parse_unsigned(optarg, "--threads", 0, 1024);
+            break;
+        case ARG_SUBSAMPLE:
+            cli->subsample = parse_unsigned(optarg, "--subsample", 1, UINT_MAX);
+            break;
+        case ARG_FRAME_CNT:
+            cli->frame_cnt = parse_unsigned(optarg, "--frame_cnt", 1, UINT_MAX);
+            break;
+        case ARG_FRAME_SKIP_REF:
+            cli->frame_skip_ref = parse_unsigned(optarg, "--frame_skip_ref", 0, UINT_MAX);
+            break;
+        case ARG_FRAME_SKIP_DIST:
+            cli->frame_skip_dist = parse_unsigned(optarg, "--frame_skip_dist", 0, UINT_MAX);
+            break;
+        case ARG_PRECISION:
+            cli->precision =
+                !strcmp(optarg, "max") ? -1 : (int)parse_unsigned(optarg, "--precision", 0, 32);
+            break;
+        case ARG_FEATURE:
+            parse_feature(optarg, lib);
+            break;
+        case ARG_BACKEND:
+            lib->backend = (enum PsnrHvsBackend)parse_enum(optarg, "backend", backend_tbl);
+            break;
+        case ARG_DEVICE:
+            lib->device = (int)parse_unsigned(optarg, "--device", 0, INT_MAX);
+            break;
+        case ARG_ISA:
+            lib->isa = (enum PsnrHvsIsa)parse_enum(optarg, "isa", isa_tbl);
+            break;
+        case ARG_LIST_DEVICES:
+            cli->list_devices = 1;
+            break;
+        case ARG_RAW:
+            cli->raw = 1;
+            break;
+        case ARG_HELP:
+            help();
+            exit(0);
+        case ':':
+            if (!strncmp(argv[optind - 1], "--", 2))
+                psnrhvs_cli_usage_error("option %s needs a value", argv[optind - 1]);
+            psnrhvs_cli_usage_error("option -%c needs a value", optopt);
+            break;
+        default:
+            if (optopt > 0 && optopt < 256 && strncmp(argv[optind - 1], "--", 2))
+                psnrhvs_cli_usage_error("unknown option -%c", optopt);
+            psnrhvs_cli_usage_error("unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) psnrhvs_cli_usage_error("unexpected argument '%s'", argv[optind]);
+
+    if (cli->list_devices) {
+        cli->verbose = version; /* -v with --list-devices: more detail */
+        return;
+    }
+    if (version) {
+        printf("psnrhvs %s\n", psnrhvs_version());
+        exit(0);
+    }
+    if (!cli->reference) psnrhvs_cli_usage_error("missing --reference");
+    if (!cli->distorted) psnrhvs_cli_usage_error("missing --distorted");
+    if (!strcmp(cli->reference, "-") && !strcmp(cli->distorted, "-"))
+        psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
+}

@@ -1,0 +1,39 @@
+/*
+ * psnrhvs: command-line parsing.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_TOOLS_CLI_PARSE_H
+#define PSNRHVS_TOOLS_CLI_PARSE_H
+
+#include "psnrhvs.h"
+#include "output/output.h"
+
+typedef struct CLISettings {
+    const char *reference;
+    const char *distorted;
+    const char *output; ///< NULL: human summary (or the chosen format) on stdout
+    const Muxer *muxer; ///< NULL: not chosen (XML for files, as libvmaf)
+    int width, height;  ///< 0 when not given
+    int bitdepth;       ///< 0 when not given
+    int have_layout;
+    enum PsnrHvsPixelLayout layout;
+    unsigned subsample; ///< score frames 0, N, 2N...
+    unsigned frame_cnt; ///< 0: all
+    unsigned frame_skip_ref, frame_skip_dist;
+    int precision; ///< digits after the point, -1 for %.17g
+    int raw;       ///< add raw_* plane scores
+    int quiet;
+    int list_devices;
+    int verbose;
+} CLISettings;
+
+/**
+ * Fill cli and lib from argv. Prints help or version and exits 0 when asked;
+ * on a usage error prints "psnrhvs: <reason>" with a hint and exits 2.
+ */
+void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *cli, PsnrHvsSettings *lib);
+
+/** Report a usage error found after parsing and exit 2. */
+void psnrhvs_cli_usage_error(const char *fmt, ...);
+
+#endif /* PSNRHVS_TOOLS_CLI_PARSE_H */

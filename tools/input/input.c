@@ -1,0 +1,179 @@
+/*
+ * psnrhvs: opening inputs, probing the container, reading frames.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/input.h"
+
+/* Probed in order; the raw reader accepts anything, so it comes last. */
+static const Demuxer *const demuxers[] = {
+    &psnrhvs_demuxer_y4m,
+    &psnrhvs_demuxer_yuv,
+    NULL,
+};
+
+struct Input {
+    const Demuxer *dmx;
+    void *priv;
+    InputStream s;
+    int has_format;
+    InputFormat fmt;
+    PlaneGeometry geo;
+    InputFrame frame;
+    unsigned frames_read;
+};
+
+size_t psnrhvs_stream_read(InputStream *const s, void *const buf, const size_t size) {
+    uint8_t *dst = buf;
+    size_t done = 0;
+    if (s->peek_pos < s->peek_len) {
+        size_t n = s->peek_len - s->peek_pos;
+        if (n > size) n = size;
+        memcpy(dst, s->peek + s->peek_pos, n);
+        s->peek_pos += n;
+        done = n;
+    }
+    while (done < size) {
+        const size_t n = fread(dst + done, 1, size - done, s->f);
+        if (!n) break;
+        done += n;
+    }
+    return done;
+}
+
+static int has_y4m_extension(const char *const path) {
+    const size_t len = strlen(path);
+    return len >= 4 && (!strcmp(path + len - 4, ".y4m") || !strcmp(path + len - 4, ".Y4M"));
+}
+
+int psnrhvs_input_open(Input **const in_out, const char *const path) {
+    Input *in = calloc(1, sizeof(*in));
+    if (!in) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        return -1;
+    }
+    in->s.name = path;
+    if (!strcmp(path, "-")) {
+        in->s.f = stdin;
+        in->s.name = "stdin";
+    } else if (!(in->s.f = fopen(path, "rb"))) {
+        fprintf(stderr, "psnrhvs: cannot open %s: %s\n", path, strerror(errno));
+        free(in);
+        return -1;
+    }
+
+    /* Peek at the first bytes: stdin cannot seek back. */
+    while (in->s.peek_len < sizeof(in->s.peek)) {
+        const size_t n =
+            fread(in->s.peek + in->s.peek_len, 1, sizeof(in->s.peek) - in->s.peek_len, in->s.f);
+        if (!n) break;
+        in->s.peek_len += n;
+    }
+    if (ferror(in->s.f)) {
+        fprintf(stderr, "psnrhvs: cannot read %s: %s\n", in->s.name, strerror(errno));
+        goto error;
+    }
+
+    for (int i = 0; demuxers[i]; i++) {
+        if (demuxers[i]->probe(in->s.peek, in->s.peek_len)) {
+            in->dmx = demuxers[i];
+            break;
+        }
+    }
+    /* A .y4m name without the magic is a broken Y4M, not raw video. */
+    if (in->dmx != &psnrhvs_demuxer_y4m && has_y4m_extension(path)) {
+        fprintf(stderr, "psnrhvs: malformed Y4M %s: missing \"YUV4MPEG2 \" magic\n", in->s.name);
+        goto error;
+    }
+    if (in->dmx->priv_data_size && !(in->priv = calloc(1, in->dmx->priv_data_size))) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        goto error;
+    }
+    const int res = in->dmx->open(in->priv, &in->s, &in->fmt);
+    if (res < 0) goto error;
+    in->has_format = res;
+    *in_out = in;
+    return 0;
+
+error:
+    psnrhvs_input_close(&in);
+    return -1;
+}
+
+int psnrhvs_input_has_format(const Input *const in, InputFormat *const fmt) {
+    if (in->has_format) *fmt = in->fmt;
+    return in->has_format;
+}
+
+const char *psnrhvs_input_name(const Input *const in) {
+    return in->s.name;
+}
+
+int psnrhvs_input_set_format(Input *const in, const InputFormat *const fmt) {
+    if (psnrhvs_plane_geometry(fmt, &in->geo) < 0) {
+        fprintf(stderr, "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width, fmt->height,
+                in->s.name);
+        return -1;
+    }
+    in->fmt = *fmt;
+    free(in->frame.buf);
+    /* 16-bit planes are read into place and used as uint16_t: keep them aligned. */
+    in->frame.buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
+    if (!in->frame.buf) {
+        fprintf(stderr, "psnrhvs: cannot allocate %zu bytes for a frame of %s\n",
+                in->geo.frame_bytes, in->s.name);
+        return -1;
+    }
+    size_t off = 0;
+    for (int p = 0; p < 3; p++) {
+        if (p < in->geo.num_planes) {
+            in->frame.pic.data[p] = in->frame.buf + off;
+            in->frame.pic.stride[p] = (ptrdiff_t)in->geo.stored_w[p] * in->geo.bytes_per_sample;
+            off += in->geo.plane_bytes[p];
+        } else {
+            in->frame.pic.data[p] = NULL;
+            in->frame.pic.stride[p] = 0;
+        }
+    }
+    return 0;
+}
+
+/* File words are little endian; the library wants native uint16_t. */
+static void le16_to_native(uint8_t *const buf, const size_t bytes) {
+    const uint16_t probe = 1;
+    uint8_t first;
+    memcpy(&first, &probe, 1);
+    if (first) return; /* little-endian host: nothing to do */
+    for (size_t i = 0; i + 1 < bytes; i += 2) {
+        const uint16_t v = (uint16_t)(buf[i] | (buf[i + 1] << 8));
+        memcpy(buf + i, &v, 2);
+    }
+}
+
+int psnrhvs_input_read(Input *const in, const InputFrame **const frame) {
+    const int res =
+        in->dmx->read(in->priv, &in->s, in->frame.buf, in->geo.frame_bytes, in->frames_read);
+    if (res <= 0) return res;
+    if (in->geo.bytes_per_sample == 2) le16_to_native(in->frame.buf, in->geo.frame_bytes);
+    in->frames_read++;
+    *frame = &in->frame;
+    return 1;
+}
+
+unsigned psnrhvs_input_frames_read(const Input *const in) {
+    return in->frames_read;
+}
+
+void psnrhvs_input_close(Input **const in_p) {
+    Input *const in = *in_p;
+    if (!in) return;
+    if (in->dmx && in->dmx->close && in->priv) in->dmx->close(in->priv);
+    free(in->priv);
+    if (in->s.f && in->s.f != stdin) fclose(in->s.f);
+    free(in->frame.buf);
+    free(in);
+    *in_p = NULL;
+}

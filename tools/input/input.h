@@ -1,0 +1,112 @@
+/*
+ * psnrhvs: input readers (raw planar YUV and YUV4MPEG2).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_TOOLS_INPUT_INPUT_H
+#define PSNRHVS_TOOLS_INPUT_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "psnrhvs.h"
+
+/** What a file holds: luma size, chroma layout, bits per sample. */
+typedef struct InputFormat {
+    int width;
+    int height;
+    enum PsnrHvsPixelLayout layout;
+    int bitdepth;
+} InputFormat;
+
+/**
+ * Sizes of each plane: as stored in a file (chroma rounded up, the way FFmpeg
+ * writes odd sizes) and as libvmaf scores them (chroma rounded down).
+ */
+typedef struct PlaneGeometry {
+    int num_planes; ///< 1 for 4:0:0, else 3
+    int bytes_per_sample;
+    int stored_w[3], stored_h[3];
+    int scored_w[3], scored_h[3];
+    size_t plane_bytes[3]; ///< stored plane sizes in bytes
+    size_t frame_bytes;    ///< sum of plane_bytes
+} PlaneGeometry;
+
+/** @return 0, or -1 when the format is invalid or a frame would not fit in size_t. */
+int psnrhvs_plane_geometry(const InputFormat *fmt, PlaneGeometry *g);
+
+/**
+ * @return 0 for 8, 10 or 12 bits, else -1 with the reason in msg (13-16 bits
+ *         get their own explanation).
+ */
+int psnrhvs_check_bitdepth(int bitdepth, char *msg, size_t size);
+
+/** "420", "422", "444", "400" */
+const char *psnrhvs_layout_name(enum PsnrHvsPixelLayout layout);
+
+/** A byte stream with a small look-ahead, so stdin can be probed without seeking. */
+typedef struct InputStream {
+    FILE *f;
+    const char *name; ///< file name for messages ("stdin" for "-")
+    uint8_t peek[16];
+    size_t peek_len, peek_pos;
+} InputStream;
+
+/** Read up to size bytes; returns the count read (short only at end of file or on error). */
+size_t psnrhvs_stream_read(InputStream *s, void *buf, size_t size);
+
+/** One frame's planes, laid out back to back as in the file. */
+typedef struct InputFrame {
+    uint8_t *buf;
+    PsnrHvsPicture pic;
+} InputFrame;
+
+/**
+ * A reader, in the manner of dav1d's Demuxer. probe() looks at the first bytes;
+ * open() reads any header and, if the container describes its format, fills
+ * fmt and returns 1 (0 when the format must come from the command line);
+ * read() reads the frame payload of exactly frame_bytes into buf, returning 1
+ * for a frame, 0 at a clean end of file, -1 on error (already reported).
+ */
+typedef struct Demuxer {
+    const char *name;
+    size_t priv_data_size;
+    int (*probe)(const uint8_t *data, size_t size);
+    int (*open)(void *priv, InputStream *s, InputFormat *fmt);
+    int (*read)(void *priv, InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx);
+    void (*close)(void *priv);
+} Demuxer;
+
+typedef struct Input Input;
+
+/**
+ * Open path ("-" = stdin) and detect its container.
+ * @return 0 or -1 (reported on stderr).
+ */
+int psnrhvs_input_open(Input **in, const char *path);
+
+/** @return 1 and fill fmt if the container described the format (Y4M), else 0. */
+int psnrhvs_input_has_format(const Input *in, InputFormat *fmt);
+
+/** The file name given on the command line (or "stdin"). */
+const char *psnrhvs_input_name(const Input *in);
+
+/** Set the format (needed for raw input), allocate the frame buffer. @return 0 or -1. */
+int psnrhvs_input_set_format(Input *in, const InputFormat *fmt);
+
+/**
+ * Read the next frame into the input's own buffer; samples above 8 bits are
+ * converted from little endian to native uint16_t.
+ * @return 1 (frame), 0 (end of file), -1 (error, reported).
+ */
+int psnrhvs_input_read(Input *in, const InputFrame **frame);
+
+/** Frames read so far. */
+unsigned psnrhvs_input_frames_read(const Input *in);
+
+void psnrhvs_input_close(Input **in);
+
+extern const Demuxer psnrhvs_demuxer_y4m;
+extern const Demuxer psnrhvs_demuxer_yuv;
+
+#endif /* PSNRHVS_TOOLS_INPUT_INPUT_H */

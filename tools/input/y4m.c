@@ -1,0 +1,194 @@
+/*
+ * psnrhvs: YUV4MPEG2 reader.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/input.h"
+
+#define Y4M_MAGIC     "YUV4MPEG2 "
+#define Y4M_MAGIC_LEN 10
+/* FFmpeg writes about 60 bytes; anything this long is not a Y4M header. */
+#define Y4M_MAX_LINE 4096
+
+static int y4m_probe(const uint8_t *const data, const size_t size) {
+    return size >= Y4M_MAGIC_LEN && !memcmp(data, Y4M_MAGIC, Y4M_MAGIC_LEN);
+}
+
+/*
+ * Read one line (without its '\n') into line. @return its length, -1 at end
+ * of file before any byte, -2 when it ends without '\n', -3 when too long.
+ */
+static int read_line(InputStream *const s, char *const line, const int max) {
+    int len = 0;
+    for (;;) {
+        uint8_t c;
+        if (psnrhvs_stream_read(s, &c, 1) != 1) return len ? -2 : -1;
+        if (c == '\n') break;
+        if (len == max - 1) return -3;
+        line[len++] = (char)c;
+    }
+    line[len] = '\0';
+    return len;
+}
+
+/* A strictly decimal, positive int: no sign, no spaces, no overflow. */
+static int parse_dimension(const char *const str, int *const out) {
+    if (!*str) return -1;
+    long long v = 0;
+    for (const char *p = str; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+        if (v > INT_MAX) return -2;
+    }
+    if (!v) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* C tags as FFmpeg writes them: 420jpeg, 420p10, 422p12, 444, mono, mono10 ... */
+static int parse_colorspace(const char *const name, const char *const tag, InputFormat *const fmt) {
+    static const struct {
+        const char *prefix;
+        enum PsnrHvsPixelLayout layout;
+    } prefixes[] = {
+        {"420", PSNRHVS_PIXEL_LAYOUT_I420},
+        {"422", PSNRHVS_PIXEL_LAYOUT_I422},
+        {"444", PSNRHVS_PIXEL_LAYOUT_I444},
+        {"mono", PSNRHVS_PIXEL_LAYOUT_I400},
+    };
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        const size_t len = strlen(prefixes[i].prefix);
+        if (strncmp(tag, prefixes[i].prefix, len)) continue;
+        const char *rest = tag + len;
+        const int is_mono = prefixes[i].layout == PSNRHVS_PIXEL_LAYOUT_I400;
+        int depth = 8;
+        if (!*rest) {
+            /* 8-bit, chroma siting implied */
+        } else if (prefixes[i].layout == PSNRHVS_PIXEL_LAYOUT_I420 &&
+                   (!strcmp(rest, "jpeg") || !strcmp(rest, "mpeg2") || !strcmp(rest, "paldv"))) {
+            /* 8-bit 4:2:0 with a chroma siting: siting does not change the samples */
+        } else {
+            if (!is_mono && *rest++ != 'p') break;
+            if (parse_dimension(rest, &depth) < 0) break;
+        }
+        char msg[256];
+        if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
+            fprintf(stderr, "psnrhvs: %s (C%s in %s)\n", msg, tag, name);
+            return -1;
+        }
+        fmt->layout = prefixes[i].layout;
+        fmt->bitdepth = depth;
+        return 0;
+    }
+    fprintf(stderr,
+            "psnrhvs: malformed Y4M %s: unsupported C tag 'C%s' (expected 420jpeg, 420mpeg2, "
+            "420paldv, 420, 422, 444, mono or their p10/p12 forms)\n",
+            name, tag);
+    return -1;
+}
+
+static int y4m_open(void *const priv, InputStream *const s, InputFormat *const fmt) {
+    char magic[Y4M_MAGIC_LEN];
+    char line[Y4M_MAX_LINE];
+    if (psnrhvs_stream_read(s, magic, Y4M_MAGIC_LEN) != Y4M_MAGIC_LEN ||
+        memcmp(magic, Y4M_MAGIC, Y4M_MAGIC_LEN)) {
+        fprintf(stderr, "psnrhvs: malformed Y4M %s: missing \"YUV4MPEG2 \" magic\n", s->name);
+        return -1;
+    }
+    const int len = read_line(s, line, sizeof(line));
+    if (len == -3) {
+        fprintf(stderr, "psnrhvs: malformed Y4M %s: header too long (over %d bytes)\n", s->name,
+                Y4M_MAX_LINE);
+        return -1;
+    }
+    if (len < 0) {
+        fprintf(stderr, "psnrhvs: malformed Y4M %s: header does not end with a newline\n", s->name);
+        return -1;
+    }
+
+    *fmt = (InputFormat){.layout = PSNRHVS_PIXEL_LAYOUT_I420, .bitdepth = 8};
+    int have_w = 0, have_h = 0;
+    for (char *tok = line, *next; tok; tok = next) {
+        next = strchr(tok, ' ');
+        if (next) *next++ = '\0';
+        if (!*tok) continue;
+        const char *const val = tok + 1;
+        int res;
+        switch (*tok) {
+        case 'W':
+        case 'H':
+            res = parse_dimension(val, *tok == 'W' ? &fmt->width : &fmt->height);
+            if (res == -2 ||
+                (!res && (*tok == 'W' ? fmt->width : fmt->height) > PSNRHVS_MAX_DIMENSION)) {
+                fprintf(stderr, "psnrhvs: %s in %s exceeds the maximum of %d\n",
+                        *tok == 'W' ? "width" : "height", s->name, PSNRHVS_MAX_DIMENSION);
+                return -1;
+            }
+            if (res < 0) {
+                fprintf(stderr, "psnrhvs: malformed Y4M %s: bad %c tag '%s'\n", s->name, *tok, tok);
+                return -1;
+            }
+            *(*tok == 'W' ? &have_w : &have_h) = 1;
+            break;
+        case 'C':
+            if (parse_colorspace(s->name, val, fmt) < 0) return -1;
+            break;
+        default:
+            /* F (rate), I (interlacing), A (aspect) and X (extensions such as
+             * XYSCSS, XCOLORRANGE) do not change the samples. */
+            break;
+        }
+    }
+    if (!have_w || !have_h) {
+        fprintf(stderr, "psnrhvs: malformed Y4M %s: missing %s tag in the header\n", s->name,
+                !have_w ? "W (width)" : "H (height)");
+        return -1;
+    }
+    return 1;
+}
+
+static int y4m_read(void *const priv, InputStream *const s, uint8_t *const buf,
+                    const size_t frame_bytes, const unsigned frame_idx) {
+    char line[Y4M_MAX_LINE];
+    const int len = read_line(s, line, sizeof(line));
+    if (len == -1) {
+        if (ferror(s->f)) {
+            fprintf(stderr, "psnrhvs: cannot read %s: %s\n", s->name, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (len == -2) {
+        fprintf(stderr, "psnrhvs: truncated frame %u in %s: incomplete FRAME header\n", frame_idx,
+                s->name);
+        return -1;
+    }
+    /* "FRAME", optionally followed by parameters, which do not change the samples. */
+    if (len < 0 || strncmp(line, "FRAME", 5) || (line[5] != '\0' && line[5] != ' ')) {
+        fprintf(stderr, "psnrhvs: malformed Y4M %s: bad FRAME header at frame %u\n", s->name,
+                frame_idx);
+        return -1;
+    }
+    const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
+    if (got == frame_bytes) return 1;
+    if (ferror(s->f)) {
+        fprintf(stderr, "psnrhvs: cannot read %s: %s\n", s->name, strerror(errno));
+        return -1;
+    }
+    fprintf(stderr, "psnrhvs: truncated frame %u in %s: expected %zu bytes, got %zu\n", frame_idx,
+            s->name, frame_bytes, got);
+    return -1;
+}
+
+const Demuxer psnrhvs_demuxer_y4m = {
+    .name = "y4m",
+    .priv_data_size = 0,
+    .probe = y4m_probe,
+    .open = y4m_open,
+    .read = y4m_read,
+    .close = NULL,
+};

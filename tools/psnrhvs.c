@@ -1,0 +1,391 @@
+/*
+ * psnrhvs: command-line tool, main loop and progress.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "psnrhvs.h"
+#include "cli_parse.h"
+#include "input/input.h"
+#include "output/output.h"
+
+typedef struct LogState {
+    unsigned count;
+} LogState;
+
+/* Library messages explain failures; count them so we do not add a second line. */
+static void log_message(void *const cookie, const char *const msg) {
+    ((LogState *)cookie)->count++;
+    fprintf(stderr, "psnrhvs: %s\n", msg);
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *backend_tbl_name(const enum PsnrHvsBackend b) {
+    switch (b) {
+    case PSNRHVS_BACKEND_AUTO:
+        return "auto";
+    case PSNRHVS_BACKEND_CPU:
+        return "cpu";
+    case PSNRHVS_BACKEND_CUDA:
+        return "cuda";
+    case PSNRHVS_BACKEND_OPENCL:
+        return "opencl";
+    case PSNRHVS_BACKEND_HIP:
+        return "hip";
+    }
+    return "?";
+}
+
+static int list_devices(const int verbose) {
+    static const enum PsnrHvsBackend backends[] = {
+        PSNRHVS_BACKEND_CPU,
+        PSNRHVS_BACKEND_CUDA,
+        PSNRHVS_BACKEND_OPENCL,
+        PSNRHVS_BACKEND_HIP,
+    };
+    static char buf[65536];
+    for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+        const enum PsnrHvsBackend b = backends[i];
+        if (!psnrhvs_backend_available(b)) {
+            printf("%s: not built in\n", backend_tbl_name(b));
+            continue;
+        }
+        buf[0] = '\0';
+        const int res = psnrhvs_list_devices(b, verbose, buf, sizeof(buf));
+        if (res == PSNRHVS_ERR(ENODEV)) {
+            printf("%s: no device\n", backend_tbl_name(b));
+        } else if (res < 0) {
+            printf("%s: cannot list devices: %s\n", backend_tbl_name(b), strerror(-res));
+        } else {
+            printf("%s:\n", backend_tbl_name(b));
+            /* one device per line, indented */
+            for (char *line = buf, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next) *next++ = '\0';
+                printf("  %s\n", line);
+            }
+        }
+    }
+    return ferror(stdout) ? 1 : 0;
+}
+
+/* A Y4M header wins over nothing, but -w/-h/-p/-b given on the command line must agree. */
+static int check_cli_agrees(const CLISettings *const cli, const InputFormat *const fmt,
+                            const char *const name) {
+    if (cli->width && cli->width != fmt->width) {
+        fprintf(stderr, "psnrhvs: --width %d does not match the Y4M header of %s (W%d)\n",
+                cli->width, name, fmt->width);
+        return -1;
+    }
+    if (cli->height && cli->height != fmt->height) {
+        fprintf(stderr, "psnrhvs: --height %d does not match the Y4M header of %s (H%d)\n",
+                cli->height, name, fmt->height);
+        return -1;
+    }
+    if (cli->have_layout && cli->layout != fmt->layout) {
+        fprintf(stderr, "psnrhvs: --pixel_format %s does not match the Y4M header of %s (%s)\n",
+                psnrhvs_layout_name(cli->layout), name, psnrhvs_layout_name(fmt->layout));
+        return -1;
+    }
+    if (cli->bitdepth && cli->bitdepth != fmt->bitdepth) {
+        fprintf(stderr, "psnrhvs: --bitdepth %d does not match the Y4M header of %s (%d-bit)\n",
+                cli->bitdepth, name, fmt->bitdepth);
+        return -1;
+    }
+    return 0;
+}
+
+/* @return 0, 1 (input error, reported) or 2 (usage error, reported) */
+static int resolve_format(const CLISettings *const cli, Input *const ref, Input *const dist,
+                          InputFormat *const out) {
+    InputFormat rf, df;
+    const int ref_has = psnrhvs_input_has_format(ref, &rf);
+    const int dist_has = psnrhvs_input_has_format(dist, &df);
+    if (ref_has && check_cli_agrees(cli, &rf, psnrhvs_input_name(ref)) < 0) return 1;
+    if (dist_has && check_cli_agrees(cli, &df, psnrhvs_input_name(dist)) < 0) return 1;
+    if (!ref_has && !dist_has) {
+        if (!cli->width || !cli->height) {
+            fprintf(stderr, "psnrhvs: raw input needs --width and --height (or use Y4M files) "
+                            "(see psnrhvs --help)\n");
+            return 2;
+        }
+        rf = (InputFormat){
+            .width = cli->width,
+            .height = cli->height,
+            .layout = cli->have_layout ? cli->layout : PSNRHVS_PIXEL_LAYOUT_I420,
+            .bitdepth = cli->bitdepth ? cli->bitdepth : 8,
+        };
+        df = rf;
+    } else if (!ref_has) {
+        rf = df; /* raw side takes the Y4M side's geometry */
+    } else if (!dist_has) {
+        df = rf;
+    }
+
+    const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
+    if (rf.width != df.width || rf.height != df.height) {
+        fprintf(stderr,
+                "psnrhvs: reference and distorted differ in size: %dx%d (%s) vs %dx%d (%s)\n",
+                rf.width, rf.height, rn, df.width, df.height, dn);
+        return 1;
+    }
+    if (rf.layout != df.layout) {
+        fprintf(stderr,
+                "psnrhvs: reference and distorted differ in pixel format: %s (%s) vs %s (%s)\n",
+                psnrhvs_layout_name(rf.layout), rn, psnrhvs_layout_name(df.layout), dn);
+        return 1;
+    }
+    if (rf.bitdepth != df.bitdepth) {
+        fprintf(stderr,
+                "psnrhvs: reference and distorted differ in bit depth: %d (%s) vs %d (%s)\n",
+                rf.bitdepth, rn, df.bitdepth, dn);
+        return 1;
+    }
+    *out = rf;
+    return 0;
+}
+
+/* psnr_hvs has no block in a plane under 8x8; libvmaf would print NaN. */
+static int check_plane_sizes(const InputFormat *const fmt, const int enable_chroma) {
+    PlaneGeometry g;
+    if (psnrhvs_plane_geometry(fmt, &g) < 0) {
+        fprintf(stderr, "psnrhvs: invalid frame size %dx%d\n", fmt->width, fmt->height);
+        return -1;
+    }
+    if (g.scored_w[0] < 8 || g.scored_h[0] < 8) {
+        fprintf(stderr,
+                "psnrhvs: frame size %dx%d is smaller than 8x8: psnr_hvs has no block to score\n",
+                fmt->width, fmt->height);
+        return -1;
+    }
+    if (enable_chroma && g.num_planes == 3 && (g.scored_w[1] < 8 || g.scored_h[1] < 8)) {
+        fprintf(stderr,
+                "psnrhvs: chroma planes of %dx%d %s are %dx%d, smaller than 8x8: psnr_hvs has no "
+                "block to score in them; use --feature psnr_hvs=enable_chroma=false to score "
+                "luma only\n",
+                fmt->width, fmt->height, psnrhvs_layout_name(fmt->layout), g.scored_w[1],
+                g.scored_h[1]);
+        return -1;
+    }
+    return 0;
+}
+
+static void report_open_error(const int res, const PsnrHvsSettings *const s) {
+    switch (res) {
+    case PSNRHVS_ERR(ENOSYS):
+        fprintf(stderr, "psnrhvs: the %s backend is not built into this psnrhvs\n",
+                backend_tbl_name(s->backend));
+        break;
+    case PSNRHVS_ERR(ENODEV):
+        fprintf(stderr, "psnrhvs: the %s backend found no device %d\n",
+                backend_tbl_name(s->backend), s->device);
+        break;
+    case PSNRHVS_ERR(ERANGE):
+        fprintf(stderr, "psnrhvs: a plane to score is smaller than 8x8\n");
+        break;
+    default:
+        fprintf(stderr, "psnrhvs: cannot open the scorer: %s\n", strerror(-res));
+        break;
+    }
+}
+
+typedef struct Results {
+    OutputFrame *frames;
+    size_t num, cap;
+} Results;
+
+static int results_reserve(Results *const r, const size_t n) {
+    if (n <= r->cap) return 0;
+    size_t cap = r->cap ? r->cap * 2 : 64;
+    while (cap < n) cap *= 2;
+    OutputFrame *const f = realloc(r->frames, cap * sizeof(*f));
+    if (!f) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        return -1;
+    }
+    r->frames = f;
+    r->cap = cap;
+    return 0;
+}
+
+static int receive_one(PsnrHvsContext *const ctx, Results *const r, LogState *const log) {
+    PsnrHvsScore score;
+    const unsigned before = log->count;
+    const int res = psnrhvs_receive(ctx, &score);
+    if (res < 0) {
+        if (res != PSNRHVS_ERR(EAGAIN) && log->count == before)
+            fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
+        return res;
+    }
+    /* Room was reserved before the send. */
+    r->frames[r->num].frame_num = (unsigned)score.tag;
+    r->frames[r->num].score = score;
+    r->num++;
+    return 0;
+}
+
+static void progress(const unsigned frames, const double start, const int final) {
+    const double elapsed = now_seconds() - start;
+    fprintf(stderr, "\rpsnrhvs: %u frames, %.1f fps", frames, elapsed > 0 ? frames / elapsed : 0.0);
+    if (final) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+int main(const int argc, char *const *const argv) {
+    CLISettings cli;
+    PsnrHvsSettings lib;
+    LogState log = {0};
+    psnrhvs_default_settings(&lib);
+    lib.logger.cookie = &log;
+    lib.logger.callback = log_message;
+    psnrhvs_cli_parse(argc, argv, &cli, &lib);
+    if (cli.list_devices) return list_devices(cli.verbose);
+
+    int ret = 1;
+    Input *ref = NULL, *dist = NULL;
+    OutputFile *of = NULL;
+    PsnrHvsContext *ctx = NULL;
+    Results results = {0};
+    InputFormat fmt;
+
+    if (psnrhvs_input_open(&ref, cli.reference) < 0) goto end;
+    if (psnrhvs_input_open(&dist, cli.distorted) < 0) goto end;
+    const int fmt_res = resolve_format(&cli, ref, dist, &fmt);
+    if (fmt_res) {
+        ret = fmt_res;
+        goto end;
+    }
+    if (check_plane_sizes(&fmt, lib.enable_chroma) < 0) goto end;
+    if (psnrhvs_input_set_format(ref, &fmt) < 0 || psnrhvs_input_set_format(dist, &fmt) < 0)
+        goto end;
+
+    /* Create the output early, so a bad path fails before the scoring. */
+    const char *const out_path = cli.output ? cli.output : cli.muxer ? "-" : NULL;
+    const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
+    if (out_path && psnrhvs_output_open(&of, out_path) < 0) goto end;
+
+    lib.width = fmt.width;
+    lib.height = fmt.height;
+    lib.layout = fmt.layout;
+    lib.bitdepth = fmt.bitdepth;
+    const unsigned log_before = log.count;
+    const int open_res = psnrhvs_open(&ctx, &lib);
+    if (open_res < 0) {
+        if (log.count == log_before) report_open_error(open_res, &lib);
+        goto end;
+    }
+
+    const InputFrame *rf, *df;
+    for (unsigned i = 0; i < cli.frame_skip_ref; i++) {
+        const int res = psnrhvs_input_read(ref, &rf);
+        if (res < 0) goto end;
+        if (!res) break;
+    }
+    for (unsigned i = 0; i < cli.frame_skip_dist; i++) {
+        const int res = psnrhvs_input_read(dist, &df);
+        if (res < 0) goto end;
+        if (!res) break;
+    }
+
+    const int show_progress = !cli.quiet && isatty(fileno(stderr));
+    const double start = now_seconds();
+    double last_progress = start;
+    unsigned idx = 0;
+    size_t sent = 0;
+    while (!cli.frame_cnt || idx < cli.frame_cnt) {
+        const int r1 = psnrhvs_input_read(ref, &rf);
+        if (r1 < 0) goto end;
+        const int r2 = psnrhvs_input_read(dist, &df);
+        if (r2 < 0) goto end;
+        if (!r1 || !r2) {
+            if (r1 != r2 && !cli.quiet)
+                fprintf(stderr, "psnrhvs: warning: %s ended before %s, after %u frames\n",
+                        psnrhvs_input_name(r1 ? dist : ref), psnrhvs_input_name(r1 ? ref : dist),
+                        idx);
+            break;
+        }
+        if (idx % cli.subsample == 0) {
+            if (results_reserve(&results, sent + 1) < 0) goto end;
+            /* Keep frames in flight: send until the queue is full, then take the oldest. */
+            for (;;) {
+                const unsigned before = log.count;
+                const int res = psnrhvs_send(ctx, &rf->pic, &df->pic, idx);
+                if (!res) break;
+                if (res != PSNRHVS_ERR(EAGAIN)) {
+                    if (log.count == before)
+                        fprintf(stderr, "psnrhvs: scoring frame %u failed: %s\n", idx,
+                                strerror(-res));
+                    goto end;
+                }
+                const int rres = receive_one(ctx, &results, &log);
+                if (rres == PSNRHVS_ERR(EAGAIN)) {
+                    fprintf(stderr, "psnrhvs: the scorer is full with nothing queued\n");
+                    goto end;
+                }
+                if (rres < 0) goto end;
+            }
+            sent++;
+        }
+        idx++;
+        if (show_progress) {
+            const double t = now_seconds();
+            if (t - last_progress >= 0.25) {
+                progress(idx, start, 0);
+                last_progress = t;
+            }
+        }
+    }
+    for (;;) {
+        const int res = receive_one(ctx, &results, &log);
+        if (res == PSNRHVS_ERR(EAGAIN)) break;
+        if (res < 0) goto end;
+    }
+    const double elapsed = now_seconds() - start;
+    if (show_progress) progress(idx, start, 1);
+    if (!results.num) {
+        fprintf(stderr, "psnrhvs: no frames to score\n");
+        goto end;
+    }
+
+    char version[64];
+    snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
+    PsnrHvsScore first = results.frames[0].score;
+    OutputData data = {
+        .version = version,
+        .width = fmt.width,
+        .height = fmt.height,
+        .fps = elapsed > 0 ? (double)results.num / elapsed : 0.0,
+        .num_planes = first.num_planes == 1 ? 1 : 3,
+        .frames = results.frames,
+        .num_frames = results.num,
+        .precision = cli.precision,
+        .raw = cli.raw,
+    };
+    psnrhvs_output_pool(&data);
+    if (of) {
+        if (psnrhvs_output_commit(&of, muxer, &data) < 0) goto end;
+    } else if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
+        fprintf(stderr, "psnrhvs: cannot write to stdout\n");
+        goto end;
+    }
+    ret = 0;
+
+end:
+    psnrhvs_output_abort(&of);
+    if (ctx) psnrhvs_close(&ctx);
+    psnrhvs_input_close(&ref);
+    psnrhvs_input_close(&dist);
+    free(results.frames);
+    return ret;
+}
