@@ -59,8 +59,9 @@ PSH_INLINE psh_u32 psh_split_f32(float x, int *e) {
 PSH_INLINE float psh_sqrt_scaled_rn(psh_u64 p, int ep) {
     psh_u64 s = psh_isqrt50(p);
     s += s & 1;
-    /* s <= 2^25 is exact in f32; the power of two keeps it exact. */
-    return (float)s * psh_pow2f(ep / 2);
+    /* s <= 2^25 is exact in f32, and so are both power-of-two scalings as
+     * long as the result is a normal number (ep / 2 in [-150, 102]). */
+    return (float)s * psh_pow2f(-24) * psh_pow2f(ep / 2 + 24);
 }
 
 /* Correctly rounded sqrtf(x) without a hardware square root. */
@@ -93,9 +94,9 @@ PSH_INLINE float psh_sqrt_prod_rn(float a, float b) {
     const int lo = p0 < ((psh_u64)1 << 47) ? 2 : 1;
     const int sh = ((e - lo) & 1) ? lo + 1 : lo;
     const int ep = e - sh;
-    /* Results far outside the f32 range do not occur for psnr_hvs inputs;
-     * keep the plain route there rather than build an out-of-range power. */
-    if (ep / 2 < -126 || ep / 2 > 102) return psh_sqrt_rn(a * b);
+    /* Normal operands keep ep / 2 >= -150; only roots beyond the f32 range
+     * (never met by psnr_hvs) take the plain route. */
+    if (ep / 2 > 102) return psh_sqrt_rn(a * b);
     return psh_sqrt_scaled_rn(p0 << sh, ep);
 }
 
