@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# psnrhvs: one entry point for a fresh Debian 12 machine.
+#   ./build.sh sample   install what is missing, build, score the sample pair
+#   ./build.sh test     install what is missing, build, run every test
+#   ./build.sh build    install what is missing, build
+# BUILD_DIR (default ./build) and CMAKE_ARGS may be set in the environment.
+set -euo pipefail
+cd "$(dirname "$0")"
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# Debian packages the build and the tests use. The OpenCL backend is tested
+# for real on the CPU through PoCL; nvcc, where installed, builds CUDA.
+PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+
+install_missing() {
+    local missing=()
+    for p in $PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "build.sh: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() {
+    # nvcc lives outside PATH in NVIDIA's default install.
+    [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+    cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+case "${1:-sample}" in
+sample)
+    install_missing
+    build
+    "$BUILD_DIR/tools/psnrhvs" -r tests/data/yuv420p_176x144_ref.y4m \
+        -d tests/data/yuv420p_176x144_dist.y4m
+    ;;
+test)
+    install_missing
+    build
+    # PoCL compiles kernels on first use; keep its cache inside the build.
+    export POCL_CACHE_DIR="$PWD/$BUILD_DIR/pocl-cache"
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    ;;
+build)
+    install_missing
+    build
+    ;;
+*)
+    echo "usage: $0 [sample|test|build]" >&2
+    exit 2
+    ;;
+esac
