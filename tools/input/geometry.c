@@ -73,8 +73,9 @@ int psnrhvs_check_bitdepth(const int bitdepth, char *const msg, const size_t siz
     if (bitdepth == 8 || bitdepth == 10 || bitdepth == 12) return 0;
     if (bitdepth > 12 && bitdepth <= 16)
         snprintf(msg, size,
-                 "bit depth %d is not supported: 13-16 bits are not, as libvmaf's psnr_hvs "
-                 "accepts at most 12 bits and the f32 numerics are only defined up to 12",
+                 "bit depth %d is not supported: 13-16 bits are not, because libvmaf's "
+                 "psnr_hvs accepts at most 12 bits and its f32 numerics are only defined up "
+                 "to 12",
                  bitdepth);
     else
         snprintf(msg, size, "bit depth %d is not supported (expected 8, 10 or 12)", bitdepth);

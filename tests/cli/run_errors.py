@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Every error case: the right exit status (1 input/runtime, 2 usage), one line on
+stderr starting 'psnrhvs: ' with a specific phrase, no crash, no output file, and a
+pre-existing output file left untouched."""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clitest  # noqa: E402
+
+SENTINEL = b"previous good output\n"
+
+
+def expect_error(ck, what, args, status, phrase, stdin_bytes=None, tmp=None):
+    """Run twice: with no output file (none may appear) and over an existing one (kept)."""
+    outdir = tempfile.mkdtemp(dir=tmp)
+    try:
+        for existing in (False, True):
+            out = os.path.join(outdir, "out.json")
+            if existing:
+                with open(out, "wb") as f:
+                    f.write(SENTINEL)
+            # first, so that a case's own trailing arguments stay last
+            p = ck.run(["--json", "-o", out] + args, input_bytes=stdin_bytes)
+            err = p.stderr.decode(errors="replace")
+            lines = [l for l in err.splitlines() if l.strip()]
+            tag = "%s%s" % (what, " (existing output)" if existing else "")
+            ck.check(p.returncode == status,
+                     "%s: exit %d, expected %d; stderr %r" % (tag, p.returncode, status, err))
+            ck.check(p.returncode > 0, "%s: killed by signal %d" % (tag, -p.returncode))
+            ck.check(len(lines) == 1, "%s: %d stderr lines: %r" % (tag, len(lines), err))
+            ck.check(bool(lines) and lines[0].startswith("psnrhvs: "), "%s: stderr %r" % (tag, err))
+            ck.check(phrase in err, "%s: %r not in stderr %r" % (tag, phrase, err))
+            ck.check(p.stdout == b"", "%s: stdout %r" % (tag, p.stdout[:200]))
+            left = sorted(os.listdir(outdir))
+            if existing:
+                ck.check(left == ["out.json"], "%s: files left %s" % (tag, left))
+                with open(out, "rb") as f:
+                    ck.check(f.read() == SENTINEL, "%s: existing output file changed" % tag)
+                os.unlink(out)
+            else:
+                ck.check(left == [], "%s: files left %s" % (tag, left))
+    finally:
+        shutil.rmtree(outdir)
+
+
+def y4m_header(w, h, c="420jpeg", extra=""):
+    return ("YUV4MPEG2 W%d H%d F25:1 Ip A0:0 C%s%s\n" % (w, h, c, extra)).encode()
+
+
+def frame_bytes(w, h, layout="420", bps=1):
+    cw, ch = {"420": ((w + 1) // 2, (h + 1) // 2), "422": ((w + 1) // 2, h), "444": (w, h),
+              "400": (0, 0)}[layout]
+    return (w * h + 2 * cw * ch) * bps
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def main():
+    ck = clitest.Checker(sys.argv[1], sys.argv[2])
+    d = ck.data
+    ref_yuv = os.path.join(d, "yuv420p_176x144_ref.yuv")
+    dist_yuv = os.path.join(d, "yuv420p_176x144_dist.yuv")
+    ref_y4m = os.path.join(d, "yuv420p_176x144_ref.y4m")
+    dist_y4m = os.path.join(d, "yuv420p_176x144_dist.y4m")
+    geo = ["-w", "176", "-h", "144"]
+    fb = frame_bytes(176, 144)  # 38016
+    with open(dist_yuv, "rb") as f:
+        dist_data = f.read()
+    with open(dist_y4m, "rb") as f:
+        dist_y4m_data = f.read()
+    hdr_len = dist_y4m_data.index(b"\n") + 1
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = lambda name: os.path.join(tmp, name)  # noqa: E731
+        E = lambda *a, **kw: expect_error(ck, *a, tmp=tmp, **kw)  # noqa: E731
+
+        # files
+        E("missing file", ["-r", t("nope.yuv"), "-d", dist_yuv] + geo, 1, "cannot open")
+        E("directory as input", ["-r", tmp, "-d", dist_yuv] + geo, 1, "psnrhvs: ")
+        E("empty raw file", ["-r", write(t("empty.yuv"), b""), "-d", write(t("empty2.yuv"), b"")] + geo,
+          1, "no frames to score")
+        E("output directory missing", ["-r", ref_yuv, "-d", dist_yuv] + geo +
+          ["-o", t("no/such/dir/x.json")], 1, "cannot create output file")
+
+        # truncated last frame, raw and y4m, file and stdin
+        trunc = write(t("trunc.yuv"), dist_data[:-100])
+        E("truncated raw", ["-r", ref_yuv, "-d", trunc] + geo, 1,
+          "truncated frame 4 in %s: expected %d bytes, got %d" % (trunc, fb, fb - 100))
+        E("truncated raw on stdin", ["-r", ref_yuv, "-d", "-"] + geo, 1,
+          "truncated frame 4 in stdin: expected %d bytes, got %d" % (fb, fb - 100),
+          stdin_bytes=dist_data[:-100])
+        E("raw size not a multiple of the frame", ["-r", write(t("one.yuv"), dist_data[:fb + 1]),
+                                                   "-d", dist_yuv] + geo, 1,
+          "truncated frame 1 in %s: expected %d bytes, got 1" % (t("one.yuv"), fb))
+        trunc_y4m = write(t("trunc.y4m"), dist_y4m_data[:-7])
+        E("truncated y4m", ["-r", ref_y4m, "-d", trunc_y4m], 1,
+          "truncated frame 4 in %s: expected %d bytes, got %d" % (trunc_y4m, fb, fb - 7))
+        cut = hdr_len + 2 * (6 + fb) + 3  # inside the third FRAME line
+        E("y4m cut in a FRAME line", ["-r", ref_y4m, "-d", write(t("cutframe.y4m"), dist_y4m_data[:cut])],
+          1, "truncated frame 2")
+        E("y4m with no frame payload", ["-r", ref_y4m, "-d",
+                                        write(t("nopayload.y4m"), dist_y4m_data[:hdr_len + 6])],
+          1, "truncated frame 0 in %s: expected %d bytes, got 0" % (t("nopayload.y4m"), fb))
+
+        # malformed Y4M
+        body = dist_y4m_data[hdr_len:]
+        E("bad magic", ["-r", ref_y4m, "-d", write(t("magic.y4m"), b"YUV4MPEG3" + dist_y4m_data[9:])],
+          1, "magic")
+        E("missing W", ["-r", ref_y4m, "-d", write(t("now.y4m"), b"YUV4MPEG2 H144 C420jpeg\n" + body)],
+          1, "missing W")
+        E("missing H", ["-r", ref_y4m, "-d", write(t("noh.y4m"), b"YUV4MPEG2 W176 C420jpeg\n" + body)],
+          1, "missing H")
+        E("bad W", ["-r", ref_y4m, "-d", write(t("badw.y4m"), b"YUV4MPEG2 W17x6 H144\n" + body)],
+          1, "bad W tag")
+        E("zero H", ["-r", ref_y4m, "-d", write(t("zeroh.y4m"), b"YUV4MPEG2 W176 H0\n" + body)],
+          1, "bad H tag")
+        E("bad C tag", ["-r", ref_y4m, "-d", write(t("c411.y4m"), y4m_header(176, 144, "411") + body)],
+          1, "unsupported C tag")
+        E("C444alpha", ["-r", ref_y4m, "-d", write(t("alpha.y4m"), y4m_header(176, 144, "444alpha") + body)],
+          1, "unsupported C tag")
+        E("y4m 16-bit", ["-r", ref_y4m, "-d", write(t("p16.y4m"), y4m_header(176, 144, "420p16") + body)],
+          1, "at most 12 bits")
+        E("y4m 9-bit", ["-r", ref_y4m, "-d", write(t("p9.y4m"), y4m_header(176, 144, "420p9") + body)],
+          1, "bit depth 9 is not supported")
+        bad_frame = bytearray(dist_y4m_data)
+        second = hdr_len + 6 + fb
+        bad_frame[second:second + 5] = b"FRAMX"
+        E("bad FRAME line", ["-r", ref_y4m, "-d", write(t("badframe.y4m"), bytes(bad_frame))], 1,
+          "bad FRAME header at frame 1")
+        E("header too long", ["-r", ref_y4m, "-d", write(t("long.y4m"), b"YUV4MPEG2 W176 H144 X" +
+                                                          b"a" * 5000 + b"\n" + body)], 1, "header too long")
+        E("header without newline", ["-r", ref_y4m, "-d", write(t("nonl.y4m"), b"YUV4MPEG2 W176 H144")],
+          1, "does not end with a newline")
+        E("y4m too wide", ["-r", ref_y4m, "-d", write(t("wide.y4m"), y4m_header(70000, 16) + body)], 1,
+          "exceeds the maximum of 65536")
+        E("y4m absurd width", ["-r", ref_y4m, "-d", write(t("huge.y4m"), y4m_header(16, 16).replace(
+            b"W16", b"W99999999999999999999") + body)], 1, "exceeds the maximum of 65536")
+        E("y4m on stdin, bad C tag", ["-r", ref_y4m, "-d", "-"], 1, "unsupported C tag",
+          stdin_bytes=y4m_header(176, 144, "411") + body)
+
+        # geometry too small to have an 8x8 block
+        tiny = write(t("tiny.yuv"), bytes(frame_bytes(7, 7)))
+        E("7x7 frame", ["-r", tiny, "-d", tiny, "-w", "7", "-h", "7"], 1, "smaller than 8x8")
+        E("7x7 frame luma only", ["-r", tiny, "-d", tiny, "-w", "7", "-h", "7", "--feature",
+                                  "psnr_hvs=enable_chroma=false"], 1, "smaller than 8x8")
+        small = write(t("small.yuv"), bytes(frame_bytes(16, 14)))
+        E("16x14 4:2:0: chroma 8x7", ["-r", small, "-d", small, "-w", "16", "-h", "14"], 1,
+          "--feature psnr_hvs=enable_chroma=false")
+        small_y4m = write(t("small.y4m"), y4m_header(16, 14) + b"FRAME\n" + bytes(frame_bytes(16, 14)))
+        E("16x14 y4m: chroma 8x7", ["-r", small_y4m, "-d", small_y4m], 1, "enable_chroma=false")
+        # ...which scores with luma only
+        p = ck.run(["-r", small, "-d", small, "-w", "16", "-h", "14", "--feature",
+                    "psnr_hvs=enable_chroma=false", "--csv", "-o", "-"])
+        ck.check(p.returncode == 0 and p.stdout.splitlines()[1:] == [b"0,inf,inf,"],
+                 "16x14 luma only: exit %d %r %r" % (p.returncode, p.stdout, p.stderr))
+
+        # mismatched inputs: say which property differs
+        y4m_444 = os.path.join(d, "yuv444p_176x144_ref.y4m")
+        y4m_10 = os.path.join(d, "yuv420p10_176x144_ref.y4m")
+        E("size mismatch", ["-r", ref_y4m, "-d", small_y4m], 1, "differ in size: 176x144")
+        E("format mismatch", ["-r", ref_y4m, "-d", y4m_444], 1, "differ in pixel format: 420")
+        E("depth mismatch", ["-r", ref_y4m, "-d", y4m_10], 1, "differ in bit depth: 8")
+        E("-w vs y4m header", ["-r", ref_y4m, "-d", dist_yuv, "-w", "160", "-h", "144"], 1,
+          "--width 160 does not match the Y4M header")
+        E("-p vs y4m header", ["-r", ref_y4m, "-d", dist_yuv, "-p", "444"], 1,
+          "--pixel_format 444 does not match")
+        E("-b vs y4m header", ["-r", ref_y4m, "-d", dist_yuv, "-b", "10"], 1,
+          "--bitdepth 10 does not match")
+        E(".y4m name without magic", ["-r", ref_y4m, "-d", write(t("raw.y4m"), dist_data)], 1,
+          "magic")
+
+        # usage errors: exit 2
+        E("raw without size", ["-r", ref_yuv, "-d", dist_yuv], 2, "needs --width and --height")
+        E("unknown pixel format", ["-r", ref_yuv, "-d", dist_yuv, "-p", "411"] + geo, 2,
+          "unknown pixel format '411'")
+        E("bitdepth 16", ["-r", ref_yuv, "-d", dist_yuv, "-b", "16"] + geo, 2, "at most 12 bits")
+        E("bitdepth 13", ["-r", ref_yuv, "-d", dist_yuv, "-b", "13"] + geo, 2, "13-16 bits")
+        E("bitdepth 9", ["-r", ref_yuv, "-d", dist_yuv, "-b", "9"] + geo, 2, "expected 8, 10 or 12")
+        E("width too large", ["-r", ref_yuv, "-d", dist_yuv, "-w", "65537", "-h", "16"], 2,
+          "invalid --width '65537'")
+        E("width not a number", ["-r", ref_yuv, "-d", dist_yuv, "-w", "17x6", "-h", "16"], 2,
+          "invalid --width")
+        E("height zero", ["-r", ref_yuv, "-d", dist_yuv, "-w", "16", "-h", "0"], 2, "invalid --height")
+        E("unknown feature", ["-r", ref_yuv, "-d", dist_yuv, "--feature", "vmaf"] + geo, 2,
+          "unknown feature 'vmaf'")
+        E("unknown feature option", ["-r", ref_yuv, "-d", dist_yuv, "--feature", "psnr_hvs=foo=1"] + geo,
+          2, "unknown psnr_hvs option 'foo'")
+        E("bad enable_chroma", ["-r", ref_yuv, "-d", dist_yuv, "--feature",
+                                "psnr_hvs=enable_chroma=maybe"] + geo, 2, "unknown enable_chroma value")
+        E("bad mask_product", ["-r", ref_yuv, "-d", dist_yuv, "--feature",
+                               "psnr_hvs=mask_product=double"] + geo, 2, "unknown mask_product value")
+        E("option without value", ["-r", ref_yuv, "-d", dist_yuv] + geo + ["--feature"], 2,
+          "needs a value")
+        E("unknown long option", ["-r", ref_yuv, "-d", dist_yuv, "--foo"] + geo, 2,
+          "unknown option --foo")
+        E("unknown short option", ["-r", ref_yuv, "-d", dist_yuv, "-x"] + geo, 2, "unknown option -x")
+        E("stray argument", ["-r", ref_yuv, "-d", dist_yuv, "extra"] + geo, 2, "unexpected argument")
+        E("subsample 0", ["-r", ref_yuv, "-d", dist_yuv, "--subsample", "0"] + geo, 2, "invalid --subsample")
+        E("frame_cnt -1", ["-r", ref_yuv, "-d", dist_yuv, "--frame_cnt", "-1"] + geo, 2,
+          "invalid --frame_cnt")
+        E("precision word", ["-r", ref_yuv, "-d", dist_yuv, "--precision", "high"] + geo, 2,
+          "invalid --precision")
+        E("unknown backend", ["-r", ref_yuv, "-d", dist_yuv, "--backend", "vulkan"] + geo, 2,
+          "unknown backend 'vulkan'")
+        E("unknown isa", ["-r", ref_yuv, "-d", dist_yuv, "--isa", "neon"] + geo, 2, "unknown isa 'neon'")
+        E("both stdin", ["-r", "-", "-d", "-"] + geo, 2, "stdin")
+        E("missing reference", ["-d", dist_yuv] + geo, 2, "missing --reference")
+        E("missing distorted", ["-r", ref_yuv] + geo, 2, "missing --distorted")
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
