@@ -5,8 +5,11 @@ stderr starting 'psnrhvs: ' with a specific phrase, no crash, no output file, an
 pre-existing output file left untouched."""
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clitest  # noqa: E402
@@ -61,6 +64,31 @@ def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
     return path
+
+
+def interrupted_run(ck, ref, dist_data, geo):
+    """SIGINT while scoring: the temporary output file is removed, an old file is kept."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.xml")
+        with open(out, "wb") as f:
+            f.write(SENTINEL)
+        proc = subprocess.Popen([ck.psnrhvs, "-r", ref, "-d", "-", "-o", out] + geo,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdin.write(dist_data)
+        proc.stdin.flush()  # keep stdin open: the tool now waits for more frames
+        deadline = time.time() + 30
+        while len(os.listdir(tmp)) < 2 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        ck.check(len(os.listdir(tmp)) == 2, "interrupt: no temporary file seen: %s" % os.listdir(tmp))
+        proc.send_signal(signal.SIGINT)
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
+        ck.check(proc.returncode == -signal.SIGINT, "interrupt: returncode %d" % proc.returncode)
+        ck.check(os.listdir(tmp) == ["out.xml"], "interrupt: files left %s" % os.listdir(tmp))
+        with open(out, "rb") as f:
+            ck.check(f.read() == SENTINEL, "interrupt: existing output changed")
 
 
 def main():
@@ -214,6 +242,8 @@ def main():
         E("both stdin", ["-r", "-", "-d", "-"] + geo, 2, "stdin")
         E("missing reference", ["-d", dist_yuv] + geo, 2, "missing --reference")
         E("missing distorted", ["-r", ref_yuv] + geo, 2, "missing --distorted")
+
+    interrupted_run(ck, ref_yuv, dist_data, geo)
     ck.finish()
 
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,6 +81,28 @@ int psnrhvs_output_summary(FILE *const f, const OutputData *const d) {
     return ferror(f) ? -1 : 0;
 }
 
+/* The temporary file to remove if the run is interrupted (one output per run). */
+static const char *volatile pending_tmp;
+
+static void remove_pending_and_die(const int sig) {
+    if (pending_tmp) unlink(pending_tmp); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void watch_tmp(const char *const tmp) {
+    pending_tmp = tmp;
+    if (!tmp) return;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = remove_pending_and_die;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 struct OutputFile {
     FILE *f;
     char *path; ///< final name, NULL for stdout
@@ -112,6 +135,7 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
         psnrhvs_output_abort(&of);
         return -1;
     }
+    watch_tmp(of->tmp);
     if (!(of->f = fdopen(of->fd, "w"))) {
         fprintf(stderr, "psnrhvs: cannot write %s: %s\n", path, strerror(errno));
         psnrhvs_output_abort(&of);
@@ -133,6 +157,7 @@ oom:
 void psnrhvs_output_abort(OutputFile **const of_p) {
     OutputFile *const of = *of_p;
     if (!of) return;
+    watch_tmp(NULL);
     if (of->f && of->f != stdout)
         fclose(of->f);
     else if (!of->f && of->fd >= 0)
@@ -171,6 +196,7 @@ int psnrhvs_output_commit(OutputFile **const of_p, const Muxer *const m,
         psnrhvs_output_abort(of_p);
         return -1;
     }
+    watch_tmp(NULL);
     free(of->tmp); /* renamed: nothing left to remove */
     of->tmp = NULL;
     psnrhvs_output_abort(of_p);
