@@ -303,7 +303,7 @@ void psnrhvs_cli_parse(const int argc, char *const *const argv, CLISettings *con
             if (!strncmp(argv[optind - 1], "--", 2))
                 psnrhvs_cli_usage_error("option %s needs a value", argv[optind - 1]);
             if (optopt == 'h') /* -h is the height, as in libvmaf */
-                psnrhvs_cli_usage_error("option -h (--height) needs a value; help is --help");
+                psnrhvs_cli_usage_error("option -h (--height) needs a value");
             psnrhvs_cli_usage_error("option -%c needs a value", optopt);
             break;
         default:
