@@ -1,95 +1,426 @@
 /*
- * The CPU backend: scores each pair as it is sent and queues the results.
+ * The CPU backend: the scalar reference, or the DSP kernels (C, AVX2,
+ * AVX-512) over block rows, on worker threads with frames in flight.
+ *
+ * Bit-identity (spec section 3): a plane's score is ONE f32 chain over its
+ * terms in block raster order. Block rows are scored in parallel into
+ * buffers of their non-zero terms; each plane's chain then adds the rows in
+ * row order as they become ready (whichever worker finishes the next row
+ * walks it), so the chain overlaps the scoring of later rows and is exactly
+ * the reference's sequence of f32 additions, zero terms left out (r + 0 = r).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core/block.h"
+#include "cpu.h"
+#include "dsp.h"
 #include "internal.h"
 #include "plane.h"
 
-typedef struct CpuResult {
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
+
+typedef struct CpuRow {
+    float *terms; ///< heap copy, when the row was done before the chain reached it
+    int count;
+    int done;
+} CpuRow;
+
+typedef struct CpuPlane {
+    PsnrHvsPlanePair pair;
+    CpuRow *rows;
+    int next_row; ///< the chain has added rows [0, next_row)
+    int walking;  ///< a worker is adding rows to the chain
+    float sum;
+} CpuPlane;
+
+typedef struct CpuSlot {
+    uint8_t *pix[2]; ///< copies of the reference and distorted planes
+    CpuPlane plane[3];
+    int next_task, tasks_left, planes_left;
+    int state;
     float raw[3];
     uint64_t tag;
-} CpuResult;
+} CpuSlot;
 
 typedef struct CpuBackend {
-    CpuResult *ring;
+    PsnrHvsDspContext dsp;
+    int use_ref; ///< the scalar reference, one task per plane
+    int nthreads;
+    int mask_product;
+    int nbx[3], nby[3]; ///< blocks along each plane
+    int task_base[4];   ///< task t of a frame belongs to plane p when base[p] <= t < base[p+1]
+    size_t plane_off[3], pix_size;
+    size_t row_floats; ///< a worker's row buffer
+
+    CpuSlot *ring;
     int capacity, head, count;
+
+    pthread_t *threads;
+    float **bufs; ///< one row buffer per worker
+    int started, started_workers;
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    int quit;
 } CpuBackend;
 
-static int cpu_open(PsnrHvsContext *c) {
-    if (c->s.isa == PSNRHVS_ISA_AVX2 || c->s.isa == PSNRHVS_ISA_AVX512) {
-        psnrhvs_log(c, "the %s path is not built into this library",
-                    c->s.isa == PSNRHVS_ISA_AVX2 ? "avx2" : "avx512");
-        return PSNRHVS_ERR(ENOSYS);
-    }
-    CpuBackend *b = calloc(1, sizeof(*b));
-    if (!b) return PSNRHVS_ERR(ENOMEM);
-    b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : 1;
-    b->ring = calloc((size_t)b->capacity, sizeof(*b->ring));
-    if (!b->ring) {
-        free(b);
-        return PSNRHVS_ERR(ENOMEM);
-    }
-    c->backend = b;
-    return 0;
+static int pixel_bytes(const PsnrHvsContext *c) {
+    return c->s.bitdepth > 8 ? 2 : 1;
 }
 
-static void score_pair(const PsnrHvsContext *c, const PsnrHvsPicture *ref,
-                       const PsnrHvsPicture *dist, float raw[3]) {
-    for (int p = 0; p < c->num_planes; p++) {
-        const PsnrHvsPlanePair pair = {
-            .ref = ref->data[p],
-            .dist = dist->data[p],
-            .ref_stride = ref->stride[p],
-            .dist_stride = dist->stride[p],
-            .w = c->plane_w[p],
-            .h = c->plane_h[p],
-            .table = p,
-            .bitdepth = c->s.bitdepth,
-            .mask_product = c->s.mask_product == PSNRHVS_MASK_PRODUCT_EXACT
-                                ? PSH_MASK_PRODUCT_EXACT
-                                : PSH_MASK_PRODUCT_FLOAT,
-        };
-        raw[p] = psnrhvs_plane_score_ref(&pair);
+static float chain(float sum, const float *t, const int n) {
+    for (int i = 0; i < n; i++) sum += t[i];
+    return sum;
+}
+
+static int row_terms(const CpuBackend *b, const PsnrHvsPlanePair *p, const int by, float *buf) {
+    const ptrdiff_t y = (ptrdiff_t)by * 7;
+    const uint8_t *ref = (const uint8_t *)p->ref + y * p->ref_stride;
+    const uint8_t *dist = (const uint8_t *)p->dist + y * p->dist_stride;
+    return b->dsp.row_terms[p->bitdepth > 8](buf, ref, p->ref_stride, dist, p->dist_stride,
+                                             psnrhvs_blocks_along(p->w), p->table, p->mask_product);
+}
+
+/* The whole plane on the calling thread. */
+static float plane_score(const CpuBackend *b, const PsnrHvsPlanePair *p, float *buf) {
+    if (b->use_ref) return psnrhvs_plane_score_ref(p);
+    float sum = 0.0f;
+    const int nby = psnrhvs_blocks_along(p->h);
+    for (int by = 0; by < nby; by++) sum = chain(sum, buf, row_terms(b, p, by, buf));
+    return psnrhvs_plane_finish(sum, p->w, p->h, p->bitdepth);
+}
+
+static PsnrHvsPlanePair make_pair(const PsnrHvsContext *c, const int p, const void *ref,
+                                  const ptrdiff_t ref_stride, const void *dist,
+                                  const ptrdiff_t dist_stride) {
+    const PsnrHvsPlanePair pair = {
+        .ref = ref,
+        .dist = dist,
+        .ref_stride = ref_stride,
+        .dist_stride = dist_stride,
+        .w = c->plane_w[p],
+        .h = c->plane_h[p],
+        .table = p,
+        .bitdepth = c->s.bitdepth,
+        .mask_product = c->s.mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? PSH_MASK_PRODUCT_EXACT
+                                                                        : PSH_MASK_PRODUCT_FLOAT,
+    };
+    return pair;
+}
+
+/* Called with the lock held: the plane's last row is in the chain. */
+static void plane_complete(CpuBackend *b, CpuSlot *s, const int p, const float raw) {
+    s->raw[p] = raw;
+    if (!--s->planes_left) {
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&b->done);
     }
 }
 
-static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsPicture *dist,
-                    uint64_t tag) {
-    CpuBackend *b = c->backend;
-    if (b->count == b->capacity) return PSNRHVS_ERR(EAGAIN);
-    CpuResult *r = &b->ring[(b->head + b->count) % b->capacity];
-    r->raw[0] = r->raw[1] = r->raw[2] = 0.0f;
-    r->tag = tag;
-    score_pair(c, ref, dist, r->raw);
-    b->count++;
-    return 0;
+/* Called with the lock held and pl->walking set: add every ready row. */
+static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
+    CpuPlane *const pl = &s->plane[p];
+    const int nby = b->nby[p];
+    while (pl->next_row < nby && pl->rows[pl->next_row].done) {
+        CpuRow *const r = &pl->rows[pl->next_row];
+        float *const t = r->terms;
+        r->terms = NULL;
+        pthread_mutex_unlock(&b->lock);
+        pl->sum = chain(pl->sum, t, r->count);
+        free(t);
+        pthread_mutex_lock(&b->lock);
+        pl->next_row++;
+    }
+    pl->walking = 0;
+    if (pl->next_row == nby)
+        plane_complete(b, s, p,
+                       psnrhvs_plane_finish(pl->sum, pl->pair.w, pl->pair.h, pl->pair.bitdepth));
 }
 
-static int cpu_receive(PsnrHvsContext *c, float raw[3], uint64_t *tag) {
-    CpuBackend *b = c->backend;
-    if (!b->count) return PSNRHVS_ERR(EAGAIN);
-    const CpuResult *r = &b->ring[b->head];
-    for (int p = 0; p < 3; p++) raw[p] = r->raw[p];
-    *tag = r->tag;
-    b->head = (b->head + 1) % b->capacity;
-    b->count--;
-    return 0;
+/* Called with the lock held; returns with it held. */
+static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
+    int p = 0;
+    while (task >= b->task_base[p + 1]) p++;
+    CpuPlane *const pl = &s->plane[p];
+    pthread_mutex_unlock(&b->lock);
+    if (b->use_ref) {
+        const float raw = psnrhvs_plane_score_ref(&pl->pair);
+        pthread_mutex_lock(&b->lock);
+        plane_complete(b, s, p, raw);
+        return;
+    }
+    const int by = task - b->task_base[p];
+    const int n = row_terms(b, &pl->pair, by, buf);
+    pthread_mutex_lock(&b->lock);
+    if (!pl->walking && pl->next_row == by) {
+        /* Next in line: add it straight from the worker's buffer. */
+        pl->walking = 1;
+        pthread_mutex_unlock(&b->lock);
+        pl->sum = chain(pl->sum, buf, n);
+        pthread_mutex_lock(&b->lock);
+        pl->next_row++;
+        walk_rows(b, s, p);
+        return;
+    }
+    pthread_mutex_unlock(&b->lock);
+    float *copy = NULL;
+    if (n) {
+        copy = malloc((size_t)n * sizeof(*copy));
+        if (copy) memcpy(copy, buf, (size_t)n * sizeof(*copy));
+    }
+    pthread_mutex_lock(&b->lock);
+    if (n && !copy) {
+        /* Out of memory: wait until the chain reaches this row rather than
+         * lose it (every earlier row was taken before it, so it will). */
+        while (pl->walking || pl->next_row != by) {
+            pthread_mutex_unlock(&b->lock);
+            sched_yield();
+            pthread_mutex_lock(&b->lock);
+        }
+        pl->walking = 1;
+        pthread_mutex_unlock(&b->lock);
+        pl->sum = chain(pl->sum, buf, n);
+        pthread_mutex_lock(&b->lock);
+        pl->next_row++;
+        walk_rows(b, s, p);
+        return;
+    }
+    pl->rows[by].terms = copy;
+    pl->rows[by].count = n;
+    pl->rows[by].done = 1;
+    if (!pl->walking) {
+        pl->walking = 1;
+        walk_rows(b, s, p);
+    }
+}
+
+static void *worker(void *arg) {
+    CpuBackend *const b = arg;
+    pthread_mutex_lock(&b->lock);
+    float *const buf = b->bufs[b->started_workers++];
+    while (!b->quit) {
+        CpuSlot *s = NULL;
+        for (int i = 0; i < b->count; i++) {
+            CpuSlot *const t = &b->ring[(b->head + i) % b->capacity];
+            if (t->state == SLOT_QUEUED && t->next_task < b->task_base[3]) {
+                s = t;
+                break;
+            }
+        }
+        if (!s) {
+            pthread_cond_wait(&b->work, &b->lock);
+            continue;
+        }
+        run_task(b, s, s->next_task++, buf);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
 }
 
 static void cpu_close(PsnrHvsContext *c) {
-    CpuBackend *b = c->backend;
+    CpuBackend *const b = c->backend;
     if (!b) return;
+    if (b->started) {
+        pthread_mutex_lock(&b->lock);
+        b->quit = 1;
+        pthread_cond_broadcast(&b->work);
+        pthread_mutex_unlock(&b->lock);
+    }
+    for (int i = 0; i < b->started; i++) pthread_join(b->threads[i], NULL);
+    if (b->threads) {
+        pthread_mutex_destroy(&b->lock);
+        pthread_cond_destroy(&b->work);
+        pthread_cond_destroy(&b->done);
+    }
+    for (int i = 0; b->ring && i < b->capacity; i++) {
+        CpuSlot *const s = &b->ring[i];
+        free(s->pix[0]);
+        free(s->pix[1]);
+        for (int p = 0; p < 3; p++) {
+            for (int r = 0; s->plane[p].rows && r < b->nby[p]; r++) free(s->plane[p].rows[r].terms);
+            free(s->plane[p].rows);
+        }
+    }
+    for (int i = 0; b->bufs && i < b->nthreads; i++) free(b->bufs[i]);
+    free(b->bufs);
     free(b->ring);
+    free(b->threads);
     free(b);
     c->backend = NULL;
 }
 
+static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
+    static const char *const names[] = {"auto", "scalar", "avx2", "avx512"};
+    const unsigned have = psnrhvs_get_cpu_flags();
+    unsigned flags = have;
+    switch (c->s.isa) {
+    case PSNRHVS_ISA_SCALAR:
+        b->use_ref = 1;
+        return 0;
+    case PSNRHVS_ISA_AVX2:
+    case PSNRHVS_ISA_AVX512: {
+        const unsigned need = c->s.isa == PSNRHVS_ISA_AVX2
+                                  ? PSNRHVS_CPU_FLAG_AVX2
+                                  : PSNRHVS_CPU_FLAG_AVX2 | PSNRHVS_CPU_FLAG_AVX512;
+        const int built = c->s.isa == PSNRHVS_ISA_AVX2 ? HAVE_AVX2 : HAVE_AVX512;
+        if (!built) {
+            psnrhvs_log(c, "isa %s is not built into this library", names[c->s.isa]);
+            return PSNRHVS_ERR(ENOSYS);
+        }
+        if ((have & need) != need) {
+            psnrhvs_log(c, "isa %s is not supported by this CPU", names[c->s.isa]);
+            return PSNRHVS_ERR(ENOSYS);
+        }
+        flags = need;
+        break;
+    }
+    default:
+        break;
+    }
+    psnrhvs_dsp_init(&b->dsp, flags);
+    return 0;
+}
+
+static int cpu_open(PsnrHvsContext *c) {
+    CpuBackend *const b = calloc(1, sizeof(*b));
+    if (!b) return PSNRHVS_ERR(ENOMEM);
+    c->backend = b;
+    int err = choose_isa(c, b);
+    if (err) goto error;
+
+    long n = c->s.threads;
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+    b->nthreads = n < 1 ? 1 : n > 256 ? 256 : (int)n;
+    /* One thread scores on the caller's thread, straight from its pictures. */
+    b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : b->nthreads > 1 ? 3 : 1;
+
+    const int bps = pixel_bytes(c);
+    size_t row_blocks = 0;
+    for (int p = 0; p < c->num_planes; p++) {
+        b->nbx[p] = psnrhvs_blocks_along(c->plane_w[p]);
+        b->nby[p] = psnrhvs_blocks_along(c->plane_h[p]);
+        b->task_base[p + 1] = b->task_base[p] + (b->use_ref ? 1 : b->nby[p]);
+        b->plane_off[p] = b->pix_size;
+        b->pix_size += (size_t)c->plane_w[p] * c->plane_h[p] * bps;
+        if ((size_t)b->nbx[p] > row_blocks) row_blocks = (size_t)b->nbx[p];
+    }
+    for (int p = c->num_planes; p < 3; p++) b->task_base[p + 1] = b->task_base[p];
+    b->row_floats = row_blocks * 64 + PSNRHVS_ROW_TERMS_PAD;
+
+    err = PSNRHVS_ERR(ENOMEM);
+    b->ring = calloc((size_t)b->capacity, sizeof(*b->ring));
+    if (!b->ring) goto error;
+    if (b->nthreads == 1) return 0;
+
+    for (int i = 0; i < b->capacity; i++) {
+        CpuSlot *const s = &b->ring[i];
+        for (int p = 0; p < c->num_planes; p++) {
+            if (b->use_ref) continue;
+            s->plane[p].rows = calloc((size_t)b->nby[p], sizeof(CpuRow));
+            if (!s->plane[p].rows) goto error;
+        }
+    }
+    b->bufs = calloc((size_t)b->nthreads, sizeof(*b->bufs));
+    if (!b->bufs) goto error;
+    for (int i = 0; i < b->nthreads; i++)
+        if (!(b->bufs[i] = malloc(b->row_floats * sizeof(float)))) goto error;
+    b->threads = calloc((size_t)b->nthreads, sizeof(*b->threads));
+    if (!b->threads) goto error;
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->work, NULL);
+    pthread_cond_init(&b->done, NULL);
+    for (; b->started < b->nthreads; b->started++)
+        if (pthread_create(&b->threads[b->started], NULL, worker, b)) {
+            psnrhvs_log(c, "cannot start worker threads");
+            err = PSNRHVS_ERR(EAGAIN);
+            goto error;
+        }
+    return 0;
+
+error:
+    cpu_close(c);
+    return err;
+}
+
+static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsPicture *dist,
+                    uint64_t tag) {
+    CpuBackend *const b = c->backend;
+    if (b->count == b->capacity) return PSNRHVS_ERR(EAGAIN);
+    CpuSlot *const s = &b->ring[(b->head + b->count) % b->capacity];
+    s->raw[0] = s->raw[1] = s->raw[2] = 0.0f;
+    s->tag = tag;
+
+    if (b->nthreads == 1) {
+        float *buf = NULL;
+        if (!b->use_ref && !(buf = malloc(b->row_floats * sizeof(*buf))))
+            return PSNRHVS_ERR(ENOMEM);
+        for (int p = 0; p < c->num_planes; p++) {
+            const PsnrHvsPlanePair pair =
+                make_pair(c, p, ref->data[p], ref->stride[p], dist->data[p], dist->stride[p]);
+            s->raw[p] = plane_score(b, &pair, buf);
+        }
+        free(buf);
+        s->state = SLOT_DONE;
+        b->count++;
+        return 0;
+    }
+
+    /* Copy the scored area: the caller may reuse its buffers at once. */
+    const int bps = pixel_bytes(c);
+    for (int k = 0; k < 2; k++)
+        if (!s->pix[k] && !(s->pix[k] = malloc(b->pix_size))) return PSNRHVS_ERR(ENOMEM);
+    for (int p = 0; p < c->num_planes; p++) {
+        const size_t row = (size_t)c->plane_w[p] * bps;
+        const PsnrHvsPicture *const pics[2] = {ref, dist};
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *src = pics[k]->data[p];
+            uint8_t *dst = s->pix[k] + b->plane_off[p];
+            for (int y = 0; y < c->plane_h[p]; y++, src += pics[k]->stride[p], dst += row)
+                memcpy(dst, src, row);
+        }
+        CpuPlane *const pl = &s->plane[p];
+        pl->pair = make_pair(c, p, s->pix[0] + b->plane_off[p], (ptrdiff_t)row,
+                             s->pix[1] + b->plane_off[p], (ptrdiff_t)row);
+        pl->next_row = 0;
+        pl->walking = 0;
+        pl->sum = 0.0f;
+        if (pl->rows) memset(pl->rows, 0, (size_t)b->nby[p] * sizeof(*pl->rows));
+    }
+    pthread_mutex_lock(&b->lock);
+    s->next_task = 0;
+    s->planes_left = c->num_planes;
+    s->state = SLOT_QUEUED;
+    b->count++;
+    pthread_cond_broadcast(&b->work);
+    pthread_mutex_unlock(&b->lock);
+    return 0;
+}
+
+static int cpu_receive(PsnrHvsContext *c, float raw[3], uint64_t *tag) {
+    CpuBackend *const b = c->backend;
+    if (!b->count) return PSNRHVS_ERR(EAGAIN);
+    CpuSlot *const s = &b->ring[b->head];
+    if (b->nthreads > 1) {
+        pthread_mutex_lock(&b->lock);
+        while (s->state != SLOT_DONE) pthread_cond_wait(&b->done, &b->lock);
+    }
+    for (int p = 0; p < 3; p++) raw[p] = s->raw[p];
+    *tag = s->tag;
+    s->state = SLOT_FREE;
+    b->head = (b->head + 1) % b->capacity;
+    b->count--;
+    if (b->nthreads > 1) pthread_mutex_unlock(&b->lock);
+    return 0;
+}
+
 static const char *cpu_isa_name(const PsnrHvsContext *c) {
-    return "scalar";
+    const CpuBackend *const b = c->backend;
+    return b->use_ref ? "scalar" : b->dsp.isa;
 }
 
 const PsnrHvsBackendOps psnrhvs_backend_cpu = {

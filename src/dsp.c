@@ -1,0 +1,45 @@
+/*
+ * The C versions of the DSP functions (the per-block core of src/core/ over
+ * one block row) and the context init.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include "dsp.h"
+
+#include <stdint.h>
+
+#include "core/block.h"
+#include "cpu.h"
+#include "x86/dsp.h"
+
+#define DEF_ROW_TERMS_C(name, pixel)                                                               \
+    decl_row_terms_fn(name) {                                                                      \
+        const uint8_t *rrow = ref, *drow = dist;                                                   \
+        int count = 0;                                                                             \
+        for (int b = 0; b < nblocks; b++) {                                                        \
+            psh_i32 s[64], d[64];                                                                  \
+            float t[64];                                                                           \
+            for (int i = 0; i < 8; i++) {                                                          \
+                const pixel *rp = (const pixel *)(const void *)(rrow + i * ref_stride) + 7 * b;    \
+                const pixel *dp = (const pixel *)(const void *)(drow + i * dist_stride) + 7 * b;   \
+                for (int j = 0; j < 8; j++) s[i * 8 + j] = rp[j], d[i * 8 + j] = dp[j];            \
+            }                                                                                      \
+            psh_block_terms(s, d, plane, mask_product, t);                                         \
+            for (int k = 0; k < 64; k++) {                                                         \
+                terms[count] = t[k];                                                               \
+                count += t[k] != 0.0f; /* NaN stays: it would reach the chain too */               \
+            }                                                                                      \
+        }                                                                                          \
+        return count;                                                                              \
+    }
+
+DEF_ROW_TERMS_C(psnrhvs_row_terms_8bpc_c, uint8_t)
+DEF_ROW_TERMS_C(psnrhvs_row_terms_16bpc_c, uint16_t)
+
+void psnrhvs_dsp_init(PsnrHvsDspContext *const dsp, const unsigned flags) {
+    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_c;
+    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_c;
+    dsp->isa = "c";
+#if HAVE_AVX2 || HAVE_AVX512
+    psnrhvs_dsp_init_x86(dsp, flags);
+#endif
+}

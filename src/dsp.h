@@ -1,0 +1,38 @@
+/*
+ * The CPU DSP context: the per-block work of the fast CPU path behind
+ * function pointers, filled once from the C versions and then overridden
+ * level by level by the x86 ones. Nothing else tests CPU flags.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_SRC_DSP_H
+#define PSNRHVS_SRC_DSP_H
+
+#include <stddef.h>
+
+/* The terms of nblocks horizontally adjacent 8x8 blocks (step 7) of one
+ * block row: ref and dist point at block 0's top-left sample (uint8_t at 8
+ * bits, uint16_t above), block b starts 7 * b samples to the right. Only the
+ * blocks' samples are read. The non-zero terms are written in order (block
+ * by block, i,j order inside a block, spec section 3) and counted: adding a
+ * zero term leaves the f32 chain unchanged. terms must hold
+ * nblocks * 64 + PSNRHVS_ROW_TERMS_PAD floats (SIMD stores whole vectors).
+ * plane picks the tables (0 = Y, 1 = Cb, 2 = Cr), mask_product is a
+ * PSH_MASK_PRODUCT_* mode. */
+#define PSNRHVS_ROW_TERMS_PAD 16
+#define decl_row_terms_fn(name)                                                                    \
+    int(name)(float *terms, const void *ref, ptrdiff_t ref_stride, const void *dist,               \
+              ptrdiff_t dist_stride, int nblocks, int plane, int mask_product)
+typedef decl_row_terms_fn(*PsnrHvsRowTermsFn);
+
+typedef struct PsnrHvsDspContext {
+    PsnrHvsRowTermsFn row_terms[2]; ///< [0]: 8 bits, [1]: 10 and 12 bits
+    const char *isa;                ///< "c", "avx2", "avx512": the highest level in use
+} PsnrHvsDspContext;
+
+/* Fill dsp for the CPU flags given (a subset of psnrhvs_get_cpu_flags()). */
+void psnrhvs_dsp_init(PsnrHvsDspContext *dsp, unsigned flags);
+
+decl_row_terms_fn(psnrhvs_row_terms_8bpc_c);
+decl_row_terms_fn(psnrhvs_row_terms_16bpc_c);
+
+#endif /* PSNRHVS_SRC_DSP_H */

@@ -1,0 +1,36 @@
+/*
+ * The x86 kernels and their init: climbs the ISA levels, returning at the
+ * first flag missing. Included by src/dsp.c only (compiled without AVX).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_SRC_X86_DSP_H
+#define PSNRHVS_SRC_X86_DSP_H
+
+#include "cpu.h"
+#include "dsp.h"
+
+#if HAVE_AVX2
+decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx2);
+decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx2);
+#endif
+#if HAVE_AVX512
+decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx512);
+decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx512);
+#endif
+
+static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsigned flags) {
+    if (!(flags & PSNRHVS_CPU_FLAG_AVX2)) return;
+#if HAVE_AVX2
+    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx2;
+    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx2;
+    dsp->isa = "avx2";
+#endif
+    if (!(flags & PSNRHVS_CPU_FLAG_AVX512)) return;
+#if HAVE_AVX512
+    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx512;
+    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx512;
+    dsp->isa = "avx512";
+#endif
+}
+
+#endif /* PSNRHVS_SRC_X86_DSP_H */
