@@ -93,12 +93,12 @@ PSH_INLINE PshSumMap psh_sum_map_term(const float t, const int e)
         {
             const int sh = -s; /* 1..24 */
             const psh_u32 rem = sig & ((1u << sh) - 1u);
-            const psh_u32 half = 1u << (sh - 1);
+            const psh_u32 halfway = 1u << (sh - 1);
             k = (psh_i64)(sig >> sh);
-            if (rem > half) {
+            if (rem > halfway) {
                 m.d[0] = k + 1;
                 m.d[1] = k + 1;
-            } else if (rem == half) {
+            } else if (rem == halfway) {
                 /* tie: round n + k up exactly when it is odd */
                 m.d[0] = k + (k & 1);
                 m.d[1] = k + 1 - (k & 1);
