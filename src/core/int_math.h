@@ -100,4 +100,54 @@ PSH_INLINE float psh_sqrt_prod_rn(float a, float b) {
     return psh_sqrt_scaled_rn(p0 << sh, ep);
 }
 
+/*
+ * RN_f32(a / b) from integer arithmetic, for devices whose f32 division is
+ * not correctly rounded. The 24-bit significands give a quotient in (1/2, 2);
+ * floor(ma * 2^26 / mb) holds 26 or 27 bits, so the bits below the kept
+ * significand plus a nonzero remainder (sticky) decide the rounding, ties to
+ * even. Subnormal results keep fewer bits, at the fixed quantum 2^-149.
+ */
+PSH_INLINE float psh_div_rn_int(float a, float b) {
+    const psh_u32 ua = psh_float_as_u32(a), ub = psh_float_as_u32(b);
+    const psh_u32 sign = (ua ^ ub) & 0x80000000u;
+    const psh_u32 aa = ua & 0x7fffffffu, ab = ub & 0x7fffffffu;
+    if (aa > 0x7f800000u || ab > 0x7f800000u) return a + b; /* NaN */
+    if (aa == 0x7f800000u || ab == 0u) {
+        if (ab == 0x7f800000u || aa == 0u) return psh_u32_as_float(0x7fc00000u); /* inf/inf, 0/0 */
+        return psh_u32_as_float(sign | 0x7f800000u);
+    }
+    if (aa == 0u || ab == 0x7f800000u) return psh_u32_as_float(sign);
+    int ea, eb;
+    const psh_u64 ma = psh_split_f32(psh_u32_as_float(aa), &ea);
+    const psh_u64 mb = psh_split_f32(psh_u32_as_float(ab), &eb);
+    const psh_u64 num = ma << 26;
+    const psh_u64 q = num / mb;
+    const int sticky = num - q * mb != 0;
+    const int len = q >= ((psh_u64)1 << 26) ? 27 : 26;
+    /* a / b = (q + rem / mb) * 2^e; the result's leading bit is 2^(e + len - 1). */
+    const int e = ea - eb - 26;
+    if (e + len - 1 > 127) return psh_u32_as_float(sign | 0x7f800000u);
+    /* bits to drop: down to 24 significant bits, or to the 2^-149 quantum */
+    int shift = len - 24;
+    if (e + shift < -149) shift = -149 - e;
+    if (shift > 28) return psh_u32_as_float(sign); /* q < 2^27 is below half the quantum */
+    psh_u64 kept = q >> shift;
+    const psh_u64 dropped = q & (((psh_u64)1 << shift) - 1);
+    const psh_u64 halfway = (psh_u64)1 << (shift - 1);
+    if (dropped > halfway || (dropped == halfway && (sticky || (kept & 1)))) kept++;
+    /* kept * 2^(e + shift): for normals the exponent field is e + shift + 150
+     * and the hidden bit adds one more, so biased (e + shift + 149) << 23 plus
+     * kept is right, carry into the next binade (or to inf) included; for
+     * subnormals e + shift = -149 and the bits are kept itself. */
+    const psh_u64 bits = ((psh_u64)(psh_i64)(e + shift + 149) << 23) + kept;
+    if (bits >= 0x7f800000u) return psh_u32_as_float(sign | 0x7f800000u);
+    return psh_u32_as_float(sign | (psh_u32)bits);
+}
+
+/* block.h divides through PSH_DIV_RN: integer division where the device's
+ * own is not known to be correctly rounded. */
+#if PSH_EXACT_HELPERS && !defined(PSH_DIV_RN)
+#define PSH_DIV_RN(a, b) psh_div_rn_int((a), (b))
+#endif
+
 #endif /* PSNRHVS_SRC_CORE_INT_MATH_H */

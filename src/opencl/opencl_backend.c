@@ -1,0 +1,486 @@
+/*
+ * The OpenCL backend: uploads both frames, runs src/core/ on the device
+ * (kernels.cl, embedded at build time) including the whole plane's exact f32
+ * sum, and reads back one f32 per plane. Several frames are in flight: the
+ * upload of one overlaps the kernels of the previous one (two queues).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__APPLE__)
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#include "internal.h"
+
+/* Generated from src/core/ and kernels.cl by cmake/EmbedOpenCL.cmake. */
+extern const char psnrhvs_opencl_source[];
+
+#define CHUNK          64 /* blocks per chunk: PSH_CL_CHUNK in kernels.cl */
+#define CHUNK_BYTES    48 /* sizeof(PshClChunk) in kernels.cl */
+#define MAP_BYTES      16 /* sizeof(PshSumMap) */
+#define DEFAULT_FRAMES 3
+#define MAX_DEVICES    64
+
+/* The three kernels, then a probe without private data (list_devices). */
+static const char *const kernel_names[4] = {"psh_cl_terms", "psh_cl_maps", "psh_cl_walk",
+                                            "psh_cl_probe"};
+
+typedef struct ClSlot {
+    cl_mem input;   /* ref planes then dist planes, packed */
+    cl_mem staging; /* pinned host copy made in send */
+    void *host;     /* staging, mapped */
+    cl_event done;  /* the read of this frame's plane sums */
+    float sums[4];
+    uint64_t tag;
+} ClSlot;
+
+typedef struct ClBackend {
+    cl_context ctx;
+    cl_device_id dev;
+    cl_command_queue copy_q, compute_q;
+    cl_program prog;
+    cl_kernel k[3];
+    cl_mem terms, chunk_sum, chunks, block_maps, sums;
+    size_t plane_off[3], half_bytes;
+    int nbx[3], nblocks[3], nchunks[3];
+    ClSlot *slots;
+    int capacity, head, count;
+} ClBackend;
+
+typedef struct ClDeviceList {
+    int n;
+    cl_platform_id platform[MAX_DEVICES];
+    cl_device_id device[MAX_DEVICES];
+} ClDeviceList;
+
+/* Every device of every platform, in order: settings.device indexes this. */
+static void list_all(ClDeviceList *const l) {
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    l->n = 0;
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devs[MAX_DEVICES];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < nd && l->n < MAX_DEVICES; d++) {
+            l->platform[l->n] = plats[p];
+            l->device[l->n++] = devs[d];
+        }
+    }
+}
+
+static cl_device_fp_config fp_config(const cl_device_id dev) {
+    cl_device_fp_config cfg = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(cfg), &cfg, NULL);
+    return cfg;
+}
+
+/* Integer division and root where the device does not promise correctly
+ * rounded ones (OpenCL allows 2.5 and 3 ulp), or when asked to. */
+static int use_exact_helpers(const cl_device_id dev, const int forced) {
+    return forced || !(fp_config(dev) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
+}
+
+static const char *build_options(const int exact) {
+    /* Never -cl-fast-relaxed-math or -cl-mad-enable: no contraction, and
+     * portable.h says #pragma OPENCL FP_CONTRACT OFF. */
+    return exact ? "-DPSH_EXACT_HELPERS=1" : "-cl-fp32-correctly-rounded-divide-sqrt";
+}
+
+static int cl_error(const PsnrHvsContext *const c, const cl_int err, const char *const what) {
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY) {
+        if (c) psnrhvs_log(c, "opencl: %s: out of device memory (error %d)", what, (int)err);
+        return PSNRHVS_ERR(ENOMEM);
+    }
+    if (c) psnrhvs_log(c, "opencl: %s failed (error %d)", what, (int)err);
+    return PSNRHVS_ERR(EIO);
+}
+
+/* Builds the embedded source for one device; *log gets the build log
+ * (malloc'd, may be NULL) when the build fails. */
+static cl_int build_program(const cl_context ctx, const cl_device_id dev, const int exact,
+                            cl_program *const out, char **const log) {
+    const char *src = psnrhvs_opencl_source;
+    cl_int err;
+    *log = NULL;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    if (err != CL_SUCCESS) return err;
+    err = clBuildProgram(prog, 1, &dev, build_options(exact), NULL, NULL);
+    if (err != CL_SUCCESS) {
+        size_t n = 0;
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+        if (n && (*log = malloc(n + 1))) {
+            clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, *log, NULL);
+            (*log)[n] = 0;
+        }
+        clReleaseProgram(prog);
+        return err;
+    }
+    *out = prog;
+    return CL_SUCCESS;
+}
+
+/* The build log, line by line (the logger takes one bounded message). */
+static void log_build_log(const PsnrHvsContext *const c, const char *log) {
+    while (log && *log) {
+        const char *nl = strchr(log, '\n');
+        const int len = nl ? (int)(nl - log) : (int)strlen(log);
+        if (len) psnrhvs_log(c, "opencl build log: %.*s", len > 900 ? 900 : len, log);
+        log += len + (nl != NULL);
+    }
+}
+
+static void release_slot(ClSlot *const s, const cl_command_queue q) {
+    if (s->done) clReleaseEvent(s->done);
+    if (s->host) clEnqueueUnmapMemObject(q, s->staging, s->host, 0, NULL, NULL);
+    if (s->staging) clReleaseMemObject(s->staging);
+    if (s->input) clReleaseMemObject(s->input);
+    memset(s, 0, sizeof(*s));
+}
+
+static void cl_close(PsnrHvsContext *const c) {
+    ClBackend *const b = c->backend;
+    if (!b) return;
+    if (b->copy_q) clFinish(b->copy_q);
+    if (b->compute_q) clFinish(b->compute_q);
+    for (int i = 0; b->slots && i < b->capacity; i++) release_slot(&b->slots[i], b->compute_q);
+    if (b->compute_q) clFinish(b->compute_q);
+    free(b->slots);
+    cl_mem *const mems[] = {&b->terms, &b->chunk_sum, &b->chunks, &b->block_maps, &b->sums};
+    for (size_t i = 0; i < sizeof(mems) / sizeof(mems[0]); i++)
+        if (*mems[i]) clReleaseMemObject(*mems[i]);
+    for (int i = 0; i < 3; i++)
+        if (b->k[i]) clReleaseKernel(b->k[i]);
+    if (b->prog) clReleaseProgram(b->prog);
+    if (b->copy_q) clReleaseCommandQueue(b->copy_q);
+    if (b->compute_q) clReleaseCommandQueue(b->compute_q);
+    if (b->ctx) clReleaseContext(b->ctx);
+    free(b);
+    c->backend = NULL;
+}
+
+static int alloc_buffer(const PsnrHvsContext *const c, const ClBackend *const b, cl_mem *const m,
+                        const cl_mem_flags flags, const size_t bytes, const char *const what) {
+    cl_int err;
+    *m = clCreateBuffer(b->ctx, flags, bytes, NULL, &err);
+    return err == CL_SUCCESS ? 0 : cl_error(c, err, what);
+}
+
+static int cl_open(PsnrHvsContext *const c) {
+    ClDeviceList l;
+    list_all(&l);
+    if (!l.n) {
+        psnrhvs_log(c, "opencl: no OpenCL platform or device found (is an ICD installed?)");
+        return PSNRHVS_ERR(ENODEV);
+    }
+    if (c->s.device >= l.n) {
+        psnrhvs_log(c, "opencl: device %d does not exist (%d found)", c->s.device, l.n);
+        return PSNRHVS_ERR(ENODEV);
+    }
+    ClBackend *const b = calloc(1, sizeof(*b));
+    if (!b) return PSNRHVS_ERR(ENOMEM);
+    c->backend = b;
+    b->dev = l.device[c->s.device];
+    cl_int err;
+    int ret;
+    char name[256] = "";
+    clGetDeviceInfo(b->dev, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
+    const cl_device_fp_config cfg = fp_config(b->dev);
+    if (!(cfg & CL_FP_DENORM))
+        psnrhvs_log(c,
+                    "opencl: note: %s flushes f32 subnormals; psnr_hvs terms and sums of "
+                    "real frames stay far above that range, where results are unaffected",
+                    name);
+    const int exact = use_exact_helpers(b->dev, c->s.exact_helpers);
+
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                           (cl_context_properties)l.platform[c->s.device], 0};
+    b->ctx = clCreateContext(props, 1, &b->dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) goto cl_fail;
+    b->copy_q = clCreateCommandQueue(b->ctx, b->dev, 0, &err);
+    if (err != CL_SUCCESS) goto cl_fail;
+    b->compute_q = clCreateCommandQueue(b->ctx, b->dev, 0, &err);
+    if (err != CL_SUCCESS) goto cl_fail;
+
+    char *log;
+    err = build_program(b->ctx, b->dev, exact, &b->prog, &log);
+    if (err != CL_SUCCESS) {
+        psnrhvs_log(c, "opencl: building the kernels for %s with \"%s\" failed (error %d)", name,
+                    build_options(exact), (int)err);
+        log_build_log(c, log);
+        free(log);
+        ret = PSNRHVS_ERR(EIO);
+        goto error;
+    }
+    for (int i = 0; i < 3; i++) {
+        b->k[i] = clCreateKernel(b->prog, kernel_names[i], &err);
+        if (err != CL_SUCCESS) goto cl_fail;
+    }
+
+    /* Packed planes at the scored size; one set of scratch buffers serves
+     * every plane and frame, since the compute queue runs in order. */
+    const int bps = c->s.bitdepth > 8 ? 2 : 1;
+    size_t max_chunks = 0;
+    b->half_bytes = 0;
+    for (int p = 0; p < c->num_planes; p++) {
+        b->plane_off[p] = b->half_bytes;
+        b->half_bytes += (size_t)c->plane_w[p] * c->plane_h[p] * bps;
+        b->nbx[p] = psnrhvs_blocks_along(c->plane_w[p]);
+        b->nblocks[p] = b->nbx[p] * psnrhvs_blocks_along(c->plane_h[p]);
+        b->nchunks[p] = (b->nblocks[p] + CHUNK - 1) / CHUNK;
+        if ((size_t)b->nchunks[p] > max_chunks) max_chunks = b->nchunks[p];
+    }
+    b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : DEFAULT_FRAMES;
+    if ((ret = alloc_buffer(c, b, &b->terms, CL_MEM_READ_WRITE,
+                            max_chunks * CHUNK * 64 * sizeof(float), "terms buffer")) ||
+        (ret = alloc_buffer(c, b, &b->chunk_sum, CL_MEM_READ_WRITE, max_chunks * sizeof(float),
+                            "chunk sums buffer")) ||
+        (ret = alloc_buffer(c, b, &b->chunks, CL_MEM_READ_WRITE, max_chunks * CHUNK_BYTES,
+                            "chunk maps buffer")) ||
+        (ret = alloc_buffer(c, b, &b->block_maps, CL_MEM_READ_WRITE,
+                            max_chunks * CHUNK * 2 * MAP_BYTES, "block maps buffer")) ||
+        (ret = alloc_buffer(c, b, &b->sums, CL_MEM_READ_WRITE,
+                            (size_t)b->capacity * 4 * sizeof(float), "sums buffer")))
+        goto error;
+    b->slots = calloc((size_t)b->capacity, sizeof(*b->slots));
+    if (!b->slots) {
+        ret = PSNRHVS_ERR(ENOMEM);
+        goto error;
+    }
+    for (int i = 0; i < b->capacity; i++) {
+        ClSlot *const s = &b->slots[i];
+        if ((ret = alloc_buffer(c, b, &s->input, CL_MEM_READ_ONLY, 2 * b->half_bytes,
+                                "frame buffer")) ||
+            (ret = alloc_buffer(c, b, &s->staging, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                2 * b->half_bytes, "pinned staging buffer")))
+            goto error;
+        s->host = clEnqueueMapBuffer(b->compute_q, s->staging, CL_TRUE, CL_MAP_WRITE, 0,
+                                     2 * b->half_bytes, 0, NULL, NULL, &err);
+        if (err != CL_SUCCESS) goto cl_fail;
+    }
+    /* Touch every buffer once so that a device too small says so now. */
+    const cl_mem scratch[] = {b->terms, b->chunk_sum, b->chunks, b->block_maps, b->sums};
+    for (size_t i = 0; i < sizeof(scratch) / sizeof(scratch[0]); i++) {
+        const cl_uint zero = 0;
+        err = clEnqueueFillBuffer(b->compute_q, scratch[i], &zero, sizeof(zero), 0, sizeof(zero), 0,
+                                  NULL, NULL);
+        if (err != CL_SUCCESS) goto cl_fail;
+    }
+    for (int i = 0; i < b->capacity; i++) {
+        const cl_uchar zero = 0;
+        err = clEnqueueFillBuffer(b->compute_q, b->slots[i].input, &zero, 1, 0, 1, 0, NULL, NULL);
+        if (err != CL_SUCCESS) goto cl_fail;
+    }
+    if ((err = clFinish(b->compute_q)) != CL_SUCCESS) goto cl_fail;
+    return 0;
+
+cl_fail:
+    ret = cl_error(c, err, "setting up the device");
+error:
+    cl_close(c);
+    return ret;
+}
+
+static void copy_plane(uint8_t *dst, const void *const src, const ptrdiff_t stride,
+                       const size_t row_bytes, const int h) {
+    const uint8_t *s = src;
+    for (int y = 0; y < h; y++, s += stride, dst += row_bytes) memcpy(dst, s, row_bytes);
+}
+
+static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
+                   const PsnrHvsPicture *const dist, const uint64_t tag) {
+    ClBackend *const b = c->backend;
+    if (b->count == b->capacity) return PSNRHVS_ERR(EAGAIN);
+    const int si = (b->head + b->count) % b->capacity;
+    ClSlot *const s = &b->slots[si];
+    const int bps = c->s.bitdepth > 8 ? 2 : 1;
+    /* The slot's last frame was received, so its upload and kernels are
+     * done: the staging copy and the device buffer are free. */
+    for (int p = 0; p < c->num_planes; p++) {
+        const size_t row = (size_t)c->plane_w[p] * bps;
+        copy_plane((uint8_t *)s->host + b->plane_off[p], ref->data[p], ref->stride[p], row,
+                   c->plane_h[p]);
+        copy_plane((uint8_t *)s->host + b->half_bytes + b->plane_off[p], dist->data[p],
+                   dist->stride[p], row, c->plane_h[p]);
+    }
+    cl_event uploaded;
+    cl_int err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, 2 * b->half_bytes, s->host,
+                                      0, NULL, &uploaded);
+    if (err != CL_SUCCESS) return cl_error(c, err, "uploading a frame");
+    clFlush(b->copy_q);
+
+    for (int p = 0; p < c->num_planes && err == CL_SUCCESS; p++) {
+        const cl_ulong ref_off = b->plane_off[p], dist_off = b->half_bytes + b->plane_off[p];
+        const cl_int width = c->plane_w[p], nbx = b->nbx[p], nblocks = b->nblocks[p];
+        const cl_int plane = p, bitdepth = c->s.bitdepth;
+        const cl_int mask_product = c->s.mask_product == PSNRHVS_MASK_PRODUCT_EXACT;
+        const cl_int nchunks = b->nchunks[p], out_index = si * 4 + p;
+        const size_t local = CHUNK, global = (size_t)nchunks * CHUNK;
+        cl_kernel k = b->k[0];
+        clSetKernelArg(k, 0, sizeof(cl_mem), &s->input);
+        clSetKernelArg(k, 1, sizeof(cl_mem), &s->input);
+        clSetKernelArg(k, 2, sizeof(ref_off), &ref_off);
+        clSetKernelArg(k, 3, sizeof(dist_off), &dist_off);
+        clSetKernelArg(k, 4, sizeof(width), &width);
+        clSetKernelArg(k, 5, sizeof(nbx), &nbx);
+        clSetKernelArg(k, 6, sizeof(nblocks), &nblocks);
+        clSetKernelArg(k, 7, sizeof(plane), &plane);
+        clSetKernelArg(k, 8, sizeof(bitdepth), &bitdepth);
+        clSetKernelArg(k, 9, sizeof(mask_product), &mask_product);
+        clSetKernelArg(k, 10, sizeof(cl_mem), &b->terms);
+        clSetKernelArg(k, 11, sizeof(cl_mem), &b->chunk_sum);
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, p == 0,
+                                     p == 0 ? &uploaded : NULL, NULL);
+        if (err != CL_SUCCESS) break;
+        k = b->k[1];
+        clSetKernelArg(k, 0, sizeof(cl_mem), &b->terms);
+        clSetKernelArg(k, 1, sizeof(cl_mem), &b->chunk_sum);
+        clSetKernelArg(k, 2, sizeof(cl_mem), &b->chunks);
+        clSetKernelArg(k, 3, sizeof(cl_mem), &b->block_maps);
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        if (err != CL_SUCCESS) break;
+        k = b->k[2];
+        clSetKernelArg(k, 0, sizeof(cl_mem), &b->terms);
+        clSetKernelArg(k, 1, sizeof(cl_mem), &b->chunks);
+        clSetKernelArg(k, 2, sizeof(cl_mem), &b->block_maps);
+        clSetKernelArg(k, 3, sizeof(nchunks), &nchunks);
+        clSetKernelArg(k, 4, sizeof(cl_mem), &b->sums);
+        clSetKernelArg(k, 5, sizeof(out_index), &out_index);
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &local, &local, 0, NULL, NULL);
+    }
+    clReleaseEvent(uploaded);
+    if (err != CL_SUCCESS) return cl_error(c, err, "queueing the kernels");
+    err = clEnqueueReadBuffer(b->compute_q, b->sums, CL_FALSE, (size_t)si * 4 * sizeof(float),
+                              (size_t)c->num_planes * sizeof(float), s->sums, 0, NULL, &s->done);
+    if (err != CL_SUCCESS) return cl_error(c, err, "queueing the read of the sums");
+    clFlush(b->compute_q);
+    s->tag = tag;
+    b->count++;
+    return 0;
+}
+
+static int cl_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag) {
+    ClBackend *const b = c->backend;
+    if (!b->count) return PSNRHVS_ERR(EAGAIN);
+    ClSlot *const s = &b->slots[b->head];
+    cl_int status = CL_COMPLETE;
+    cl_int err = clWaitForEvents(1, &s->done);
+    if (err == CL_SUCCESS)
+        err = clGetEventInfo(s->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                             NULL);
+    clReleaseEvent(s->done);
+    s->done = NULL;
+    b->head = (b->head + 1) % b->capacity;
+    b->count--;
+    if (err == CL_SUCCESS && status < 0) err = status;
+    if (err != CL_SUCCESS) return cl_error(c, err, "scoring a frame");
+    for (int p = 0; p < c->num_planes; p++)
+        raw[p] = psnrhvs_plane_finish(s->sums[p], c->plane_w[p], c->plane_h[p], c->s.bitdepth);
+    *tag = s->tag;
+    return 0;
+}
+
+/* Appends to buf, keeping it terminated; *used may pass size (truncated). */
+static void put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...)
+    PSNRHVS_PRINTF(4, 5);
+static void put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...) {
+    if (*used >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}
+
+/* Private and local memory of each kernel of one build on one device. */
+static void describe_kernels(const cl_platform_id plat, const cl_device_id dev, const int exact,
+                             char *const buf, const size_t size, size_t *const used) {
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_int err;
+    const char *const path = exact ? "exact-helpers" : "native";
+    cl_context ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        put(buf, size, used, "    %s: no context (error %d)\n", path, (int)err);
+        return;
+    }
+    cl_program prog;
+    char *log;
+    err = build_program(ctx, dev, exact, &prog, &log);
+    if (err != CL_SUCCESS) {
+        put(buf, size, used, "    %s: build failed (error %d)\n%s\n", path, (int)err,
+            log ? log : "");
+        free(log);
+        clReleaseContext(ctx);
+        return;
+    }
+    for (int i = 0; i < 4; i++) {
+        cl_kernel k = clCreateKernel(prog, kernel_names[i], &err);
+        if (err != CL_SUCCESS) continue;
+        cl_ulong priv = 0, local = 0;
+        size_t wg = 0;
+        clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(priv), &priv, NULL);
+        clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(local), &local, NULL);
+        clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL);
+        put(buf, size, used,
+            "    %s %s: private_mem_size %llu bytes, local_mem_size %llu bytes, "
+            "max work-group %zu\n",
+            path, kernel_names[i], (unsigned long long)priv, (unsigned long long)local, wg);
+        clReleaseKernel(k);
+    }
+    clReleaseProgram(prog);
+    clReleaseContext(ctx);
+}
+
+static int cl_list_devices(const int verbose, char *const buf, const size_t size) {
+    ClDeviceList l;
+    size_t used = 0;
+    if (size) buf[0] = 0;
+    list_all(&l);
+    if (!l.n) {
+        put(buf, size, &used, "opencl: no OpenCL platform or device found\n");
+        return PSNRHVS_ERR(ENODEV);
+    }
+    for (int i = 0; i < l.n; i++) {
+        char name[256] = "", plat[256] = "", version[256] = "";
+        cl_device_fp_config fp64 = 0;
+        clGetDeviceInfo(l.device[i], CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
+        clGetPlatformInfo(l.platform[i], CL_PLATFORM_NAME, sizeof(plat) - 1, plat, NULL);
+        clGetDeviceInfo(l.device[i], CL_DEVICE_VERSION, sizeof(version) - 1, version, NULL);
+        clGetDeviceInfo(l.device[i], CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp64), &fp64, NULL);
+        const cl_device_fp_config cfg = fp_config(l.device[i]);
+        put(buf, size, &used,
+            "%d: %s | platform %s | %s | fp64 %s | correctly rounded divide/sqrt %s | "
+            "denormals %s\n",
+            i, name, plat, version, fp64 ? "yes" : "no",
+            cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ? "yes" : "no (integer helpers)",
+            cfg & CL_FP_DENORM ? "yes" : "no");
+        if (!verbose) continue;
+        if (cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+            describe_kernels(l.platform[i], l.device[i], 0, buf, size, &used);
+        describe_kernels(l.platform[i], l.device[i], 1, buf, size, &used);
+    }
+    return 0;
+}
+
+const PsnrHvsBackendOps psnrhvs_backend_opencl = {
+    .name = "opencl",
+    .id = PSNRHVS_BACKEND_OPENCL,
+    .open = cl_open,
+    .send = cl_send,
+    .receive = cl_receive,
+    .close = cl_close,
+    .list_devices = cl_list_devices,
+};
