@@ -219,18 +219,41 @@ static size_t count_groups(const size_t n)
     return (n + GROUP - 1) / GROUP;
 }
 
-float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
-                         PsnrHvsThreadPool *const pool)
+static size_t scratch_groups(const PsnrHvsSumChunk *const chunks, const size_t nchunks)
 {
     size_t ngroups = 0;
-    last_stats = (PsnrHvsSumStats){0};
     for (size_t c = 0; c < nchunks; c++) {
-        if (chunks[c].count > UINT32_MAX) goto sequential;
+        if (chunks[c].count > UINT32_MAX) return SIZE_MAX;
         ngroups += count_groups(chunks[c].count);
     }
+    return ngroups;
+}
+
+size_t psnrhvs_sum_scratch_size(const PsnrHvsSumChunk *const chunks, const size_t nchunks)
+{
+    const size_t ngroups = scratch_groups(chunks, nchunks);
+    return ngroups == SIZE_MAX ? 0 : ngroups * sizeof(SumGroup);
+}
+
+static float sum_chunks_sequential(const PsnrHvsSumChunk *const chunks, const size_t nchunks)
+{
+    float s = 0.0f;
+    for (size_t c = 0; c < nchunks; c++)
+        for (size_t i = 0; i < chunks[c].count; i++) s = s + chunks[c].terms[i];
+    return s;
+}
+
+float psnrhvs_sum_chunks_scratch(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
+                                 PsnrHvsThreadPool *const pool, void *const scratch,
+                                 const size_t scratch_size)
+{
+    last_stats = (PsnrHvsSumStats){0};
+    const size_t ngroups = scratch_groups(chunks, nchunks);
     if (ngroups == 0) return 0.0f;
-    SumGroup *const groups = malloc(sizeof(*groups) * ngroups);
-    if (!groups) goto sequential;
+    if (ngroups == SIZE_MAX || !scratch || scratch_size < ngroups * sizeof(SumGroup) ||
+        (uintptr_t)scratch % _Alignof(SumGroup))
+        return sum_chunks_sequential(chunks, nchunks);
+    SumGroup *const groups = scratch;
 
     size_t gi = 0;
     double prefix = 0.0;
@@ -259,15 +282,17 @@ float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchun
     SumJob job = {groups, ngroups, psnrhvs_sum_lanes_fn()};
     psnrhvs_thread_pool_run(pool, (int)((ngroups + TASK_GROUPS - 1) / TASK_GROUPS), reduce_task,
                             &job);
-    const float r = walk(groups, ngroups);
-    free(groups);
-    return r;
+    return walk(groups, ngroups);
+}
 
-sequential:;
-    float s = 0.0f;
-    for (size_t c = 0; c < nchunks; c++)
-        for (size_t i = 0; i < chunks[c].count; i++) s = s + chunks[c].terms[i];
-    return s;
+float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
+                         PsnrHvsThreadPool *const pool)
+{
+    const size_t size = psnrhvs_sum_scratch_size(chunks, nchunks);
+    void *const scratch = size ? malloc(size) : NULL;
+    const float r = psnrhvs_sum_chunks_scratch(chunks, nchunks, pool, scratch, size);
+    free(scratch);
+    return r;
 }
 
 typedef struct ApproxJob {

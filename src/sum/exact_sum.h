@@ -29,6 +29,14 @@ typedef struct PsnrHvsSumChunk {
  * scratch; if that allocation fails it runs the chain itself. */
 float psnrhvs_sum_chunks(const PsnrHvsSumChunk *chunks, size_t nchunks, PsnrHvsThreadPool *pool);
 
+/* The same with caller-owned scratch memory (no allocation: the CPU backend
+ * keeps one buffer per plane size). psnrhvs_sum_scratch_size() gives the bytes
+ * needed for these chunks (0 if none are). Scratch must be malloc-aligned; if
+ * it is NULL or too small, the chain runs sequentially (still exact). */
+size_t psnrhvs_sum_scratch_size(const PsnrHvsSumChunk *chunks, size_t nchunks);
+float psnrhvs_sum_chunks_scratch(const PsnrHvsSumChunk *chunks, size_t nchunks,
+                                 PsnrHvsThreadPool *pool, void *scratch, size_t scratch_size);
+
 /* The same over one array: splits it into chunks and computes their approx in
  * a first parallel pass (a second read of the terms; producers that can fill
  * approx while writing the terms should call psnrhvs_sum_chunks instead). */

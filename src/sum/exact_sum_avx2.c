@@ -20,6 +20,10 @@
 
 #include "sum/exact_sum_kernel.h"
 
+#ifndef PREFETCH
+#define PREFETCH 32
+#endif
+
 static inline void transpose8(__m256 r[8])
 {
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -92,6 +96,10 @@ void psnrhvs_sum_lanes_avx2(const float *const terms, const uint32_t count, cons
     uint32_t i = 0;
 
     for (; i + 8 <= minlen; i += 8) {
+        /* 8 streams 1 KiB apart defeat the hardware prefetcher: ask for the
+         * line after next of every lane */
+        if (!(i & 8) && i + PREFETCH < minlen)
+            for (int j = 0; j < 8; j++) _mm_prefetch((const char *)(p[j] + i + PREFETCH), _MM_HINT_T0);
         for (int j = 0; j < 8; j++) r[j] = _mm256_loadu_ps(p[j] + i);
         block(&s, r, scale);
         if ((i & 0xf8) == 0xf8) {
