@@ -231,7 +231,7 @@ PSH_SUM_DEFINE_CHAIN(psh_sum_chain, )
 PSH_SUM_DEFINE_REDUCE(psh_sum_reduce, )
 PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk, psh_sum_chain, )
 /* OpenCL C 1.2 has no generic address space: global-memory variants. */
-#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) /* the test portable.h uses */
 PSH_SUM_DEFINE_CHAIN(psh_sum_chain_global, PSH_GLOBAL)
 PSH_SUM_DEFINE_REDUCE(psh_sum_reduce_global, PSH_GLOBAL)
 PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk_global, psh_sum_chain_global, PSH_GLOBAL)
