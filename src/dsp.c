@@ -9,7 +9,7 @@
 
 #include "core/block.h"
 #include "cpu.h"
-#include "x86/dsp.h"
+#include "x86/dsp_init.h"
 
 #define DEF_ROW_TERMS_C(name, pixel)                                                               \
     decl_row_terms_fn(name) {                                                                      \

@@ -3,8 +3,8 @@
  * first flag missing. Included by src/dsp.c only (compiled without AVX).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_SRC_X86_DSP_H
-#define PSNRHVS_SRC_X86_DSP_H
+#ifndef PSNRHVS_SRC_X86_DSP_INIT_H
+#define PSNRHVS_SRC_X86_DSP_INIT_H
 
 #include "cpu.h"
 #include "dsp.h"
@@ -33,4 +33,4 @@ static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsi
 #endif
 }
 
-#endif /* PSNRHVS_SRC_X86_DSP_H */
+#endif /* PSNRHVS_SRC_X86_DSP_INIT_H */

@@ -1,0 +1,269 @@
+/*
+ * checkasm for psnrhvs: every SIMD function of the DSP context against its
+ * C version, at every ISA level the CPU has, on seeded random and extreme
+ * inputs; outputs compared with memcmp (no tolerance).
+ *
+ * usage: checkasm [--seed=N] [--test=NAME] [--function=NAME]
+ *                 [--list-functions] [--list-cpuflags]
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/block.h"
+#include "cpu.h"
+#include "dsp.h"
+
+/* ---- PRNG: xorshift64*, one printed seed for the whole run ---- */
+static uint64_t rng_state;
+
+static void rnd_seed(const uint64_t seed) {
+    rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+}
+
+static uint32_t rnd(void) {
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* ---- tables: CPU levels and tests ---- */
+static const struct {
+    const char *name;
+    unsigned flags;
+} cpus[] = {
+    {"c", 0},
+    {"avx2", PSNRHVS_CPU_FLAG_AVX2},
+    {"avx512", PSNRHVS_CPU_FLAG_AVX2 | PSNRHVS_CPU_FLAG_AVX512},
+};
+
+static struct {
+    const char *test_filter, *func_filter;
+    int list_functions;
+    const char *cpu_name;
+    int failures, checked;
+    /* Functions already checked, so each is tested once, at the level where it changes. */
+    const void *seen[64];
+    int nseen;
+} state;
+
+/* Non-NULL when fn is a version not checked yet and the filters allow it. */
+static int check_func(const void *fn, const void *ref, const char *name) {
+    if (state.list_functions) {
+        if (fn == ref) printf("%s\n", name);
+        return 0;
+    }
+    if (fn == ref) return 0;
+    if (state.func_filter && strcmp(state.func_filter, name)) return 0;
+    for (int i = 0; i < state.nseen; i++)
+        if (state.seen[i] == fn) return 0;
+    if (state.nseen < 64) state.seen[state.nseen++] = fn;
+    return 1;
+}
+
+static void report(const char *name, const int fails, const int cases) {
+    printf("  %-24s %-8s %s (%d cases)\n", name, state.cpu_name, fails ? "FAILED" : "ok", cases);
+    state.failures += fails != 0;
+    state.checked++;
+}
+
+/* ---- row_terms ---- */
+enum Pattern {
+    PAT_RANDOM,     /* independent random samples */
+    PAT_ZERO,       /* all zero: zero variance, no terms */
+    PAT_MAX,        /* all max against all zero */
+    PAT_CHECKER,    /* checkerboard 0 / max against its inverse */
+    PAT_EXTREMES,   /* random 0 or max in both */
+    PAT_LSB,        /* dist = ref +- 1 LSB */
+    PAT_SMOOTH,     /* gradient + noise, dist a noisy copy */
+    PAT_IDENTICAL,  /* dist = ref */
+    PAT_FLAT_NOISE, /* flat ref (variance 0) against noise */
+    PAT_COUNT
+};
+static const char *const pattern_names[PAT_COUNT] = {
+    "random", "zero", "max", "checker", "extremes", "lsb", "smooth", "identical", "flat-noise"};
+
+static int sample(const enum Pattern pat, const int max, const int x, const int y, const int dist,
+                  const int refv) {
+    switch (pat) {
+    case PAT_RANDOM:
+        return (int)(rnd() % (unsigned)(max + 1));
+    case PAT_ZERO:
+        return 0;
+    case PAT_MAX:
+        return dist ? 0 : max;
+    case PAT_CHECKER:
+        return ((x + y + dist) & 1) ? max : 0;
+    case PAT_EXTREMES:
+        return rnd() & 1 ? max : 0;
+    case PAT_LSB: {
+        if (!dist) return (int)(rnd() % (unsigned)(max + 1));
+        const int v = refv + (int)(rnd() % 3) - 1;
+        return v < 0 ? 0 : v > max ? max : v;
+    }
+    case PAT_SMOOTH: {
+        if (dist) {
+            const int v = refv + (int)(rnd() % 9) - 4;
+            return v < 0 ? 0 : v > max ? max : v;
+        }
+        const int v = (x * 3 + y * 5) * (max + 1) / 512 + (int)(rnd() % 5);
+        return v % (max + 1);
+    }
+    case PAT_IDENTICAL:
+        return dist ? refv : (int)(rnd() % (unsigned)(max + 1));
+    case PAT_FLAT_NOISE:
+        return dist ? (int)(rnd() % (unsigned)(max + 1)) : max / 2;
+    default:
+        return 0;
+    }
+}
+
+/* One case: n blocks, exact-width buffers (so over-reads show under ASan). */
+static int row_case(PsnrHvsRowTermsFn ref_fn, PsnrHvsRowTermsFn new_fn, const int bpc,
+                    const enum Pattern pat, const int n, const int plane, const int mp) {
+    const int bps = bpc > 8 ? 2 : 1, max = (1 << bpc) - 1;
+    const int w = 7 * n + 1, pad = (int)(rnd() % 3) * 8;
+    const ptrdiff_t stride = (ptrdiff_t)(w + pad) * bps;
+    const size_t bytes = (size_t)stride * 7 + (size_t)w * bps;
+    uint8_t *rbuf = malloc(bytes), *dbuf = malloc(bytes);
+    const size_t nt = (size_t)n * 64 + PSNRHVS_ROW_TERMS_PAD;
+    float *t_ref = malloc(nt * sizeof(float)), *t_new = malloc(nt * sizeof(float));
+    if (!rbuf || !dbuf || !t_ref || !t_new) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < w + pad; x++) {
+            const size_t o = (size_t)y * stride + (size_t)x * bps;
+            if (o >= bytes) break;
+            const int r = sample(pat, max, x, y, 0, 0);
+            const int d = sample(pat, max, x, y, 1, r);
+            if (bps == 1) {
+                rbuf[o] = (uint8_t)r;
+                dbuf[o] = (uint8_t)d;
+            } else {
+                const uint16_t r16 = (uint16_t)r, d16 = (uint16_t)d;
+                memcpy(rbuf + o, &r16, 2);
+                memcpy(dbuf + o, &d16, 2);
+            }
+        }
+    /* Fill both outputs with the same junk: the padding must match too. */
+    for (size_t i = 0; i < nt; i++) t_ref[i] = t_new[i] = (float)(i & 7) - 3.5f;
+    const int c_ref = ref_fn(t_ref, rbuf, stride, dbuf, stride, n, plane, mp);
+    const int c_new = new_fn(t_new, rbuf, stride, dbuf, stride, n, plane, mp);
+    int fail = c_ref != c_new || memcmp(t_ref, t_new, (size_t)c_ref * sizeof(float));
+    if (fail) {
+        int k = 0;
+        while (k < c_ref && k < c_new && !memcmp(&t_ref[k], &t_new[k], sizeof(float))) k++;
+        printf("    mismatch: %d bpc, %s, %d blocks, plane %d, %s product: count %d vs %d, "
+               "first difference at term %d (%a vs %a)\n",
+               bpc, pattern_names[pat], n, plane, mp ? "exact" : "float", c_ref, c_new, k,
+               k < c_ref ? (double)t_ref[k] : 0.0, k < c_new ? (double)t_new[k] : 0.0);
+    }
+    free(rbuf);
+    free(dbuf);
+    free(t_ref);
+    free(t_new);
+    return fail;
+}
+
+static void check_row_terms(const PsnrHvsDspContext *dsp, const PsnrHvsDspContext *c) {
+    static const char *const names[2] = {"row_terms_8bpc", "row_terms_16bpc"};
+    for (int hbd = 0; hbd < 2; hbd++) {
+        if (!check_func((const void *)dsp->row_terms[hbd], (const void *)c->row_terms[hbd],
+                        names[hbd]))
+            continue;
+        int fails = 0, cases = 0;
+        const int bpcs[2][2] = {{8, 8}, {10, 12}};
+        for (int bi = 0; bi < 2; bi++) {
+            if (bi && !hbd) break;
+            const int bpc = bpcs[hbd][bi];
+            for (int pat = 0; pat < PAT_COUNT; pat++)
+                for (int plane = 0; plane < 3; plane++)
+                    for (int mp = 0; mp < 2; mp++) {
+                        /* Every tail length of both vector widths, and a long row. */
+                        for (int n = 1; n <= 33; n++) {
+                            if (fails < 8) {
+                                fails += row_case(c->row_terms[hbd], dsp->row_terms[hbd], bpc,
+                                                  (enum Pattern)pat, n, plane, mp);
+                            }
+                            cases++;
+                        }
+                        fails += row_case(c->row_terms[hbd], dsp->row_terms[hbd], bpc,
+                                          (enum Pattern)pat, 40 + (int)(rnd() % 60), plane, mp);
+                        cases++;
+                    }
+        }
+        report(names[hbd], fails, cases);
+    }
+}
+
+static const struct {
+    const char *name;
+    void (*func)(const PsnrHvsDspContext *dsp, const PsnrHvsDspContext *c);
+} tests[] = {
+    {"row_terms", check_row_terms},
+};
+
+int main(int argc, char **argv) {
+    uint64_t seed = (uint64_t)time(NULL);
+    int list_cpus = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--seed=", 7))
+            seed = strtoull(argv[i] + 7, NULL, 10);
+        else if (!strncmp(argv[i], "--test=", 7))
+            state.test_filter = argv[i] + 7;
+        else if (!strncmp(argv[i], "--function=", 11))
+            state.func_filter = argv[i] + 11;
+        else if (!strcmp(argv[i], "--list-functions"))
+            state.list_functions = 1;
+        else if (!strcmp(argv[i], "--list-cpuflags"))
+            list_cpus = 1;
+        else {
+            fprintf(stderr,
+                    "usage: %s [--seed=N] [--test=NAME] [--function=NAME] [--list-functions] "
+                    "[--list-cpuflags]\n",
+                    argv[0]);
+            return 1;
+        }
+    }
+    const unsigned have = psnrhvs_get_cpu_flags();
+    if (list_cpus) {
+        for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+            printf("%-8s %s\n", cpus[i].name,
+                   (have & cpus[i].flags) == cpus[i].flags ? "available" : "not available");
+        return 0;
+    }
+    PsnrHvsDspContext c;
+    psnrhvs_dsp_init(&c, 0);
+    if (state.list_functions) {
+        for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) tests[t].func(&c, &c);
+        return 0;
+    }
+    printf("checkasm: seed %" PRIu64 "\n", seed);
+    for (size_t i = 1; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+        if ((have & cpus[i].flags) != cpus[i].flags) {
+            printf("  %s: not available on this CPU, skipped\n", cpus[i].name);
+            continue;
+        }
+        PsnrHvsDspContext dsp;
+        psnrhvs_dsp_init(&dsp, cpus[i].flags);
+        state.cpu_name = cpus[i].name;
+        for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
+            if (state.test_filter && strcmp(state.test_filter, tests[t].name)) continue;
+            rnd_seed(seed); /* the same inputs for every function and level */
+            tests[t].func(&dsp, &c);
+        }
+    }
+    if (!state.checked) {
+        printf("checkasm: no SIMD function to check on this CPU/build\n");
+        return state.test_filter || state.func_filter ? 1 : 77;
+    }
+    printf("checkasm: %d functions checked, %d failed (seed %" PRIu64 ")\n", state.checked,
+           state.failures, seed);
+    return state.failures != 0;
+}
