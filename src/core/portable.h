@@ -7,7 +7,7 @@
 #ifndef PSNRHVS_SRC_CORE_PORTABLE_H
 #define PSNRHVS_SRC_CORE_PORTABLE_H
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 /* OpenCL C: built with -cl-fp32-correctly-rounded-divide-sqrt where the device
  * supports it, otherwise with PSH_EXACT_HELPERS (integer division and root). */
 #pragma OPENCL FP_CONTRACT OFF
