@@ -24,6 +24,7 @@ enum {
     ARG_PRECISION,
     ARG_FEATURE,
     ARG_BACKEND,
+    ARG_BACKENDS,
     ARG_DEVICE,
     ARG_ISA,
     ARG_LIST_DEVICES,
@@ -55,6 +56,7 @@ static const struct option long_opts[] = {
     {"precision", required_argument, NULL, ARG_PRECISION},
     {"feature", required_argument, NULL, ARG_FEATURE},
     {"backend", required_argument, NULL, ARG_BACKEND},
+    {"backends", required_argument, NULL, ARG_BACKENDS},
     {"device", required_argument, NULL, ARG_DEVICE},
     {"isa", required_argument, NULL, ARG_ISA},
     {"list-devices", no_argument, NULL, ARG_LIST_DEVICES},
@@ -99,43 +101,56 @@ static const EnumEntry mask_product_tbl[] = {
 };
 
 static void help(void) {
-    printf("Usage: psnrhvs -r REF -d DIST [options]\n"
-           "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
-           "\n"
-           "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
-           " -r, --reference FILE      reference video\n"
-           " -d, --distorted FILE      distorted video\n"
-           " -w, --width N             luma width (raw input)\n"
-           " -h, --height N            luma height (raw input)\n"
-           " -p, --pixel_format F      420 (default), 422, 444 or 400 (raw input)\n"
-           " -b, --bitdepth N          8 (default), 10 or 12 (raw input; little-endian words)\n"
-           "     --frame_cnt N         read at most N frames\n"
-           "     --frame_skip_ref N    skip the first N reference frames\n"
-           "     --frame_skip_dist N   skip the first N distorted frames\n"
-           "     --subsample N         score only frames 0, N, 2N, ...\n"
-           "\n"
-           "Scoring:\n"
-           "     --feature psnr_hvs[=OPT=VAL:...]\n"
-           "                           options: enable_chroma=true|false,\n"
-           "                           mask_product=float|exact\n"
-           "     --backend B           cpu (default), cuda, opencl, hip or auto\n"
-           "     --device N            GPU index for device backends\n"
-           "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
-           "     --threads N           CPU worker threads (0 = all cores)\n"
-           "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
-           "\n"
-           "Output (without -o: a summary of the pooled values on stdout):\n"
-           " -o, --output FILE         write per-frame and pooled scores ('-' = stdout)\n"
-           "     --xml                 libvmaf's XML layout (default for -o)\n"
-           "     --json                libvmaf's JSON layout\n"
-           "     --csv                 libvmaf's CSV layout\n"
-           "     --precision max|N     N digits after the point (default 6), max = %%.17g\n"
-           "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
-           "\n"
-           " -q, --quiet               no progress line, no warnings\n"
-           " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
-           " -v, --version             print the version\n"
-           "     --help                this text\n");
+    printf(
+        "Usage: psnrhvs -r REF -d DIST [options]\n"
+        "       psnrhvs parity -r REF -d DIST [input and scoring options] [--backends LIST]\n"
+        "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
+        "\n"
+        "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
+        " -r, --reference FILE      reference video\n"
+        " -d, --distorted FILE      distorted video\n"
+        " -w, --width N             luma width (raw input)\n"
+        " -h, --height N            luma height (raw input)\n"
+        " -p, --pixel_format F      420 (default), 422, 444 or 400 (raw input)\n"
+        " -b, --bitdepth N          8 (default), 10 or 12 (raw input; little-endian words)\n"
+        "     --frame_cnt N         read at most N frames\n"
+        "     --frame_skip_ref N    skip the first N reference frames\n"
+        "     --frame_skip_dist N   skip the first N distorted frames\n"
+        "     --subsample N         score only frames 0, N, 2N, ...\n"
+        "\n"
+        "Scoring:\n"
+        "     --feature psnr_hvs[=OPT=VAL:...]\n"
+        "                           options: enable_chroma=true|false,\n"
+        "                           mask_product=float|exact\n"
+        "     --backend B           cpu (default), cuda, opencl, hip or auto\n"
+        "     --device N            GPU index for device backends\n"
+        "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
+        "     --threads N           CPU worker threads (0 = all cores)\n"
+        "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
+        "\n"
+        "Parity (same frames through several configurations, compared bit for bit;\n"
+        "exit 0 identical, 3 different):\n"
+        "     parity, --backend parity  run parity instead of writing scores\n"
+        "     --backends LIST       configurations, comma-separated: BACKEND[:ISA][:KEY=VAL...]\n"
+        "                           e.g. cpu:scalar,cpu:avx2:threads=1,cuda:device=0,\n"
+        "                           opencl:exact_helpers=1; keys: threads, device,\n"
+        "                           exact_helpers, mask_product, frames_in_flight\n"
+        "                           (default: cpu:scalar:threads=1, cpu:auto:threads=1,\n"
+        "                           cpu:auto, cpu:avx2/avx512:threads=1 and each device\n"
+        "                           backend built in, when they open)\n"
+        "\n"
+        "Output (without -o: a summary of the pooled values on stdout):\n"
+        " -o, --output FILE         write per-frame and pooled scores ('-' = stdout)\n"
+        "     --xml                 libvmaf's XML layout (default for -o)\n"
+        "     --json                libvmaf's JSON layout\n"
+        "     --csv                 libvmaf's CSV layout\n"
+        "     --precision max|N     N digits after the point (default 6), max = %%.17g\n"
+        "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
+        "\n"
+        " -q, --quiet               no progress line, no warnings\n"
+        " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
+        " -v, --version             print the version\n"
+        "     --help                this text\n");
 }
 
 void psnrhvs_cli_usage_error(const char *const fmt, ...) {
@@ -212,12 +227,19 @@ static int parse_bitdepth(const char *const arg) {
     return depth;
 }
 
-void psnrhvs_cli_parse(const int argc, char *const *const argv, CLISettings *const cli,
+void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                        PsnrHvsSettings *const lib) {
     *cli = (CLISettings){.subsample = 1, .precision = 6};
     int version = 0;
+    const char *backends = NULL, *backend = NULL;
     opterr = 0; /* our own messages, one line each */
     int o;
+    if (argc > 1 && !strcmp(argv[1], "parity")) {
+        /* a subcommand: getopt takes "parity" for the program name */
+        cli->parity = 1;
+        argc--;
+        argv++;
+    }
     while ((o = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         switch (o) {
         case 'r':
@@ -282,7 +304,15 @@ void psnrhvs_cli_parse(const int argc, char *const *const argv, CLISettings *con
             parse_feature(optarg, lib);
             break;
         case ARG_BACKEND:
+            if (!strcmp(optarg, "parity")) {
+                cli->parity = 1;
+                break;
+            }
             lib->backend = (enum PsnrHvsBackend)parse_enum(optarg, "backend", backend_tbl);
+            backend = optarg;
+            break;
+        case ARG_BACKENDS:
+            backends = optarg;
             break;
         case ARG_DEVICE:
             lib->device = (int)parse_unsigned(optarg, "--device", 0, INT_MAX);
@@ -326,4 +356,24 @@ void psnrhvs_cli_parse(const int argc, char *const *const argv, CLISettings *con
     if (!cli->distorted) psnrhvs_cli_usage_error("missing --distorted");
     if (!strcmp(cli->reference, "-") && !strcmp(cli->distorted, "-"))
         psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
+
+    if (!cli->parity) {
+        if (backends)
+            psnrhvs_cli_usage_error("--backends is for parity runs (psnrhvs parity --backends "
+                                    "LIST ...)");
+        return;
+    }
+    if (backend)
+        psnrhvs_cli_usage_error("--backend %s cannot be combined with parity: list the "
+                                "configurations with --backends",
+                                backend);
+    if (cli->output || cli->muxer)
+        psnrhvs_cli_usage_error("parity prints its report on stdout: -o, --xml, --json and --csv "
+                                "cannot be used with it");
+    if (backends) {
+        char err[256];
+        cli->num_configs =
+            psnrhvs_parity_parse(backends, cli->configs, PARITY_MAX_CONFIGS, err, sizeof(err));
+        if (cli->num_configs < 0) psnrhvs_cli_usage_error("bad --backends: %s", err);
+    }
 }

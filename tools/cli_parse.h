@@ -7,6 +7,7 @@
 
 #include "psnrhvs.h"
 #include "output/output.h"
+#include "parity.h"
 
 typedef struct CLISettings {
     const char *reference;
@@ -25,6 +26,9 @@ typedef struct CLISettings {
     int quiet;
     int list_devices;
     int verbose;
+    int parity;      ///< "psnrhvs parity ..." or --backend parity
+    int num_configs; ///< --backends, 0: the default list
+    ParityConfig configs[PARITY_MAX_CONFIGS];
 } CLISettings;
 
 /**

@@ -13,7 +13,9 @@
 #include "psnrhvs.h"
 #include "cli_parse.h"
 #include "input/input.h"
+#include "input/pair_reader.h"
 #include "output/output.h"
+#include "parity.h"
 
 typedef struct LogState {
     unsigned count;
@@ -256,6 +258,7 @@ int main(const int argc, char *const *const argv) {
     Input *ref = NULL, *dist = NULL;
     OutputFile *of = NULL;
     PsnrHvsContext *ctx = NULL;
+    PairReader *pr = NULL;
     Results results = {0};
     InputFormat fmt;
 
@@ -279,6 +282,23 @@ int main(const int argc, char *const *const argv) {
     lib.height = fmt.height;
     lib.layout = fmt.layout;
     lib.bitdepth = fmt.bitdepth;
+    const PairReaderSettings prs = {
+        .skip_ref = cli.frame_skip_ref,
+        .skip_dist = cli.frame_skip_dist,
+        .frame_cnt = cli.frame_cnt,
+        .quiet = cli.quiet,
+    };
+    if (psnrhvs_pair_reader_open(&pr, ref, dist, &prs) < 0) goto end;
+    if (cli.parity) {
+        const ParityOptions po = {
+            .configs = cli.num_configs ? cli.configs : NULL,
+            .num_configs = cli.num_configs,
+            .subsample = cli.subsample,
+            .quiet = cli.quiet,
+        };
+        ret = psnrhvs_parity_run(&po, &lib, pr);
+        goto end;
+    }
     const unsigned log_before = log.count;
     const int open_res = psnrhvs_open(&ctx, &lib);
     if (open_res < 0) {
@@ -286,41 +306,21 @@ int main(const int argc, char *const *const argv) {
         goto end;
     }
 
-    const InputFrame *rf, *df;
-    for (unsigned i = 0; i < cli.frame_skip_ref; i++) {
-        const int res = psnrhvs_input_read(ref, &rf);
-        if (res < 0) goto end;
-        if (!res) break;
-    }
-    for (unsigned i = 0; i < cli.frame_skip_dist; i++) {
-        const int res = psnrhvs_input_read(dist, &df);
-        if (res < 0) goto end;
-        if (!res) break;
-    }
-
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     const double start = now_seconds();
     double last_progress = start;
     unsigned idx = 0;
     size_t sent = 0;
-    while (!cli.frame_cnt || idx < cli.frame_cnt) {
-        const int r1 = psnrhvs_input_read(ref, &rf);
-        if (r1 < 0) goto end;
-        const int r2 = psnrhvs_input_read(dist, &df);
-        if (r2 < 0) goto end;
-        if (!r1 || !r2) {
-            if (r1 != r2 && !cli.quiet)
-                fprintf(stderr, "psnrhvs: warning: %s ended before %s, after %u frames\n",
-                        psnrhvs_input_name(r1 ? dist : ref), psnrhvs_input_name(r1 ? ref : dist),
-                        idx);
-            break;
-        }
+    FramePair fp;
+    int read_res;
+    while ((read_res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+        idx = fp.idx;
         if (idx % cli.subsample == 0) {
             if (results_reserve(&results, sent + 1) < 0) goto end;
             /* Keep frames in flight: send until the queue is full, then take the oldest. */
             for (;;) {
                 const unsigned before = log.count;
-                const int res = psnrhvs_send(ctx, &rf->pic, &df->pic, idx);
+                const int res = psnrhvs_send(ctx, fp.ref, fp.dist, idx);
                 if (!res) break;
                 if (res != PSNRHVS_ERR(EAGAIN)) {
                     if (log.count == before)
@@ -337,6 +337,7 @@ int main(const int argc, char *const *const argv) {
             }
             sent++;
         }
+        psnrhvs_pair_reader_release(pr);
         idx++;
         if (show_progress) {
             const double t = now_seconds();
@@ -346,10 +347,15 @@ int main(const int argc, char *const *const argv) {
             }
         }
     }
+    /* The frames before a read error are scored first: errors come in frame order. */
     for (;;) {
         const int res = receive_one(ctx, &results, &log);
         if (res == PSNRHVS_ERR(EAGAIN)) break;
         if (res < 0) goto end;
+    }
+    if (read_res < 0) {
+        fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+        goto end;
     }
     const double elapsed = now_seconds() - start;
     if (show_progress) progress(idx, start, 1);
@@ -384,6 +390,7 @@ int main(const int argc, char *const *const argv) {
 end:
     psnrhvs_output_abort(&of);
     if (ctx) psnrhvs_close(&ctx);
+    psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);
     psnrhvs_input_close(&dist);
     free(results.frames);

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,15 @@ struct Input {
     int has_format;
     InputFormat fmt;
     PlaneGeometry geo;
-    InputFrame frame;
     unsigned frames_read;
 };
+
+void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof(s->err), fmt, ap);
+    va_end(ap);
+}
 
 size_t psnrhvs_stream_read(InputStream *const s, void *const buf, const size_t size) {
     uint8_t *dst = buf;
@@ -49,6 +56,41 @@ static int has_y4m_extension(const char *const path) {
     return len >= 4 && (!strcmp(path + len - 4, ".y4m") || !strcmp(path + len - 4, ".Y4M"));
 }
 
+/* Probe and open the container of in->s (already opened). @return 0 or -1 with in->s.err set. */
+static int open_stream(Input *const in, const char *const path) {
+    /* Peek at the first bytes: stdin cannot seek back. */
+    while (in->s.peek_len < sizeof(in->s.peek)) {
+        const size_t n =
+            fread(in->s.peek + in->s.peek_len, 1, sizeof(in->s.peek) - in->s.peek_len, in->s.f);
+        if (!n) break;
+        in->s.peek_len += n;
+    }
+    if (ferror(in->s.f)) {
+        psnrhvs_stream_error(&in->s, "cannot read %s: %s", in->s.name, strerror(errno));
+        return -1;
+    }
+
+    for (int i = 0; demuxers[i]; i++) {
+        if (demuxers[i]->probe(in->s.peek, in->s.peek_len)) {
+            in->dmx = demuxers[i];
+            break;
+        }
+    }
+    /* A .y4m name without the magic is a broken Y4M, not raw video. */
+    if (in->dmx != &psnrhvs_demuxer_y4m && has_y4m_extension(path)) {
+        psnrhvs_stream_error(&in->s, "malformed Y4M %s: missing \"YUV4MPEG2 \" magic", in->s.name);
+        return -1;
+    }
+    if (in->dmx->priv_data_size && !(in->priv = calloc(1, in->dmx->priv_data_size))) {
+        psnrhvs_stream_error(&in->s, "out of memory");
+        return -1;
+    }
+    const int res = in->dmx->open(in->priv, &in->s, &in->fmt);
+    if (res < 0) return -1;
+    in->has_format = res;
+    return 0;
+}
+
 int psnrhvs_input_open(Input **const in_out, const char *const path) {
     Input *in = calloc(1, sizeof(*in));
     if (!in) {
@@ -64,43 +106,36 @@ int psnrhvs_input_open(Input **const in_out, const char *const path) {
         free(in);
         return -1;
     }
-
-    /* Peek at the first bytes: stdin cannot seek back. */
-    while (in->s.peek_len < sizeof(in->s.peek)) {
-        const size_t n =
-            fread(in->s.peek + in->s.peek_len, 1, sizeof(in->s.peek) - in->s.peek_len, in->s.f);
-        if (!n) break;
-        in->s.peek_len += n;
+    if (open_stream(in, path) < 0) {
+        fprintf(stderr, "psnrhvs: %s\n", in->s.err);
+        psnrhvs_input_close(&in);
+        return -1;
     }
-    if (ferror(in->s.f)) {
-        fprintf(stderr, "psnrhvs: cannot read %s: %s\n", in->s.name, strerror(errno));
-        goto error;
-    }
-
-    for (int i = 0; demuxers[i]; i++) {
-        if (demuxers[i]->probe(in->s.peek, in->s.peek_len)) {
-            in->dmx = demuxers[i];
-            break;
-        }
-    }
-    /* A .y4m name without the magic is a broken Y4M, not raw video. */
-    if (in->dmx != &psnrhvs_demuxer_y4m && has_y4m_extension(path)) {
-        fprintf(stderr, "psnrhvs: malformed Y4M %s: missing \"YUV4MPEG2 \" magic\n", in->s.name);
-        goto error;
-    }
-    if (in->dmx->priv_data_size && !(in->priv = calloc(1, in->dmx->priv_data_size))) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
-        goto error;
-    }
-    const int res = in->dmx->open(in->priv, &in->s, &in->fmt);
-    if (res < 0) goto error;
-    in->has_format = res;
     *in_out = in;
     return 0;
+}
 
-error:
-    psnrhvs_input_close(&in);
-    return -1;
+int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const void *const data,
+                           const size_t size, char *const err, const size_t err_size) {
+    Input *in = calloc(1, sizeof(*in));
+    if (!in) {
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    in->s.name = name;
+    /* fmemopen does not write through a "rb" stream; the cast only drops const. */
+    if (!(in->s.f = fmemopen((void *)(uintptr_t)data, size, "rb"))) {
+        snprintf(err, err_size, "cannot open %s: %s", name, strerror(errno));
+        free(in);
+        return -1;
+    }
+    if (open_stream(in, name) < 0) {
+        snprintf(err, err_size, "%s", in->s.err);
+        psnrhvs_input_close(&in);
+        return -1;
+    }
+    *in_out = in;
+    return 0;
 }
 
 int psnrhvs_input_has_format(const Input *const in, InputFormat *const fmt) {
@@ -119,10 +154,17 @@ int psnrhvs_input_set_format(Input *const in, const InputFormat *const fmt) {
         return -1;
     }
     in->fmt = *fmt;
-    free(in->frame.buf);
-    /* 16-bit planes are read into place and used as uint16_t: keep them aligned. */
-    in->frame.buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
-    if (!in->frame.buf) {
+    return 0;
+}
+
+size_t psnrhvs_input_frame_bytes(const Input *const in) {
+    return in->geo.frame_bytes;
+}
+
+int psnrhvs_input_frame_alloc(const Input *const in, InputFrame *const frame) {
+    /* 16-bit planes are read into place and used as uint16_t: malloc aligns them. */
+    frame->buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
+    if (!frame->buf) {
         fprintf(stderr, "psnrhvs: cannot allocate %zu bytes for a frame of %s\n",
                 in->geo.frame_bytes, in->s.name);
         return -1;
@@ -130,15 +172,20 @@ int psnrhvs_input_set_format(Input *const in, const InputFormat *const fmt) {
     size_t off = 0;
     for (int p = 0; p < 3; p++) {
         if (p < in->geo.num_planes) {
-            in->frame.pic.data[p] = in->frame.buf + off;
-            in->frame.pic.stride[p] = (ptrdiff_t)in->geo.stored_w[p] * in->geo.bytes_per_sample;
+            frame->pic.data[p] = frame->buf + off;
+            frame->pic.stride[p] = (ptrdiff_t)in->geo.stored_w[p] * in->geo.bytes_per_sample;
             off += in->geo.plane_bytes[p];
         } else {
-            in->frame.pic.data[p] = NULL;
-            in->frame.pic.stride[p] = 0;
+            frame->pic.data[p] = NULL;
+            frame->pic.stride[p] = 0;
         }
     }
     return 0;
+}
+
+void psnrhvs_input_frame_free(InputFrame *const frame) {
+    free(frame->buf);
+    frame->buf = NULL;
 }
 
 /* File words are little endian; the library wants native uint16_t. */
@@ -153,14 +200,17 @@ static void le16_to_native(uint8_t *const buf, const size_t bytes) {
     }
 }
 
-int psnrhvs_input_read(Input *const in, const InputFrame **const frame) {
+int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
     const int res =
-        in->dmx->read(in->priv, &in->s, in->frame.buf, in->geo.frame_bytes, in->frames_read);
+        in->dmx->read(in->priv, &in->s, frame->buf, in->geo.frame_bytes, in->frames_read);
     if (res <= 0) return res;
-    if (in->geo.bytes_per_sample == 2) le16_to_native(in->frame.buf, in->geo.frame_bytes);
+    if (in->geo.bytes_per_sample == 2) le16_to_native(frame->buf, in->geo.frame_bytes);
     in->frames_read++;
-    *frame = &in->frame;
     return 1;
+}
+
+const char *psnrhvs_input_error(const Input *const in) {
+    return in->s.err;
 }
 
 unsigned psnrhvs_input_frames_read(const Input *const in) {
@@ -173,7 +223,6 @@ void psnrhvs_input_close(Input **const in_p) {
     if (in->dmx && in->dmx->close && in->priv) in->dmx->close(in->priv);
     free(in->priv);
     if (in->s.f && in->s.f != stdin) fclose(in->s.f);
-    free(in->frame.buf);
     free(in);
     *in_p = NULL;
 }

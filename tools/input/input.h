@@ -50,10 +50,20 @@ typedef struct InputStream {
     const char *name; ///< file name for messages ("stdin" for "-")
     uint8_t peek[16];
     size_t peek_len, peek_pos;
+    /* Readers do not print: they leave one message here (without "psnrhvs: ")
+     * and the caller reports it, so a reader thread's error comes out in
+     * frame order on the main thread. */
+    char err[512];
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
 size_t psnrhvs_stream_read(InputStream *s, void *buf, size_t size);
+
+/** Set s->err (printf format). */
+#ifdef __GNUC__
+__attribute__((format(printf, 2, 3)))
+#endif
+void psnrhvs_stream_error(InputStream *s, const char *fmt, ...);
 
 /** One frame's planes, laid out back to back as in the file. */
 typedef struct InputFrame {
@@ -85,21 +95,41 @@ typedef struct Input Input;
  */
 int psnrhvs_input_open(Input **in, const char *path);
 
+/**
+ * Open size bytes at data as if they were a file called name (the fuzzer's
+ * way in). Nothing is printed: on failure the reason is copied to err.
+ * @return 0 or -1.
+ */
+int psnrhvs_input_open_mem(Input **in, const char *name, const void *data, size_t size, char *err,
+                           size_t err_size);
+
 /** @return 1 and fill fmt if the container described the format (Y4M), else 0. */
 int psnrhvs_input_has_format(const Input *in, InputFormat *fmt);
 
 /** The file name given on the command line (or "stdin"). */
 const char *psnrhvs_input_name(const Input *in);
 
-/** Set the format (needed for raw input), allocate the frame buffer. @return 0 or -1. */
+/** Set the format (needed for raw input). @return 0 or -1 (reported on stderr). */
 int psnrhvs_input_set_format(Input *in, const InputFormat *fmt);
 
+/** Bytes of one frame of the format set. */
+size_t psnrhvs_input_frame_bytes(const Input *in);
+
+/** Allocate a frame buffer for the format set. @return 0 or -1 (reported on stderr). */
+int psnrhvs_input_frame_alloc(const Input *in, InputFrame *frame);
+
+void psnrhvs_input_frame_free(InputFrame *frame);
+
 /**
- * Read the next frame into the input's own buffer; samples above 8 bits are
- * converted from little endian to native uint16_t.
- * @return 1 (frame), 0 (end of file), -1 (error, reported).
+ * Read the next frame into frame (from psnrhvs_input_frame_alloc); samples
+ * above 8 bits are converted from little endian to native uint16_t.
+ * @return 1 (frame), 0 (end of file), -1 (error: psnrhvs_input_error() says
+ *         why; nothing is printed).
  */
-int psnrhvs_input_read(Input *in, const InputFrame **frame);
+int psnrhvs_input_read(Input *in, InputFrame *frame);
+
+/** The last error message of a read, without the "psnrhvs: " prefix. */
+const char *psnrhvs_input_error(const Input *in);
 
 /** Frames read so far. */
 unsigned psnrhvs_input_frames_read(const Input *in);

@@ -50,7 +50,7 @@ static int parse_dimension(const char *const str, int *const out) {
 }
 
 /* C tags as FFmpeg writes them: 420jpeg, 420p10, 422p12, 444, mono, mono10 ... */
-static int parse_colorspace(const char *const name, const char *const tag, InputFormat *const fmt) {
+static int parse_colorspace(InputStream *const s, const char *const tag, InputFormat *const fmt) {
     static const struct {
         const char *prefix;
         enum PsnrHvsPixelLayout layout;
@@ -77,17 +77,17 @@ static int parse_colorspace(const char *const name, const char *const tag, Input
         }
         char msg[256];
         if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
-            fprintf(stderr, "psnrhvs: %s (C%s in %s)\n", msg, tag, name);
+            psnrhvs_stream_error(s, "%s (C%s in %s)", msg, tag, s->name);
             return -1;
         }
         fmt->layout = prefixes[i].layout;
         fmt->bitdepth = depth;
         return 0;
     }
-    fprintf(stderr,
-            "psnrhvs: malformed Y4M %s: unsupported C tag 'C%s' (expected 420jpeg, 420mpeg2, "
-            "420paldv, 420, 422, 444, mono or their p10/p12 forms)\n",
-            name, tag);
+    psnrhvs_stream_error(s,
+                         "malformed Y4M %s: unsupported C tag 'C%s' (expected 420jpeg, 420mpeg2, "
+                         "420paldv, 420, 422, 444, mono or their p10/p12 forms)",
+                         s->name, tag);
     return -1;
 }
 
@@ -96,17 +96,17 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
     char line[Y4M_MAX_LINE];
     if (psnrhvs_stream_read(s, magic, Y4M_MAGIC_LEN) != Y4M_MAGIC_LEN ||
         memcmp(magic, Y4M_MAGIC, Y4M_MAGIC_LEN)) {
-        fprintf(stderr, "psnrhvs: malformed Y4M %s: missing \"YUV4MPEG2 \" magic\n", s->name);
+        psnrhvs_stream_error(s, "malformed Y4M %s: missing \"YUV4MPEG2 \" magic", s->name);
         return -1;
     }
     const int len = read_line(s, line, sizeof(line));
     if (len == -3) {
-        fprintf(stderr, "psnrhvs: malformed Y4M %s: header too long (over %d bytes)\n", s->name,
-                Y4M_MAX_LINE);
+        psnrhvs_stream_error(s, "malformed Y4M %s: header too long (over %d bytes)", s->name,
+                             Y4M_MAX_LINE);
         return -1;
     }
     if (len < 0) {
-        fprintf(stderr, "psnrhvs: malformed Y4M %s: header does not end with a newline\n", s->name);
+        psnrhvs_stream_error(s, "malformed Y4M %s: header does not end with a newline", s->name);
         return -1;
     }
 
@@ -124,18 +124,19 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
             res = parse_dimension(val, *tok == 'W' ? &fmt->width : &fmt->height);
             if (res == -2 ||
                 (!res && (*tok == 'W' ? fmt->width : fmt->height) > PSNRHVS_MAX_DIMENSION)) {
-                fprintf(stderr, "psnrhvs: %s in %s exceeds the maximum of %d\n",
-                        *tok == 'W' ? "width" : "height", s->name, PSNRHVS_MAX_DIMENSION);
+                psnrhvs_stream_error(s, "%s in %s exceeds the maximum of %d",
+                                     *tok == 'W' ? "width" : "height", s->name,
+                                     PSNRHVS_MAX_DIMENSION);
                 return -1;
             }
             if (res < 0) {
-                fprintf(stderr, "psnrhvs: malformed Y4M %s: bad %c tag '%s'\n", s->name, *tok, tok);
+                psnrhvs_stream_error(s, "malformed Y4M %s: bad %c tag '%s'", s->name, *tok, tok);
                 return -1;
             }
             *(*tok == 'W' ? &have_w : &have_h) = 1;
             break;
         case 'C':
-            if (parse_colorspace(s->name, val, fmt) < 0) return -1;
+            if (parse_colorspace(s, val, fmt) < 0) return -1;
             break;
         default:
             /* F (rate), I (interlacing), A (aspect) and X (extensions such as
@@ -144,8 +145,8 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
         }
     }
     if (!have_w || !have_h) {
-        fprintf(stderr, "psnrhvs: malformed Y4M %s: missing %s tag in the header\n", s->name,
-                !have_w ? "W (width)" : "H (height)");
+        psnrhvs_stream_error(s, "malformed Y4M %s: missing %s tag in the header", s->name,
+                             !have_w ? "W (width)" : "H (height)");
         return -1;
     }
     return 1;
@@ -157,30 +158,30 @@ static int y4m_read(void *const priv, InputStream *const s, uint8_t *const buf,
     const int len = read_line(s, line, sizeof(line));
     if (len == -1) {
         if (ferror(s->f)) {
-            fprintf(stderr, "psnrhvs: cannot read %s: %s\n", s->name, strerror(errno));
+            psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
             return -1;
         }
         return 0;
     }
     if (len == -2) {
-        fprintf(stderr, "psnrhvs: truncated frame %u in %s: incomplete FRAME header\n", frame_idx,
-                s->name);
+        psnrhvs_stream_error(s, "truncated frame %u in %s: incomplete FRAME header", frame_idx,
+                             s->name);
         return -1;
     }
     /* "FRAME", optionally followed by parameters, which do not change the samples. */
     if (len < 0 || strncmp(line, "FRAME", 5) || (line[5] != '\0' && line[5] != ' ')) {
-        fprintf(stderr, "psnrhvs: malformed Y4M %s: bad FRAME header at frame %u\n", s->name,
-                frame_idx);
+        psnrhvs_stream_error(s, "malformed Y4M %s: bad FRAME header at frame %u", s->name,
+                             frame_idx);
         return -1;
     }
     const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
     if (got == frame_bytes) return 1;
     if (ferror(s->f)) {
-        fprintf(stderr, "psnrhvs: cannot read %s: %s\n", s->name, strerror(errno));
+        psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
         return -1;
     }
-    fprintf(stderr, "psnrhvs: truncated frame %u in %s: expected %zu bytes, got %zu\n", frame_idx,
-            s->name, frame_bytes, got);
+    psnrhvs_stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx,
+                         s->name, frame_bytes, got);
     return -1;
 }
 

@@ -20,13 +20,13 @@ static int yuv_read(void *const priv, InputStream *const s, uint8_t *const buf,
     const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
     if (got == frame_bytes) return 1;
     if (ferror(s->f)) {
-        fprintf(stderr, "psnrhvs: cannot read %s: %s\n", s->name, strerror(errno));
+        psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
         return -1;
     }
     if (!got) return 0;
     /* A file size that is not a multiple of the frame size ends here. */
-    fprintf(stderr, "psnrhvs: truncated frame %u in %s: expected %zu bytes, got %zu\n", frame_idx,
-            s->name, frame_bytes, got);
+    psnrhvs_stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx,
+                         s->name, frame_bytes, got);
     return -1;
 }
 

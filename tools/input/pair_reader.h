@@ -1,0 +1,43 @@
+/*
+ * psnrhvs: reading reference and distorted frames in pairs, in frame order.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_TOOLS_INPUT_PAIR_READER_H
+#define PSNRHVS_TOOLS_INPUT_PAIR_READER_H
+
+#include "input/input.h"
+
+typedef struct PairReaderSettings {
+    unsigned skip_ref, skip_dist; ///< frames dropped from the start of each side
+    unsigned frame_cnt;           ///< pairs to read at most, 0: all
+    int quiet;                    ///< no warning when one side ends first
+} PairReaderSettings;
+
+/** One pair; the pictures stay valid until psnrhvs_pair_reader_release(). */
+typedef struct FramePair {
+    const PsnrHvsPicture *ref, *dist;
+    unsigned idx; ///< frame number after skipping
+} FramePair;
+
+typedef struct PairReader PairReader;
+
+/** Both inputs must have their format set. @return 0 or -1 (reported on stderr). */
+int psnrhvs_pair_reader_open(PairReader **pr, Input *ref, Input *dist, const PairReaderSettings *s);
+
+/**
+ * The next pair. Release the previous one first.
+ * @return 1 (a pair), 0 (end; the warning for one side ending first is
+ *         printed), -1 (a read error: psnrhvs_pair_reader_error() says which,
+ *         not printed yet, so the caller can first finish the frames before it).
+ */
+int psnrhvs_pair_reader_next(PairReader *pr, FramePair *pair);
+
+/** Done with the pair from psnrhvs_pair_reader_next(). */
+void psnrhvs_pair_reader_release(PairReader *pr);
+
+/** The read error of a -1 from psnrhvs_pair_reader_next(), without "psnrhvs: ". */
+const char *psnrhvs_pair_reader_error(const PairReader *pr);
+
+void psnrhvs_pair_reader_close(PairReader **pr);
+
+#endif /* PSNRHVS_TOOLS_INPUT_PAIR_READER_H */
