@@ -121,7 +121,9 @@ PSH_INLINE PshSumMap psh_sum_map_compose(const PshSumMap a, const PshSumMap b)
         if (x >= PSH_SUM_CROSS) {
             m.d[p] = PSH_SUM_CROSS;
         } else {
-            const psh_i64 y = x + b.d[(p + (int)(x & 1)) & 1];
+            /* A select, not b.d[index]: a run-time index would put the map in
+             * a GPU's local memory. */
+            const psh_i64 y = x + (((p + (int)(x & 1)) & 1) ? b.d[1] : b.d[0]);
             m.d[p] = y >= PSH_SUM_CROSS ? PSH_SUM_CROSS : y;
         }
     }
@@ -148,7 +150,7 @@ PSH_INLINE int psh_sum_map_apply(const PshSumMap m, const int e, float *const r)
     /* n = r / 2^(e-23): the significand with its hidden bit (for e = -126
      * that is the raw field whether r is subnormal or not) */
     n = (psh_i64)((bits & 0x7fffffu) | (be ? 0x800000u : 0u));
-    n += m.d[n & 1];
+    n += (n & 1) ? m.d[1] : m.d[0]; /* a select: see psh_sum_map_compose */
     if (n >= PSH_SUM_CROSS) return 0;
     /* bits = ((e + 126) << 23) + n works for normal and subnormal alike */
     *r = psh_u32_as_float(((psh_u32)(e + 126) << 23) + (psh_u32)n);
@@ -231,7 +233,7 @@ PSH_SUM_DEFINE_CHAIN(psh_sum_chain, )
 PSH_SUM_DEFINE_REDUCE(psh_sum_reduce, )
 PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk, psh_sum_chain, )
 /* OpenCL C 1.2 has no generic address space: global-memory variants. */
-#if defined(__OPENCL_VERSION__) /* the test portable.h uses */
+#if PSH_OPENCL
 PSH_SUM_DEFINE_CHAIN(psh_sum_chain_global, PSH_GLOBAL)
 PSH_SUM_DEFINE_REDUCE(psh_sum_reduce_global, PSH_GLOBAL)
 PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk_global, psh_sum_chain_global, PSH_GLOBAL)

@@ -11,6 +11,7 @@
 /* OpenCL C: built with -cl-fp32-correctly-rounded-divide-sqrt where the device
  * supports it, otherwise with PSH_EXACT_HELPERS (integer division and root). */
 #pragma OPENCL FP_CONTRACT OFF
+#define PSH_OPENCL 1
 typedef int psh_i32;
 typedef uint psh_u32;
 typedef long psh_i64;
@@ -75,6 +76,10 @@ static inline float psh_u32_as_float(psh_u32 u) {
 #else
 #define PSH_UNROLL
 #endif
+#endif
+
+#ifndef PSH_OPENCL
+#define PSH_OPENCL 0
 #endif
 
 /* Devices without a guaranteed correctly rounded f32 division or square root
