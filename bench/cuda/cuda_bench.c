@@ -1,0 +1,358 @@
+/*
+ * CUDA backend benchmark (run by bench/gpu_cuda.sh). For one geometry:
+ *   resident  kernel time per frame with the frames already on the device
+ *             (CUDA events; one stream, and 4 streams in flight), per stage
+ *   pinned    throughput with uploads from pinned host memory, against the
+ *             host-to-device bandwidth measured in the same run
+ *   library   end-to-end fps through psnrhvs_send/receive from ordinary host
+ *             memory, CUDA vs the CPU backend (threads as given)
+ * Every result line starts with "RESULT". Frames are generated (8 distinct
+ * pairs, so that repeated runs do not just hit the L2 cache).
+ * usage: cuda_bench <w> <h> <bitdepth> [cpu threads] [cpu frames] [gpu frames]
+ *        cuda_bench gen <w> <h> <bitdepth> <frames> <ref.yuv> <dist.yuv>
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "core/block.h"
+#include "cuda/kernels.h"
+#include "psnrhvs.h"
+
+#define NFRAMES  8
+#define NSTREAMS 4
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static uint32_t rng(uint32_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+/* One 4:2:0 frame pair in file layout: textured reference, distorted copy
+ * with sparse noise (same generator as tests/cuda/cuda_parity.c). */
+static void gen_frame(unsigned char *ref, unsigned char *dist, int w, int h, int bitdepth, int f,
+                      uint32_t seed) {
+    const int bps = bitdepth > 8 ? 2 : 1, max = (1 << bitdepth) - 1;
+    const int pw[3] = {w, (w + 1) / 2, (w + 1) / 2}, ph[3] = {h, (h + 1) / 2, (h + 1) / 2};
+    uint32_t x = seed * 2654435761u + 1;
+    size_t at = 0;
+    for (int p = 0; p < 3; p++) {
+        for (int y = 0; y < ph[p]; y++) {
+            for (int i = 0; i < pw[p]; i++, at += bps) {
+                int v;
+                const int region = ((i / 97) + (y / 61) + f) % 4;
+                if (region == 0)
+                    v = (i * 3 + y * 2 + f * 5) % (max + 1);
+                else if (region == 1)
+                    v = ((i ^ y) * 7 + f) & max;
+                else if (region == 2)
+                    v = (int)(rng(&x) & (uint32_t)max);
+                else
+                    v = ((i / 16 + y / 16) & 1) ? max / 4 : max - max / 4;
+                int d = v;
+                const uint32_t r = rng(&x);
+                if ((r & 7) == 0) d += (int)((r >> 8) % 9) - 4;
+                if ((r & 0x3ff) == 1) d = max - d;
+                d = d < 0 ? 0 : d > max ? max : d;
+                if (bps == 1) {
+                    ref[at] = (unsigned char)v;
+                    dist[at] = (unsigned char)d;
+                } else {
+                    const uint16_t rv = (uint16_t)v, dv = (uint16_t)d;
+                    memcpy(ref + at, &rv, 2);
+                    memcpy(dist + at, &dv, 2);
+                }
+            }
+        }
+    }
+}
+
+static size_t file_frame_bytes(int w, int h, int bitdepth) {
+    return ((size_t)w * h + 2 * (size_t)((w + 1) / 2) * ((h + 1) / 2)) * (bitdepth > 8 ? 2 : 1);
+}
+
+static PsnrHvsPicture picture(const unsigned char *base, int w, int h, int bitdepth) {
+    const int bps = bitdepth > 8 ? 2 : 1, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    PsnrHvsPicture p;
+    p.data[0] = base;
+    p.data[1] = base + (size_t)w * h * bps;
+    p.data[2] = base + ((size_t)w * h + (size_t)cw * ch) * bps;
+    p.stride[0] = (ptrdiff_t)w * bps;
+    p.stride[1] = p.stride[2] = (ptrdiff_t)cw * bps;
+    return p;
+}
+
+/* Packed device layout of kernels.h from a file-layout frame. */
+static void pack(const PsnrHvsCudaJob *job, const PsnrHvsPicture *pic, unsigned char *dst,
+                 int dist) {
+    for (int p = 0; p < job->num_planes; p++) {
+        const PsnrHvsCudaPlane *pl = &job->plane[p];
+        unsigned char *out = dst + (dist ? pl->dist_off : pl->ref_off);
+        const unsigned char *in = pic->data[p];
+        for (int y = 0; y < pl->h; y++, out += pl->pitch, in += pic->stride[p])
+            memcpy(out, in, (size_t)pl->pitch);
+    }
+}
+
+static int gen_files(int argc, char **argv) {
+    if (argc < 8) return 2;
+    const int w = atoi(argv[2]), h = atoi(argv[3]), bd = atoi(argv[4]), n = atoi(argv[5]);
+    const size_t fb = file_frame_bytes(w, h, bd);
+    unsigned char *r = malloc(fb), *d = malloc(fb);
+    FILE *fr = fopen(argv[6], "wb"), *fd = fopen(argv[7], "wb");
+    if (!r || !d || !fr || !fd) return 1;
+    for (int f = 0; f < n; f++) {
+        gen_frame(r, d, w, h, bd, f % NFRAMES, (uint32_t)(f % NFRAMES) + 11);
+        if (fwrite(r, 1, fb, fr) != fb || fwrite(d, 1, fb, fd) != fb) return 1;
+    }
+    fclose(fr);
+    fclose(fd);
+    free(r);
+    free(d);
+    return 0;
+}
+
+static double lib_fps(enum PsnrHvsBackend backend, int threads, int w, int h, int bd,
+                      unsigned char *const ref[NFRAMES], unsigned char *const dist[NFRAMES],
+                      int frames, PsnrHvsScore *scores, char *isa, size_t isa_size) {
+    PsnrHvsSettings s;
+    psnrhvs_default_settings(&s);
+    s.width = w, s.height = h, s.bitdepth = bd, s.backend = backend, s.threads = threads;
+    PsnrHvsContext *c;
+    if (psnrhvs_open(&c, &s)) return -1;
+    const char *in = psnrhvs_isa_name(c);
+    snprintf(isa, isa_size, "%s", in ? in : "-");
+    /* One untimed frame: first-use costs stay out of the number. */
+    PsnrHvsPicture r = picture(ref[0], w, h, bd), d = picture(dist[0], w, h, bd);
+    PsnrHvsScore sc;
+    if (psnrhvs_score(c, &r, &d, &sc)) return -1;
+    const double t0 = now();
+    int sent = 0, got = 0;
+    while (got < frames) {
+        while (sent < frames) {
+            r = picture(ref[sent % NFRAMES], w, h, bd);
+            d = picture(dist[sent % NFRAMES], w, h, bd);
+            const int err = psnrhvs_send(c, &r, &d, (uint64_t)sent);
+            if (err == PSNRHVS_ERR(EAGAIN)) break;
+            if (err) return -1;
+            sent++;
+        }
+        if (psnrhvs_receive(c, &sc)) return -1;
+        if (got < NFRAMES) scores[got] = sc;
+        got++;
+    }
+    const double t = now() - t0;
+    psnrhvs_close(&c);
+    return frames / t;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "gen")) return gen_files(argc, argv);
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s <w> <h> <bitdepth> [cpu threads] [cpu frames] [gpu frames]\n",
+                argv[0]);
+        return 2;
+    }
+    const int w = atoi(argv[1]), h = atoi(argv[2]), bd = atoi(argv[3]);
+    const int cpu_threads = argc > 4 ? atoi(argv[4]) : 16;
+    const int cpu_frames = argc > 5 ? atoi(argv[5]) : 16;
+    const int gpu_frames = argc > 6 ? atoi(argv[6]) : 400;
+    char tag[64];
+    snprintf(tag, sizeof(tag), "%dx%d %d-bit 4:2:0", w, h, bd);
+
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    CK(cudaSetDevice(0));
+    printf("device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor,
+           prop.multiProcessorCount);
+
+    /* Frames in file layout (ordinary memory) and packed (pinned). */
+    const size_t fb = file_frame_bytes(w, h, bd);
+    unsigned char *ref[NFRAMES], *dist[NFRAMES];
+    for (int f = 0; f < NFRAMES; f++) {
+        ref[f] = malloc(fb);
+        dist[f] = malloc(fb);
+        if (!ref[f] || !dist[f]) return 1;
+        gen_frame(ref[f], dist[f], w, h, bd, f, (uint32_t)f + 11);
+    }
+    PsnrHvsCudaJob plan;
+    const int pw[3] = {w, w >> 1, w >> 1}, ph[3] = {h, h >> 1, h >> 1};
+    psnrhvs_cuda_plan(&plan, 3, pw, ph, bd, PSH_MASK_PRODUCT_FLOAT);
+    const size_t frame_bytes = plan.frame_bytes;
+    unsigned char *pinned[NFRAMES], *dev_frame[NFRAMES];
+    for (int f = 0; f < NFRAMES; f++) {
+        CK(cudaMallocHost((void **)&pinned[f], frame_bytes));
+        const PsnrHvsPicture r = picture(ref[f], w, h, bd), d = picture(dist[f], w, h, bd);
+        pack(&plan, &r, pinned[f], 0);
+        pack(&plan, &d, pinned[f], 1);
+        CK(cudaMalloc((void **)&dev_frame[f], frame_bytes));
+        CK(cudaMemcpy(dev_frame[f], pinned[f], frame_bytes, cudaMemcpyHostToDevice));
+    }
+    void *ws[NSTREAMS];
+    unsigned char *slot_frame[NSTREAMS];
+    cudaStream_t st[NSTREAMS];
+    cudaEvent_t ev_end[NSTREAMS];
+    float *sums;
+    CK(cudaMallocHost((void **)&sums, sizeof(float) * 3 * NSTREAMS));
+    for (int i = 0; i < NSTREAMS; i++) {
+        CK(cudaMalloc(&ws[i], plan.workspace_bytes));
+        CK(cudaMalloc((void **)&slot_frame[i], frame_bytes));
+        CK(cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking));
+        CK(cudaEventCreate(&ev_end[i]));
+    }
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    printf("workspace %.1f MB per frame in flight, packed frame pair %.2f MB, %lld blocks\n",
+           plan.workspace_bytes / 1e6, frame_bytes / 1e6, plan.blocks);
+
+    /* (a) resident: one stream, then NSTREAMS streams. */
+    PsnrHvsCudaJob job[NSTREAMS][NFRAMES];
+    for (int i = 0; i < NSTREAMS; i++)
+        for (int f = 0; f < NFRAMES; f++) {
+            job[i][f] = plan;
+            psnrhvs_cuda_bind(&job[i][f], ws[i], dev_frame[f]);
+        }
+    const int iters = gpu_frames;
+    float ref_sums[NFRAMES][3];
+    for (int f = 0; f < NFRAMES; f++) { /* warm-up and reference sums */
+        CK((cudaError_t)psnrhvs_cuda_enqueue(&job[0][f], st[0]));
+        CK(cudaMemcpyAsync(ref_sums[f], job[0][f].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
+                           st[0]));
+        CK(cudaStreamSynchronize(st[0]));
+    }
+    CK(cudaEventRecord(e0, st[0]));
+    for (int i = 0; i < iters; i++)
+        CK((cudaError_t)psnrhvs_cuda_enqueue(&job[0][i % NFRAMES], st[0]));
+    CK(cudaEventRecord(e1, st[0]));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double one_stream = ms / iters;
+    printf("RESULT %s resident 1-stream: %.4f ms/frame\n", tag, one_stream);
+
+    double stage_ms[PSNRHVS_CUDA_STAGES];
+    for (int s = 0; s < PSNRHVS_CUDA_STAGES; s++) {
+        const int n = iters / 4 > 8 ? iters / 4 : 8;
+        CK(cudaEventRecord(e0, st[0]));
+        for (int i = 0; i < n; i++)
+            CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], s, s));
+        CK(cudaEventRecord(e1, st[0]));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        stage_ms[s] = ms / n;
+    }
+    printf("RESULT %s stages ms: terms %.4f supers %.4f maps %.4f walk %.4f\n", tag, stage_ms[0],
+           stage_ms[1], stage_ms[2], stage_ms[3]);
+
+    CK(cudaDeviceSynchronize());
+    CK(cudaEventRecord(e0, st[0]));
+    for (int i = 1; i < NSTREAMS; i++) CK(cudaStreamWaitEvent(st[i], e0, 0));
+    for (int i = 0; i < iters; i++) {
+        const int k = i % NSTREAMS;
+        CK((cudaError_t)psnrhvs_cuda_enqueue(&job[k][i % NFRAMES], st[k]));
+        CK(cudaMemcpyAsync(sums + 3 * k, job[k][i % NFRAMES].sum, sizeof(float) * 3,
+                           cudaMemcpyDeviceToHost, st[k]));
+    }
+    for (int i = 1; i < NSTREAMS; i++) {
+        CK(cudaEventRecord(ev_end[i], st[i]));
+        CK(cudaStreamWaitEvent(st[0], ev_end[i], 0));
+    }
+    CK(cudaEventRecord(e1, st[0]));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double resident = ms / iters;
+    printf("RESULT %s resident %d-streams: %.4f ms/frame (%.0f fps)\n", tag, NSTREAMS, resident,
+           1000.0 / resident);
+    /* The last NSTREAMS frames' sums must match the warm-up's (determinism). */
+    int stable = 1;
+    for (int k = 0; k < NSTREAMS && k < iters; k++) {
+        const int i = iters - NSTREAMS + k, f = i % NFRAMES, slot = i % NSTREAMS;
+        if (i >= 0 && memcmp(sums + 3 * slot, ref_sums[f], sizeof(float) * 3)) stable = 0;
+    }
+    printf("RESULT %s sums stable across streams: %s\n", tag, stable ? "yes" : "NO");
+
+    /* (b) pinned uploads: bandwidth alone, then upload + compute in flight. */
+    CK(cudaDeviceSynchronize());
+    CK(cudaEventRecord(e0, st[0]));
+    for (int i = 0; i < iters; i++)
+        CK(cudaMemcpyAsync(slot_frame[i % NSTREAMS], pinned[i % NFRAMES], frame_bytes,
+                           cudaMemcpyHostToDevice, st[0]));
+    CK(cudaEventRecord(e1, st[0]));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double h2d_gbs = (double)frame_bytes * iters / (ms * 1e-3) / 1e9;
+    const double h2d_fps = iters / (ms * 1e-3);
+    PsnrHvsCudaJob sjob[NSTREAMS];
+    for (int i = 0; i < NSTREAMS; i++) {
+        sjob[i] = plan;
+        psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i]);
+    }
+    CK(cudaDeviceSynchronize());
+    CK(cudaEventRecord(e0, st[0]));
+    for (int i = 1; i < NSTREAMS; i++) CK(cudaStreamWaitEvent(st[i], e0, 0));
+    for (int i = 0; i < iters; i++) {
+        const int k = i % NSTREAMS;
+        CK(cudaMemcpyAsync(slot_frame[k], pinned[i % NFRAMES], frame_bytes, cudaMemcpyHostToDevice,
+                           st[k]));
+        CK((cudaError_t)psnrhvs_cuda_enqueue(&sjob[k], st[k]));
+        CK(cudaMemcpyAsync(sums + 3 * k, sjob[k].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
+                           st[k]));
+    }
+    for (int i = 1; i < NSTREAMS; i++) {
+        CK(cudaEventRecord(ev_end[i], st[i]));
+        CK(cudaStreamWaitEvent(st[0], ev_end[i], 0));
+    }
+    CK(cudaEventRecord(e1, st[0]));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double pinned_fps = iters / (ms * 1e-3);
+    printf("RESULT %s h2d bandwidth: %.2f GB/s (%.0f frame pairs/s, %.2f MB each)\n", tag, h2d_gbs,
+           h2d_fps, frame_bytes / 1e6);
+    printf("RESULT %s pinned upload+score: %.0f fps = %.1f%% of the h2d limit\n", tag, pinned_fps,
+           100.0 * pinned_fps / h2d_fps);
+
+    /* (c) the library, from ordinary memory: CUDA vs CPU. */
+    PsnrHvsScore gs[NFRAMES], cs[NFRAMES];
+    char gisa[32], cisa[32];
+    const int lib_frames = iters / 2 > NFRAMES ? iters / 2 : NFRAMES;
+    const double gfps =
+        lib_fps(PSNRHVS_BACKEND_CUDA, 0, w, h, bd, ref, dist, lib_frames, gs, gisa, sizeof(gisa));
+    const int cf = cpu_frames < NFRAMES ? NFRAMES : cpu_frames;
+    const double cfps =
+        lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, w, h, bd, ref, dist, cf, cs, cisa, sizeof(cisa));
+    int same = gfps > 0 && cfps > 0;
+    for (int f = 0; f < NFRAMES && same; f++)
+        if (memcmp(gs[f].raw, cs[f].raw, sizeof(gs[f].raw))) same = 0;
+    printf("RESULT %s library cuda: %.1f fps (%d frames)\n", tag, gfps, lib_frames);
+    printf("RESULT %s library cpu (%s, %d threads): %.1f fps (%d frames)\n", tag, cisa, cpu_threads,
+           cfps, cf);
+    printf("RESULT %s library cuda/cpu: %.1fx, raw scores identical on %d frames: %s\n", tag,
+           gfps / cfps, NFRAMES, same ? "yes" : "NO");
+    printf("SUMMARY | %s | %.4f | %.4f | %.2f | %.0f | %.1f%% | %.1f | %.1f | %.1fx |\n", tag,
+           one_stream, resident, h2d_gbs, pinned_fps, 100.0 * pinned_fps / h2d_fps, gfps, cfps,
+           gfps / cfps);
+    return stable && same ? 0 : 1;
+}

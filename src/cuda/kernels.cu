@@ -1,0 +1,317 @@
+/*
+ * The CUDA kernels: the per-block code of src/core/block.h and the exact-sum
+ * engine of src/core/exact_sum.h, driven over a whole frame on the device.
+ * Only the f32 chain's value of each plane leaves the device.
+ *
+ *   terms:  one thread per 8x8 block: its 64 terms and their approximate sum
+ *   supers: one thread block per super-chunk (1024 blocks): approximate sum
+ *   maps:   one thread block per super-chunk: approximate prefix of every
+ *           block, its binade guess (and the neighbour when ambiguous), the
+ *           block's maps, then chunk (32 blocks) and super-chunk maps composed
+ *           from them for the binades guessed at their own starts
+ *   walk:   one warp per plane walks super-chunks in order, applying maps,
+ *           descending to chunks, blocks and finally single terms only where
+ *           a map was computed for another binade or leaves its binade
+ *
+ * The approximate sums only steer which binade a map is computed for; the
+ * walk checks every map against the chain's actual value, so they cost time
+ * when poor, never bits (shared/spec/exact-parallel-sum.md).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <cuda_runtime.h>
+
+#include "../core/block.h"
+#include "../core/exact_sum.h"
+#include "kernels.h"
+
+#define WARP 32
+
+/* Terms are stored chunk-major: term k of block g at
+ * ((g / 32) * 64 + k) * 32 + g % 32, so that a warp (32 consecutive blocks)
+ * writes and reads each k as one coalesced line. */
+static __device__ __forceinline__ long long term_index(const long long g, const int k) {
+    return ((g >> 5) * 64 + k) * WARP + (g & (WARP - 1));
+}
+
+/* Blocks of one plane start at multiples of PSNRHVS_CUDA_SUPER, so a warp and
+ * a super-chunk never straddle two planes. */
+static __device__ __forceinline__ int plane_of(const PsnrHvsCudaJob &job, const long long g) {
+    int p = 0;
+    if (job.num_planes > 1 && g >= job.plane[1].block_off) p = 1;
+    if (job.num_planes > 2 && g >= job.plane[2].block_off) p = 2;
+    return p;
+}
+
+template <typename Pixel>
+static __device__ __forceinline__ void load_block(psh_i32 x[64], const unsigned char *base,
+                                                  const long long pitch) {
+    PSH_UNROLL
+    for (int i = 0; i < 8; i++) {
+        const Pixel *row = (const Pixel *)(base + i * pitch);
+        PSH_UNROLL
+        for (int j = 0; j < 8; j++) x[i * 8 + j] = (psh_i32)__ldg(row + j);
+    }
+}
+
+template <typename Pixel>
+__global__ void __launch_bounds__(128) psh_cuda_terms(const __grid_constant__ PsnrHvsCudaJob job) {
+    const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= job.blocks) return;
+    const int p = plane_of(job, g);
+    const PsnrHvsCudaPlane &pl = job.plane[p];
+    const long long b = g - pl.block_off;
+    if (b >= pl.nb) {
+        job.block_sum[g] = 0.0f;
+        return;
+    }
+    const int by = (int)(b / pl.bw), bx = (int)(b - (long long)by * pl.bw);
+    const long long at =
+        (long long)by * 7 * pl.pitch + (long long)bx * 7 * (long long)sizeof(Pixel);
+    psh_i32 s[64], d[64];
+    load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
+    load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    float t[64];
+    psh_block_terms(s, d, p, job.mask_product, t);
+    PSH_UNROLL
+    for (int k = 0; k < 64; k++) job.terms[term_index(g, k)] = t[k];
+    job.block_sum[g] = psh_sum_chain(0.0f, t, 64);
+}
+
+/* Sum over the thread block (blockDim.x == 1024) in a fixed order. */
+static __device__ __forceinline__ double block_total(double v, double *scratch) {
+    const int lane = threadIdx.x & (WARP - 1), warp = threadIdx.x / WARP;
+    for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    v = scratch[lane];
+    for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return __shfl_sync(0xffffffffu, v, 0);
+}
+
+__global__ void __launch_bounds__(1024)
+    psh_cuda_supers(const __grid_constant__ PsnrHvsCudaJob job) {
+    __shared__ double scratch[WARP];
+    const long long g = (long long)blockIdx.x * PSNRHVS_CUDA_SUPER + threadIdx.x;
+    const double total = block_total(job.block_sum[g], scratch);
+    if (threadIdx.x == 0) job.super_sum[blockIdx.x] = total;
+}
+
+/* The block's map for binade e, if it has one: its own guess or neighbour. */
+static __device__ __forceinline__ PshSumMap pick(const PshSumChunkMaps &m, const int e) {
+    if (m.e[0] == e) return m.m[0];
+    if (m.e[1] == e) return m.m[1];
+    return psh_sum_map_saturated();
+}
+
+/* Compose the maps of the warp's lanes in lane order; lane 0 gets the whole. */
+static __device__ __forceinline__ PshSumMap warp_compose(PshSumMap m) {
+    for (int o = 1; o < WARP; o <<= 1) {
+        PshSumMap next;
+        next.d[0] = __shfl_down_sync(0xffffffffu, m.d[0], o);
+        next.d[1] = __shfl_down_sync(0xffffffffu, m.d[1], o);
+        /* Lane i (a multiple of 2o) holds [i, i+o), lane i+o holds [i+o, i+2o). */
+        m = psh_sum_map_compose(m, next);
+    }
+    return m;
+}
+
+/* Marks padding blocks: their maps are the identity for any binade. */
+#define ANY_BINADE 0x7fffffff
+
+__global__ void __launch_bounds__(1024, 1)
+    psh_cuda_maps(const __grid_constant__ PsnrHvsCudaJob job) {
+    __shared__ double scratch[WARP];
+    __shared__ double warp_prefix[WARP];
+    __shared__ PshSumMap super_part[2][WARP];
+    const int lane = threadIdx.x & (WARP - 1), warp = threadIdx.x / WARP;
+    const long long g = (long long)blockIdx.x * PSNRHVS_CUDA_SUPER + threadIdx.x;
+    const int p = plane_of(job, g);
+    const PsnrHvsCudaPlane &pl = job.plane[p];
+    const long long b = g - pl.block_off;
+
+    /* Approximate prefix at this block's start: earlier super-chunks of the
+     * plane, then the blocks before it in this one. */
+    double before = 0.0;
+    for (long long i = pl.block_off / PSNRHVS_CUDA_SUPER + threadIdx.x; i < blockIdx.x; i += 1024)
+        before += job.super_sum[i];
+    before = block_total(before, scratch);
+    const double own = job.block_sum[g];
+    double incl = own;
+    for (int o = 1; o < WARP; o <<= 1) {
+        const double v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+    }
+    if (lane == WARP - 1) warp_prefix[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        double w = warp_prefix[lane];
+        for (int o = 1; o < WARP; o <<= 1) {
+            const double v = __shfl_up_sync(0xffffffffu, w, o);
+            if (lane >= o) w += v;
+        }
+        warp_prefix[lane] = w - warp_prefix[lane];
+    }
+    __syncthreads();
+    const float approx = (float)(before + warp_prefix[warp] + (incl - own));
+
+    /* This block's maps for its likely binades. */
+    PshSumChunkMaps bm;
+    bm.e[0] = psh_sum_binade_guess(approx);
+    bm.e[1] = psh_sum_binade_alt(approx);
+    bm.pad[0] = bm.pad[1] = 0;
+    if (b < pl.nb) {
+        PshSumMap m0 = psh_sum_map_identity(), m1 = psh_sum_map_saturated();
+        if (bm.e[1] == PSH_SUM_NO_BINADE) {
+            PSH_UNROLL
+            for (int k = 0; k < 64; k++)
+                m0 = psh_sum_map_push(m0, job.terms[term_index(g, k)], bm.e[0]);
+        } else {
+            m1 = psh_sum_map_identity();
+            PSH_UNROLL
+            for (int k = 0; k < 64; k++) {
+                const float t = job.terms[term_index(g, k)];
+                m0 = psh_sum_map_push(m0, t, bm.e[0]);
+                m1 = psh_sum_map_push(m1, t, bm.e[1]);
+            }
+        }
+        bm.m[0] = m0;
+        bm.m[1] = m1;
+    } else {
+        bm.m[0] = bm.m[1] = psh_sum_map_identity();
+    }
+    job.block_maps[g] = bm;
+    if (b >= pl.nb) bm.e[0] = bm.e[1] = ANY_BINADE;
+
+    /* Chunk maps for the binades guessed at the chunk's start (lane 0), and
+     * this warp's part of the super-chunk's (thread 0). */
+    const int ec[2] = {
+        __shfl_sync(0xffffffffu,
+                    bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : psh_sum_binade_guess(approx), 0),
+        __shfl_sync(0xffffffffu,
+                    bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : psh_sum_binade_alt(approx), 0)};
+    __shared__ int es[2];
+    if (threadIdx.x == 0) {
+        es[0] = ec[0];
+        es[1] = ec[1];
+    }
+    __syncthreads();
+    PshSumChunkMaps cm;
+    cm.pad[0] = cm.pad[1] = 0;
+    PSH_UNROLL
+    for (int i = 0; i < 2; i++) {
+        cm.e[i] = ec[i];
+        cm.m[i] = psh_sum_map_saturated();
+        if (ec[i] != PSH_SUM_NO_BINADE) {
+            const PshSumMap m =
+                warp_compose(bm.e[0] == ANY_BINADE ? psh_sum_map_identity() : pick(bm, ec[i]));
+            cm.m[i] = m;
+        }
+        const int e = es[i];
+        if (e != PSH_SUM_NO_BINADE) {
+            const PshSumMap m =
+                warp_compose(bm.e[0] == ANY_BINADE ? psh_sum_map_identity() : pick(bm, e));
+            if (lane == 0) super_part[i][warp] = m;
+        }
+    }
+    if (lane == 0) job.chunk_maps[g / PSNRHVS_CUDA_CHUNK] = cm;
+    __syncthreads();
+    if (warp == 0) {
+        PshSumChunkMaps sm;
+        sm.pad[0] = sm.pad[1] = 0;
+        PSH_UNROLL
+        for (int i = 0; i < 2; i++) {
+            sm.e[i] = es[i];
+            sm.m[i] = psh_sum_map_saturated();
+            if (es[i] != PSH_SUM_NO_BINADE) sm.m[i] = warp_compose(super_part[i][lane]);
+        }
+        if (lane == 0) job.super_maps[blockIdx.x] = sm;
+    }
+}
+
+/* r after the maps of m, if one of them is for r's binade and keeps r in it. */
+static __device__ __forceinline__ int apply_maps(const PshSumChunkMaps &m, float *r) {
+    const int e = psh_sum_binade(*r);
+    if (m.e[0] == e && psh_sum_map_apply(m.m[0], e, r)) return 1;
+    if (m.e[1] == e && psh_sum_map_apply(m.m[1], e, r)) return 1;
+    return 0;
+}
+
+/* One warp per plane; every lane carries the same r, so control flow stays
+ * uniform and the lanes share the loads of the next level's maps. */
+__global__ void __launch_bounds__(WARP) psh_cuda_walk(const __grid_constant__ PsnrHvsCudaJob job) {
+    __shared__ PshSumChunkMaps level[3][WARP];
+    __shared__ float t[64];
+    const int lane = threadIdx.x;
+    const PsnrHvsCudaPlane &pl = job.plane[blockIdx.x];
+    const long long first = pl.block_off / PSNRHVS_CUDA_SUPER;
+    const long long supers = (pl.nb + PSNRHVS_CUDA_SUPER - 1) / PSNRHVS_CUDA_SUPER;
+    float r = 0.0f;
+    for (long long s0 = 0; s0 < supers; s0 += WARP) {
+        __syncwarp();
+        if (s0 + lane < supers) level[0][lane] = job.super_maps[first + s0 + lane];
+        __syncwarp();
+        for (int i = 0; i < WARP && s0 + i < supers; i++) {
+            if (apply_maps(level[0][i], &r)) continue;
+            const long long s = first + s0 + i;
+            __syncwarp();
+            level[1][lane] = job.chunk_maps[s * WARP + lane];
+            __syncwarp();
+            for (int c = 0; c < WARP; c++) {
+                const long long g0 = s * PSNRHVS_CUDA_SUPER + c * PSNRHVS_CUDA_CHUNK;
+                if (g0 - pl.block_off >= pl.nb) break;
+                if (apply_maps(level[1][c], &r)) continue;
+                __syncwarp();
+                level[2][lane] = job.block_maps[g0 + lane];
+                __syncwarp();
+                for (int j = 0; j < WARP && g0 + j - pl.block_off < pl.nb; j++) {
+                    if (apply_maps(level[2][j], &r)) continue;
+                    /* No map fits: this block's terms one by one. */
+                    __syncwarp();
+                    t[lane] = job.terms[term_index(g0 + j, lane)];
+                    t[lane + WARP] = job.terms[term_index(g0 + j, lane + WARP)];
+                    __syncwarp();
+                    r = psh_sum_chain(r, t, 64);
+                }
+            }
+        }
+    }
+    if (lane == 0) job.sum[blockIdx.x] = r;
+}
+
+extern "C" int psnrhvs_cuda_enqueue_stages(const PsnrHvsCudaJob *job, void *stream, int first,
+                                           int last) {
+    const cudaStream_t st = (cudaStream_t)stream;
+    const unsigned supers = (unsigned)(job->blocks / PSNRHVS_CUDA_SUPER);
+    for (int stage = first; stage <= last; stage++) {
+        switch (stage) {
+        case 0:
+            if (job->bitdepth == 8)
+                psh_cuda_terms<unsigned char><<<(unsigned)(job->blocks / 128), 128, 0, st>>>(*job);
+            else
+                psh_cuda_terms<unsigned short><<<(unsigned)(job->blocks / 128), 128, 0, st>>>(*job);
+            break;
+        case 1:
+            psh_cuda_supers<<<supers, PSNRHVS_CUDA_SUPER, 0, st>>>(*job);
+            break;
+        case 2:
+            psh_cuda_maps<<<supers, PSNRHVS_CUDA_SUPER, 0, st>>>(*job);
+            break;
+        case 3:
+            psh_cuda_walk<<<(unsigned)job->num_planes, WARP, 0, st>>>(*job);
+            break;
+        }
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess) return (int)err;
+    }
+    return (int)cudaSuccess;
+}
+
+extern "C" int psnrhvs_cuda_enqueue(const PsnrHvsCudaJob *job, void *stream) {
+    return psnrhvs_cuda_enqueue_stages(job, stream, 0, PSNRHVS_CUDA_STAGES - 1);
+}
+
+extern "C" int psnrhvs_cuda_probe_image(void) {
+    cudaFuncAttributes a;
+    return (int)cudaFuncGetAttributes(&a, psh_cuda_walk);
+}
