@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__APPLE__)
 #include <OpenCL/opencl.h>
@@ -36,10 +37,12 @@ static const char *const kernel_names[4] = {"psh_cl_terms", "psh_cl_maps", "psh_
                                             "psh_cl_probe"};
 
 typedef struct ClSlot {
-    cl_mem input;   /* ref planes then dist planes, packed */
-    cl_mem staging; /* pinned host copy made in send */
-    void *host;     /* staging, mapped */
-    cl_event done;  /* the read of this frame's plane sums */
+    cl_mem input;             /* ref planes then dist planes, packed */
+    cl_mem staging;           /* pinned host copy made in send */
+    void *host;               /* staging, mapped */
+    cl_event done;            /* the read of this frame's plane sums */
+    cl_event prof[1 + 3 * 3]; /* upload, then 3 kernels per plane (profiling) */
+    double copy_ms;           /* host copy in send (profiling) */
     float sums[4];
     uint64_t tag;
 } ClSlot;
@@ -55,6 +58,9 @@ typedef struct ClBackend {
     int nbx[3], nblocks[3], nchunks[3];
     ClSlot *slots;
     int capacity, head, count;
+    /* PSNRHVS_OPENCL_PROFILE set: per-stage device times, logged at close */
+    int profile, profiled;
+    double prof_ms[1 + 3], copy_ms;
 } ClBackend;
 
 typedef struct ClDeviceList {
@@ -143,7 +149,20 @@ static void log_build_log(const PsnrHvsContext *const c, const char *log) {
     }
 }
 
+static void release_prof(ClSlot *const s) {
+    for (int i = 0; i < 10; i++)
+        if (s->prof[i]) clReleaseEvent(s->prof[i]);
+    memset(s->prof, 0, sizeof(s->prof));
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 static void release_slot(ClSlot *const s, const cl_command_queue q) {
+    release_prof(s);
     if (s->done) clReleaseEvent(s->done);
     if (s->host) clEnqueueUnmapMemObject(q, s->staging, s->host, 0, NULL, NULL);
     if (s->staging) clReleaseMemObject(s->staging);
@@ -154,6 +173,14 @@ static void release_slot(ClSlot *const s, const cl_command_queue q) {
 static void cl_close(PsnrHvsContext *const c) {
     ClBackend *const b = c->backend;
     if (!b) return;
+    if (b->profiled) {
+        const double n = b->profiled;
+        psnrhvs_log(c,
+                    "opencl profile, ms per frame over %d frames: host copy %.3f, upload %.3f, "
+                    "terms %.3f, maps %.3f, walk %.3f",
+                    b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
+                    b->prof_ms[2] / n, b->prof_ms[3] / n);
+    }
     if (b->copy_q) clFinish(b->copy_q);
     if (b->compute_q) clFinish(b->compute_q);
     for (int i = 0; b->slots && i < b->capacity; i++) release_slot(&b->slots[i], b->compute_q);
@@ -210,9 +237,11 @@ static int cl_open(PsnrHvsContext *const c) {
                                            (cl_context_properties)l.platform[c->s.device], 0};
     b->ctx = clCreateContext(props, 1, &b->dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) goto cl_fail;
-    b->copy_q = clCreateCommandQueue(b->ctx, b->dev, 0, &err);
+    b->profile = getenv("PSNRHVS_OPENCL_PROFILE") != NULL;
+    const cl_command_queue_properties qp = b->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    b->copy_q = clCreateCommandQueue(b->ctx, b->dev, qp, &err);
     if (err != CL_SUCCESS) goto cl_fail;
-    b->compute_q = clCreateCommandQueue(b->ctx, b->dev, 0, &err);
+    b->compute_q = clCreateCommandQueue(b->ctx, b->dev, qp, &err);
     if (err != CL_SUCCESS) goto cl_fail;
 
     char *log;
@@ -307,6 +336,7 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
     const int si = (b->head + b->count) % b->capacity;
     ClSlot *const s = &b->slots[si];
     const int bps = c->s.bitdepth > 8 ? 2 : 1;
+    const double t0 = b->profile ? now_ms() : 0.0;
     /* The slot's last frame was received, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
     for (int p = 0; p < c->num_planes; p++) {
@@ -316,10 +346,16 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
         copy_plane((uint8_t *)s->host + b->half_bytes + b->plane_off[p], dist->data[p],
                    dist->stride[p], row, c->plane_h[p]);
     }
+    if (b->profile) s->copy_ms = now_ms() - t0;
     cl_event uploaded;
     cl_int err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, 2 * b->half_bytes, s->host,
                                       0, NULL, &uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "uploading a frame");
+    if (b->profile) {
+        release_prof(s);
+        clRetainEvent(uploaded);
+        s->prof[0] = uploaded;
+    }
     clFlush(b->copy_q);
 
     for (int p = 0; p < c->num_planes && err == CL_SUCCESS; p++) {
@@ -342,15 +378,17 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
         clSetKernelArg(k, 9, sizeof(mask_product), &mask_product);
         clSetKernelArg(k, 10, sizeof(cl_mem), &b->terms);
         clSetKernelArg(k, 11, sizeof(cl_mem), &b->chunk_sum);
+        cl_event *const ev = b->profile ? &s->prof[1 + 3 * p] : NULL;
         err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, p == 0,
-                                     p == 0 ? &uploaded : NULL, NULL);
+                                     p == 0 ? &uploaded : NULL, ev);
         if (err != CL_SUCCESS) break;
         k = b->k[1];
         clSetKernelArg(k, 0, sizeof(cl_mem), &b->terms);
         clSetKernelArg(k, 1, sizeof(cl_mem), &b->chunk_sum);
         clSetKernelArg(k, 2, sizeof(cl_mem), &b->chunks);
         clSetKernelArg(k, 3, sizeof(cl_mem), &b->block_maps);
-        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, 0, NULL,
+                                     ev ? ev + 1 : NULL);
         if (err != CL_SUCCESS) break;
         k = b->k[2];
         clSetKernelArg(k, 0, sizeof(cl_mem), &b->terms);
@@ -359,7 +397,8 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
         clSetKernelArg(k, 3, sizeof(nchunks), &nchunks);
         clSetKernelArg(k, 4, sizeof(cl_mem), &b->sums);
         clSetKernelArg(k, 5, sizeof(out_index), &out_index);
-        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &local, &local, 0, NULL, NULL);
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &local, &local, 0, NULL,
+                                     ev ? ev + 2 : NULL);
     }
     clReleaseEvent(uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the kernels");
@@ -387,6 +426,18 @@ static int cl_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag
     b->count--;
     if (err == CL_SUCCESS && status < 0) err = status;
     if (err != CL_SUCCESS) return cl_error(c, err, "scoring a frame");
+    if (b->profile) {
+        for (int i = 0; i < 10; i++) {
+            cl_ulong t0 = 0, t1 = 0;
+            if (!s->prof[i]) continue;
+            clGetEventProfilingInfo(s->prof[i], CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL);
+            clGetEventProfilingInfo(s->prof[i], CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL);
+            b->prof_ms[i ? 1 + (i - 1) % 3 : 0] += (double)(t1 - t0) * 1e-6;
+        }
+        release_prof(s);
+        b->copy_ms += s->copy_ms;
+        b->profiled++;
+    }
     for (int p = 0; p < c->num_planes; p++)
         raw[p] = psnrhvs_plane_finish(s->sums[p], c->plane_w[p], c->plane_h[p], c->s.bitdepth);
     *tag = s->tag;
