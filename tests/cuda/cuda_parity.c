@@ -5,7 +5,8 @@
  * backends; raw plane scores and dB values must have the same bits, and on
  * golden pairs also libvmaf's raw scores. The CUDA side keeps several frames
  * in flight. Exits 77 (skip) when no CUDA device can be opened.
- * usage: cuda_parity <tests/data dir> [device]
+ * usage: cuda_parity <tests/data dir> [device] [quick]
+ * (quick: fixtures and small generated frames only, for compute-sanitizer)
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -294,6 +295,7 @@ int main(int argc, char **argv) {
     }
     const char *datadir = argv[1];
     if (argc > 2) device = atoi(argv[2]);
+    const int quick = argc > 3 && !strcmp(argv[3], "quick");
 
     /* Skip cleanly where the backend is not built or finds no device. */
     if (!psnrhvs_backend_available(PSNRHVS_BACKEND_CUDA)) {
@@ -350,7 +352,7 @@ int main(int argc, char **argv) {
         {"src01 576x324 12-bit", "src01_hrc00_576x324.yuv420p12le.yuv",
          "src01_hrc01_576x324.yuv420p12le.yuv"},
     };
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && !quick; i++) {
         Clip c;
         memset(&c, 0, sizeof(c));
         c.name = netflix[i][0];
@@ -374,6 +376,7 @@ int main(int argc, char **argv) {
     }
 
     Clip c;
+    if (quick) goto small;
     generate(&c, "generated 1080p 8-bit 4:2:0", 1920, 1080, 8, PSNRHVS_PIXEL_LAYOUT_I420, 6, 1);
     check_clip(&c);
     free_clip(&c);
@@ -391,6 +394,7 @@ int main(int argc, char **argv) {
     c.s.mask_product = PSNRHVS_MASK_PRODUCT_EXACT;
     check_clip(&c);
     free_clip(&c);
+small:
     generate(&c, "generated 641x363 8-bit 4:2:2 luma only", 641, 363, 8, PSNRHVS_PIXEL_LAYOUT_I422,
              3, 6);
     c.s.enable_chroma = 0;
