@@ -42,7 +42,7 @@ typedef struct CpuPlane {
 typedef struct CpuSlot {
     uint8_t *pix[2]; ///< copies of the reference and distorted planes
     CpuPlane plane[3];
-    int next_task, tasks_left, planes_left;
+    int next_task, tasks_done, planes_left;
     int state;
     float raw[3];
     uint64_t tag;
@@ -122,6 +122,11 @@ static void plane_complete(CpuBackend *b, CpuSlot *s, const int p, const float r
     }
 }
 
+/* Called with the lock held: a task has read all the samples it needs. */
+static void task_done(CpuBackend *b, CpuSlot *s) {
+    if (++s->tasks_done == b->task_base[3]) pthread_cond_broadcast(&b->done);
+}
+
 /* Called with the lock held and pl->walking set: add every ready row. */
 static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
     CpuPlane *const pl = &s->plane[p];
@@ -151,12 +156,14 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
     if (b->use_ref) {
         const float raw = psnrhvs_plane_score_ref(&pl->pair);
         pthread_mutex_lock(&b->lock);
+        task_done(b, s);
         plane_complete(b, s, p, raw);
         return;
     }
     const int by = task - b->task_base[p];
     const int n = row_terms(b, &pl->pair, by, buf);
     pthread_mutex_lock(&b->lock);
+    task_done(b, s);
     if (!pl->walking && pl->next_row == by) {
         /* Next in line: add it straight from the worker's buffer. */
         pl->walking = 1;
@@ -370,22 +377,33 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
         return 0;
     }
 
-    /* Copy the scored area: the caller may reuse its buffers at once. */
+    /* With nothing queued the workers are idle: score straight from the
+     * caller's pictures and return once every task has read its samples
+     * (the chains may still be adding). Otherwise copy the scored area, so
+     * that the caller may reuse its buffers at once while the workers are
+     * busy with earlier frames. */
+    const int zero_copy = b->count == 0;
     const int bps = pixel_bytes(c);
-    for (int k = 0; k < 2; k++)
-        if (!s->pix[k] && !(s->pix[k] = malloc(b->pix_size))) return PSNRHVS_ERR(ENOMEM);
+    if (!zero_copy)
+        for (int k = 0; k < 2; k++)
+            if (!s->pix[k] && !(s->pix[k] = malloc(b->pix_size))) return PSNRHVS_ERR(ENOMEM);
     for (int p = 0; p < c->num_planes; p++) {
-        const size_t row = (size_t)c->plane_w[p] * bps;
-        const PsnrHvsPicture *const pics[2] = {ref, dist};
-        for (int k = 0; k < 2; k++) {
-            const uint8_t *src = pics[k]->data[p];
-            uint8_t *dst = s->pix[k] + b->plane_off[p];
-            for (int y = 0; y < c->plane_h[p]; y++, src += pics[k]->stride[p], dst += row)
-                memcpy(dst, src, row);
-        }
         CpuPlane *const pl = &s->plane[p];
-        pl->pair = make_pair(c, p, s->pix[0] + b->plane_off[p], (ptrdiff_t)row,
-                             s->pix[1] + b->plane_off[p], (ptrdiff_t)row);
+        if (zero_copy) {
+            pl->pair =
+                make_pair(c, p, ref->data[p], ref->stride[p], dist->data[p], dist->stride[p]);
+        } else {
+            const size_t row = (size_t)c->plane_w[p] * bps;
+            const PsnrHvsPicture *const pics[2] = {ref, dist};
+            for (int k = 0; k < 2; k++) {
+                const uint8_t *src = pics[k]->data[p];
+                uint8_t *dst = s->pix[k] + b->plane_off[p];
+                for (int y = 0; y < c->plane_h[p]; y++, src += pics[k]->stride[p], dst += row)
+                    memcpy(dst, src, row);
+            }
+            pl->pair = make_pair(c, p, s->pix[0] + b->plane_off[p], (ptrdiff_t)row,
+                                 s->pix[1] + b->plane_off[p], (ptrdiff_t)row);
+        }
         pl->next_row = 0;
         pl->walking = 0;
         pl->sum = 0.0f;
@@ -393,10 +411,13 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
     }
     pthread_mutex_lock(&b->lock);
     s->next_task = 0;
+    s->tasks_done = 0;
     s->planes_left = c->num_planes;
     s->state = SLOT_QUEUED;
     b->count++;
     pthread_cond_broadcast(&b->work);
+    if (zero_copy)
+        while (s->tasks_done < b->task_base[3]) pthread_cond_wait(&b->done, &b->lock);
     pthread_mutex_unlock(&b->lock);
     return 0;
 }
