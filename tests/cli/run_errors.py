@@ -91,6 +91,38 @@ def interrupted_run(ck, ref, dist_data, geo):
             ck.check(f.read() == SENTINEL, "interrupt: existing output changed")
 
 
+def failure_with_stdin_open(ck, ref, dist_data, geo):
+    """A scorer that cannot open must not wait for a pipe that stays open: the
+    reader thread starts only with the scoring."""
+    p = ck.run(["--list-devices"])
+    failing = [l.split(":")[0] for l in p.stdout.decode().splitlines()
+               if l.endswith(": not built in") or l.endswith(": no device")]
+    if not failing:
+        print("skip: every backend opens here; no open failure to provoke")
+        return
+    for args in (["--backend", failing[0]], ["parity", "--backends", "cpu," + failing[0]]):
+        cmd = [ck.psnrhvs] + args + ["-r", ref, "-d", "-"] + geo
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            proc.stdin.write(dist_data[:1000])  # under a pipe's buffer
+            proc.stdin.flush()  # and keep it open
+        except BrokenPipeError:
+            pass  # it has exited already
+        try:
+            rc = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = None
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        proc.stdout.close()
+        proc.stderr.close()
+        ck.check(rc == 1, "%s with stdin open: exit %r, expected 1 at once" % (" ".join(args), rc))
+
+
 def main():
     ck = clitest.Checker(sys.argv[1], sys.argv[2])
     d = ck.data
@@ -244,6 +276,7 @@ def main():
         E("missing distorted", ["-r", ref_yuv] + geo, 2, "missing --distorted")
 
     interrupted_run(ck, ref_yuv, dist_data, geo)
+    failure_with_stdin_open(ck, ref_yuv, dist_data, geo)
     ck.finish()
 
 
