@@ -26,6 +26,10 @@
 #ifndef PSH_CL_CHUNK
 #define PSH_CL_CHUNK 64
 #endif
+/* 1: keep the reference coefficients in local memory (see psh_cl_terms). */
+#ifndef PSH_CL_LOCAL_COEFFS
+#define PSH_CL_LOCAL_COEFFS 0
+#endif
 
 /* Map slot [2 * i + c] of block i of a chunk: binade candidate c. */
 typedef struct PshClChunk {
@@ -34,46 +38,65 @@ typedef struct PshClChunk {
     PshSumMap m[2]; /* the whole chunk's map for e[c] */
 } PshClChunk;
 
+/* The 8x8 block at (x, y) of a packed plane of 8- or 16-bit samples. */
+PSH_INLINE void psh_cl_load(psh_i32 v[64], __global const uchar *const plane, const int width,
+                            const size_t x, const size_t y, const int bitdepth) {
+    if (bitdepth == 8) {
+        __global const uchar *const p = plane + y * width + x;
+        PSH_UNROLL
+        for (int i = 0; i < 8; i++) {
+            PSH_UNROLL
+            for (int j = 0; j < 8; j++) v[i * 8 + j] = p[i * width + j];
+        }
+    } else {
+        __global const ushort *const p = (__global const ushort *)plane + y * width + x;
+        PSH_UNROLL
+        for (int i = 0; i < 8; i++) {
+            PSH_UNROLL
+            for (int j = 0; j < 8; j++) v[i * 8 + j] = p[i * width + j];
+        }
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
 psh_cl_terms(__global const uchar *const ref, __global const uchar *const dist, const ulong ref_off,
              const ulong dist_off, const int width, const int nbx, const int nblocks,
              const int plane, const int bitdepth, const int mask_product,
              __global float *const terms, __global float *const chunk_sum) {
     __local float part[PSH_CL_CHUNK];
+#if PSH_CL_LOCAL_COEFFS
+    __local psh_i32 cs[64][PSH_CL_CHUNK];
+#endif
     const int lid = (int)get_local_id(0);
     const int b = (int)get_global_id(0);
     __global float *const out = terms + (size_t)get_group_id(0) * 64 * PSH_CL_CHUNK + lid;
     float sum = 0.0f;
     if (b < nblocks) {
-        psh_i32 s[64], d[64];
-        float t[64];
         const size_t y = (size_t)(b / nbx) * 7, x = (size_t)(b % nbx) * 7;
-        if (bitdepth == 8) {
-            __global const uchar *const rs = ref + ref_off + y * width + x;
-            __global const uchar *const ds = dist + dist_off + y * width + x;
+        float t[64];
+#if PSH_CL_LOCAL_COEFFS
+        /* psh_block_terms step by step, the reference block's coefficients
+         * parked in local memory while the distorted block is transformed:
+         * half the live registers, for devices that would spill. */
+        float thr_s;
+        {
+            psh_i32 s[64];
+            psh_cl_load(s, ref + ref_off, width, x, y, bitdepth);
+            thr_s = psh_block_transform(s, plane, mask_product);
             PSH_UNROLL
-            for (int i = 0; i < 8; i++) {
-                PSH_UNROLL
-                for (int j = 0; j < 8; j++) {
-                    s[i * 8 + j] = rs[i * width + j];
-                    d[i * 8 + j] = ds[i * width + j];
-                }
-            }
-        } else {
-            __global const ushort *const rs =
-                (__global const ushort *)(ref + ref_off) + y * width + x;
-            __global const ushort *const ds =
-                (__global const ushort *)(dist + dist_off) + y * width + x;
-            PSH_UNROLL
-            for (int i = 0; i < 8; i++) {
-                PSH_UNROLL
-                for (int j = 0; j < 8; j++) {
-                    s[i * 8 + j] = rs[i * width + j];
-                    d[i * 8 + j] = ds[i * width + j];
-                }
-            }
+            for (int k = 0; k < 64; k++) cs[k][lid] = s[k];
         }
+        psh_i32 d[64];
+        psh_cl_load(d, dist + dist_off, width, x, y, bitdepth);
+        const float thr = psh_block_limit(thr_s, psh_block_transform(d, plane, mask_product));
+        PSH_UNROLL
+        for (int k = 0; k < 64; k++) t[k] = psh_block_term(cs[k][lid], d[k], k, plane, thr);
+#else
+        psh_i32 s[64], d[64];
+        psh_cl_load(s, ref + ref_off, width, x, y, bitdepth);
+        psh_cl_load(d, dist + dist_off, width, x, y, bitdepth);
         psh_block_terms(s, d, plane, mask_product, t);
+#endif
         PSH_UNROLL
         for (int k = 0; k < 64; k++) {
             out[k * PSH_CL_CHUNK] = t[k];

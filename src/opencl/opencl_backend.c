@@ -99,10 +99,16 @@ static int use_exact_helpers(const cl_device_id dev, const int forced) {
     return forced || !(fp_config(dev) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
 }
 
-static const char *build_options(const int exact) {
+/* PSNRHVS_OPENCL_OPTIONS adds build options for experiments (docs/opencl.md),
+ * e.g. -DPSH_CL_LOCAL_COEFFS=1; numerics options stay as they are. */
+static const char *build_options(const int exact, char *const buf, const size_t size) {
     /* Never -cl-fast-relaxed-math or -cl-mad-enable: no contraction, and
      * portable.h says #pragma OPENCL FP_CONTRACT OFF. */
-    return exact ? "-DPSH_EXACT_HELPERS=1" : "-cl-fp32-correctly-rounded-divide-sqrt";
+    const char *const extra = getenv("PSNRHVS_OPENCL_OPTIONS");
+    snprintf(buf, size, "-cl-std=CL1.2 %s %s",
+             exact ? "-DPSH_EXACT_HELPERS=1" : "-cl-fp32-correctly-rounded-divide-sqrt",
+             extra ? extra : "");
+    return buf;
 }
 
 static int cl_error(const PsnrHvsContext *const c, const cl_int err, const char *const what) {
@@ -124,7 +130,8 @@ static cl_int build_program(const cl_context ctx, const cl_device_id dev, const 
     *log = NULL;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     if (err != CL_SUCCESS) return err;
-    err = clBuildProgram(prog, 1, &dev, build_options(exact), NULL, NULL);
+    char options[512];
+    err = clBuildProgram(prog, 1, &dev, build_options(exact, options, sizeof(options)), NULL, NULL);
     if (err != CL_SUCCESS) {
         size_t n = 0;
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
@@ -247,8 +254,9 @@ static int cl_open(PsnrHvsContext *const c) {
     char *log;
     err = build_program(b->ctx, b->dev, exact, &b->prog, &log);
     if (err != CL_SUCCESS) {
+        char options[512];
         psnrhvs_log(c, "opencl: building the kernels for %s with \"%s\" failed (error %d)", name,
-                    build_options(exact), (int)err);
+                    build_options(exact, options, sizeof(options)), (int)err);
         log_build_log(c, log);
         free(log);
         ret = PSNRHVS_ERR(EIO);
