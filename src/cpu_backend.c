@@ -206,25 +206,24 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
     }
 }
 
+/* Called with the lock held: runs the oldest task waiting, if any. */
+static int run_next_task(CpuBackend *b, float *buf) {
+    for (int i = 0; i < b->count; i++) {
+        CpuSlot *const s = &b->ring[(b->head + i) % b->capacity];
+        if (s->state == SLOT_QUEUED && s->next_task < b->task_base[3]) {
+            run_task(b, s, s->next_task++, buf);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void *worker(void *arg) {
     CpuBackend *const b = arg;
     pthread_mutex_lock(&b->lock);
     float *const buf = b->bufs[b->started_workers++];
-    while (!b->quit) {
-        CpuSlot *s = NULL;
-        for (int i = 0; i < b->count; i++) {
-            CpuSlot *const t = &b->ring[(b->head + i) % b->capacity];
-            if (t->state == SLOT_QUEUED && t->next_task < b->task_base[3]) {
-                s = t;
-                break;
-            }
-        }
-        if (!s) {
-            pthread_cond_wait(&b->work, &b->lock);
-            continue;
-        }
-        run_task(b, s, s->next_task++, buf);
-    }
+    while (!b->quit)
+        if (!run_next_task(b, buf)) pthread_cond_wait(&b->work, &b->lock);
     pthread_mutex_unlock(&b->lock);
     return NULL;
 }
@@ -341,7 +340,8 @@ static int cpu_open(PsnrHvsContext *c) {
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->work, NULL);
     pthread_cond_init(&b->done, NULL);
-    for (; b->started < b->nthreads; b->started++)
+    /* The caller's thread is the last of the N: it scores while it waits. */
+    for (; b->started < b->nthreads - 1; b->started++)
         if (pthread_create(&b->threads[b->started], NULL, worker, b)) {
             psnrhvs_log(c, "cannot start worker threads");
             err = PSNRHVS_ERR(EAGAIN);
@@ -417,7 +417,8 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
     b->count++;
     pthread_cond_broadcast(&b->work);
     if (zero_copy)
-        while (s->tasks_done < b->task_base[3]) pthread_cond_wait(&b->done, &b->lock);
+        while (s->tasks_done < b->task_base[3])
+            if (!run_next_task(b, b->bufs[b->nthreads - 1])) pthread_cond_wait(&b->done, &b->lock);
     pthread_mutex_unlock(&b->lock);
     return 0;
 }
@@ -428,7 +429,8 @@ static int cpu_receive(PsnrHvsContext *c, float raw[3], uint64_t *tag) {
     CpuSlot *const s = &b->ring[b->head];
     if (b->nthreads > 1) {
         pthread_mutex_lock(&b->lock);
-        while (s->state != SLOT_DONE) pthread_cond_wait(&b->done, &b->lock);
+        while (s->state != SLOT_DONE)
+            if (!run_next_task(b, b->bufs[b->nthreads - 1])) pthread_cond_wait(&b->done, &b->lock);
     }
     for (int p = 0; p < 3; p++) raw[p] = s->raw[p];
     *tag = s->tag;
