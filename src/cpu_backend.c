@@ -321,6 +321,10 @@ static int cpu_open(PsnrHvsContext *c) {
     err = PSNRHVS_ERR(ENOMEM);
     b->ring = calloc((size_t)b->capacity, sizeof(*b->ring));
     if (!b->ring) goto error;
+    b->bufs = calloc((size_t)b->nthreads, sizeof(*b->bufs));
+    if (!b->bufs) goto error;
+    for (int i = 0; i < b->nthreads; i++)
+        if (!(b->bufs[i] = malloc(b->row_floats * sizeof(float)))) goto error;
     if (b->nthreads == 1) return 0;
 
     for (int i = 0; i < b->capacity; i++) {
@@ -331,10 +335,6 @@ static int cpu_open(PsnrHvsContext *c) {
             if (!s->plane[p].rows) goto error;
         }
     }
-    b->bufs = calloc((size_t)b->nthreads, sizeof(*b->bufs));
-    if (!b->bufs) goto error;
-    for (int i = 0; i < b->nthreads; i++)
-        if (!(b->bufs[i] = malloc(b->row_floats * sizeof(float)))) goto error;
     b->threads = calloc((size_t)b->nthreads, sizeof(*b->threads));
     if (!b->threads) goto error;
     pthread_mutex_init(&b->lock, NULL);
@@ -363,15 +363,11 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
     s->tag = tag;
 
     if (b->nthreads == 1) {
-        float *buf = NULL;
-        if (!b->use_ref && !(buf = malloc(b->row_floats * sizeof(*buf))))
-            return PSNRHVS_ERR(ENOMEM);
         for (int p = 0; p < c->num_planes; p++) {
             const PsnrHvsPlanePair pair =
                 make_pair(c, p, ref->data[p], ref->stride[p], dist->data[p], dist->stride[p]);
-            s->raw[p] = plane_score(b, &pair, buf);
+            s->raw[p] = plane_score(b, &pair, b->bufs[0]);
         }
-        free(buf);
         s->state = SLOT_DONE;
         b->count++;
         return 0;
