@@ -9,6 +9,10 @@
 set -u
 OUT=${1:-${OUT:-/tmp/gpu_cuda_out}}
 mkdir -p "$OUT"
+# Logs go to $L and are packed into $OUT/logs.tar.gz at the end (the device
+# tool returns at most 8 files); the summary stays in $OUT.
+L=$(mktemp -d /tmp/gpu_cuda_logs.XXXXXX)
+trap 'tar czf "$OUT/logs.tar.gz" -C "$L" . 2>/dev/null' EXIT
 ROOT=$(pwd)
 B=${BUILD_DIR:-/tmp/build-gpu-cuda}
 JOBS=$(nproc)
@@ -27,18 +31,18 @@ say "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 step build
 export PATH=/usr/local/cuda/bin:$PATH
 if ! cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
-    >"$OUT/build.log" 2>&1; then
-    tail -40 "$OUT/build.log"
+    >"$L/build.log" 2>&1; then
+    tail -40 "$L/build.log"
     say "CONFIGURE FAILED"
     exit 1
 fi
 # Work in progress elsewhere in the tree must not stop the CUDA run: fall
 # back to the targets this script needs.
-if ! cmake --build "$B" -j"$JOBS" >>"$OUT/build.log" 2>&1; then
+if ! cmake --build "$B" -j"$JOBS" >>"$L/build.log" 2>&1; then
     say "full build failed (see build.log); building the CUDA targets only"
-    grep -m5 -E "error" "$OUT/build.log" | tee -a "$S"
-    if ! cmake --build "$B" -j"$JOBS" --target cuda_parity cuda_bench cuda_open >>"$OUT/build.log" 2>&1; then
-        tail -40 "$OUT/build.log"
+    grep -m5 -E "error" "$L/build.log" | tee -a "$S"
+    if ! cmake --build "$B" -j"$JOBS" --target cuda_parity cuda_bench cuda_open >>"$L/build.log" 2>&1; then
+        tail -40 "$L/build.log"
         say "BUILD FAILED"
         exit 1
     fi
@@ -46,20 +50,20 @@ fi
 say "built"
 
 step "ctest (whole suite, CUDA tests included)"
-(cd "$B" && ctest -j"$JOBS" --timeout 200 --output-on-failure) >"$OUT/ctest.log" 2>&1
-say "ctest rc=$? : $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
-grep -E "cuda_|Failed|\*\*\*" "$OUT/ctest.log" | head -20 | tee -a "$S"
+(cd "$B" && ctest -j"$JOBS" --timeout 200 --output-on-failure) >"$L/ctest.log" 2>&1
+say "ctest rc=$? : $(grep -E 'tests passed|tests failed' "$L/ctest.log")"
+grep -E "cuda_|Failed|\*\*\*" "$L/ctest.log" | head -20 | tee -a "$S"
 
 step "parity cpu vs cuda (fixtures, Netflix clips, generated 1080p/2160p)"
-"$B/tests/cuda/cuda_parity" "$ROOT/tests/data" 0 >"$OUT/parity.log" 2>&1
+"$B/tests/cuda/cuda_parity" "$ROOT/tests/data" 0 >"$L/parity.log" 2>&1
 say "cuda_parity rc=$?"
-cat "$OUT/parity.log" | tee -a "$S"
+cat "$L/parity.log" | tee -a "$S"
 
 step "compute-sanitizer (small inputs)"
 for tool in memcheck racecheck; do
     timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 \
-        "$B/tests/cuda/cuda_parity" "$ROOT/tests/data" 0 quick >"$OUT/sanitizer_$tool.log" 2>&1
-    say "$tool rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|frames compared' "$OUT/sanitizer_$tool.log" | tr '\n' ' ')"
+        "$B/tests/cuda/cuda_parity" "$ROOT/tests/data" 0 quick >"$L/sanitizer_$tool.log" 2>&1
+    say "$tool rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|frames compared' "$L/sanitizer_$tool.log" | tr '\n' ' ')"
 done
 
 step benchmark
@@ -70,26 +74,27 @@ for g in "3840 2160 8" "3840 2160 10" "1920 1080 8" "1920 1080 10"; do
     cf=16
     [ "$1" = 1920 ] && cf=48
     name="bench_${1}x${2}_${3}"
-    "$B/tests/cuda/cuda_bench" $1 $2 $3 "$THREADS" $cf 400 >"$OUT/$name.log" 2>&1
-    echo "rc=$?" >>"$OUT/$name.log"
-    grep SUMMARY "$OUT/$name.log" | sed 's/^SUMMARY //' | tee -a "$S"
+    "$B/tests/cuda/cuda_bench" $1 $2 $3 "$THREADS" $cf 400 >"$L/$name.log" 2>&1
+    echo "rc=$?" >>"$L/$name.log"
+    grep SUMMARY "$L/$name.log" | sed 's/^SUMMARY //' | tee -a "$S"
 done
-grep -h RESULT "$OUT"/bench_*.log | tee -a "$S"
+grep -h RESULT "$L"/bench_*.log | tee -a "$S"
 
-step "CLI end to end from files (3840x2160 8-bit, 48 frames)"
+NCLI=240
+step "CLI end to end from files (3840x2160 8-bit, $NCLI frames)"
 T=/tmp/gpu_cuda_files
 mkdir -p $T
-"$B/tests/cuda/cuda_bench" gen 3840 2160 8 48 $T/ref.yuv $T/dist.yuv
+"$B/tests/cuda/cuda_bench" gen 3840 2160 8 $NCLI $T/ref.yuv $T/dist.yuv
 cat $T/ref.yuv $T/dist.yuv >/dev/null # page cache, as a warm file read
 CLI="$B/tools/psnrhvs"
 if [ -x "$CLI" ]; then
     for be in cuda cpu; do
         t0=$(date +%s.%N)
         "$CLI" -r $T/ref.yuv -d $T/dist.yuv -w 3840 -h 2160 -p 420 -b 8 --backend $be \
-            --threads "$THREADS" -q --json --precision max --raw -o $T/$be.json >"$OUT/cli_$be.log" 2>&1
+            --threads "$THREADS" -q --json --precision max --raw -o $T/$be.json >"$L/cli_$be.log" 2>&1
         rc=$?
         t1=$(date +%s.%N)
-        say "cli --backend $be: rc=$rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", 48 / (b - a) }') fps (48 frames, wall clock incl. start-up)"
+        say "cli --backend $be: rc=$rc $(awk -v a="$t0" -v b="$t1" -v n=$NCLI 'BEGIN { printf "%.1f", n / (b - a) }') fps ($NCLI frames, wall clock incl. start-up)"
     done
     # Every value but the timing line must match (%.17g and %a raw scores).
     if cmp -s <(grep -v '"fps"' $T/cuda.json) <(grep -v '"fps"' $T/cpu.json) &&

@@ -116,6 +116,23 @@ static __device__ __forceinline__ PshSumMap warp_compose(PshSumMap m) {
     return m;
 }
 
+/* The map of block g's 64 terms for binade e: four independent runs of 16
+ * terms (instruction-level parallelism), composed in order. Unrolled only
+ * twice: a full unroll hoists all 64 loads and spills under the 64-register
+ * cap of 1024-thread blocks. */
+static __device__ __forceinline__ PshSumMap block_map(const PsnrHvsCudaJob &job, const long long g,
+                                                      const int e) {
+    PshSumMap q0 = psh_sum_map_identity(), q1 = q0, q2 = q0, q3 = q0;
+#pragma unroll 2
+    for (int k = 0; k < 16; k++) {
+        q0 = psh_sum_map_push(q0, job.terms[term_index(g, k)], e);
+        q1 = psh_sum_map_push(q1, job.terms[term_index(g, k + 16)], e);
+        q2 = psh_sum_map_push(q2, job.terms[term_index(g, k + 32)], e);
+        q3 = psh_sum_map_push(q3, job.terms[term_index(g, k + 48)], e);
+    }
+    return psh_sum_map_compose(psh_sum_map_compose(q0, q1), psh_sum_map_compose(q2, q3));
+}
+
 /* Marks padding blocks: their maps are the identity for any binade. */
 #define ANY_BINADE 0x7fffffff
 
@@ -161,22 +178,9 @@ __global__ void __launch_bounds__(1024, 1)
     bm.e[1] = psh_sum_binade_alt(approx);
     bm.pad[0] = bm.pad[1] = 0;
     if (b < pl.nb) {
-        PshSumMap m0 = psh_sum_map_identity(), m1 = psh_sum_map_saturated();
-        if (bm.e[1] == PSH_SUM_NO_BINADE) {
-            PSH_UNROLL
-            for (int k = 0; k < 64; k++)
-                m0 = psh_sum_map_push(m0, job.terms[term_index(g, k)], bm.e[0]);
-        } else {
-            m1 = psh_sum_map_identity();
-            PSH_UNROLL
-            for (int k = 0; k < 64; k++) {
-                const float t = job.terms[term_index(g, k)];
-                m0 = psh_sum_map_push(m0, t, bm.e[0]);
-                m1 = psh_sum_map_push(m1, t, bm.e[1]);
-            }
-        }
-        bm.m[0] = m0;
-        bm.m[1] = m1;
+        bm.m[0] = block_map(job, g, bm.e[0]);
+        bm.m[1] =
+            bm.e[1] == PSH_SUM_NO_BINADE ? psh_sum_map_saturated() : block_map(job, g, bm.e[1]);
     } else {
         bm.m[0] = bm.m[1] = psh_sum_map_identity();
     }
@@ -229,50 +233,88 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
-/* r after the maps of m, if one of them is for r's binade and keeps r in it. */
-static __device__ __forceinline__ int apply_maps(const PshSumChunkMaps &m, float *r) {
-    const int e = psh_sum_binade(*r);
-    if (m.e[0] == e && psh_sum_map_apply(m.m[0], e, r)) return 1;
-    if (m.e[1] == e && psh_sum_map_apply(m.m[1], e, r)) return 1;
-    return 0;
+#define FULL 0xffffffffu
+
+static __device__ __forceinline__ PshSumMap shfl_up_map(const PshSumMap m, const int o) {
+    PshSumMap r;
+    r.d[0] = __shfl_up_sync(FULL, m.d[0], o);
+    r.d[1] = __shfl_up_sync(FULL, m.d[1], o);
+    return r;
 }
 
-/* One warp per plane; every lane carries the same r, so control flow stays
- * uniform and the lanes share the loads of the next level's maps. */
+/* Lane i holds the maps of item i of a level (super-chunks, chunks or
+ * blocks). Applies items from, from+1, ... for r's binade as far as they fit
+ * and returns the first item where none does (n if all fit); r is then the
+ * chain's value before that item. A warp scan of map compositions does in a
+ * few steps what walking the items one by one would do in up to 32. */
+static __device__ __forceinline__ int run_level(const PshSumChunkMaps &mine, const int from,
+                                                const int n, float *const r) {
+    const int lane = threadIdx.x & (WARP - 1);
+    const int e = psh_sum_binade(*r);
+    const int in = lane >= from && lane < n;
+    PshSumMap m = in ? pick(mine, e) : psh_sum_map_identity();
+    for (int o = 1; o < WARP; o <<= 1) {
+        const PshSumMap before = shfl_up_map(m, o);
+        if (lane >= o) m = psh_sum_map_compose(before, m);
+    }
+    float ri = *r;
+    const int ok = in ? psh_sum_map_apply(m, e, &ri) : 1;
+    /* Maps never shrink n, so the failures are a suffix of [from, n). */
+    const unsigned fail = __ballot_sync(FULL, !ok);
+    const int f = fail ? __ffs((int)fail) - 1 : n;
+    if (f > from) *r = __shfl_sync(FULL, ri, f - 1);
+    return f;
+}
+
+/* The chain through block g's terms; zero terms leave it unchanged (r + 0 = r,
+ * spec section 3), so only the non-zero ones go through it, in order. */
+static __device__ __forceinline__ float chain_block(const PsnrHvsCudaJob &job, const long long g,
+                                                    const float r, float *const tt) {
+    const int lane = threadIdx.x & (WARP - 1);
+    const float a = job.terms[term_index(g, lane)], b = job.terms[term_index(g, lane + WARP)];
+    const unsigned za = __ballot_sync(FULL, a != 0.0f), zb = __ballot_sync(FULL, b != 0.0f);
+    const unsigned below = (1u << lane) - 1;
+    __syncwarp();
+    if (a != 0.0f) tt[__popc(za & below)] = a;
+    if (b != 0.0f) tt[__popc(za) + __popc(zb & below)] = b;
+    __syncwarp();
+    return psh_sum_chain(r, tt, (psh_u32)(__popc(za) + __popc(zb)));
+}
+
+static __device__ __forceinline__ PshSumChunkMaps no_maps(void) {
+    PshSumChunkMaps m;
+    m.e[0] = m.e[1] = PSH_SUM_NO_BINADE;
+    m.pad[0] = m.pad[1] = 0;
+    m.m[0] = m.m[1] = psh_sum_map_saturated();
+    return m;
+}
+
+/* One warp per plane walks the super-chunks in order, descending into a
+ * super-chunk's chunks, a chunk's blocks, and a block's terms only where no
+ * map fits. Every lane carries the same r, so control flow stays uniform. */
 __global__ void __launch_bounds__(WARP) psh_cuda_walk(const __grid_constant__ PsnrHvsCudaJob job) {
-    __shared__ PshSumChunkMaps level[3][WARP];
-    __shared__ float t[64];
+    __shared__ float tt[64];
     const int lane = threadIdx.x;
     const PsnrHvsCudaPlane &pl = job.plane[blockIdx.x];
     const long long first = pl.block_off / PSNRHVS_CUDA_SUPER;
     const long long supers = (pl.nb + PSNRHVS_CUDA_SUPER - 1) / PSNRHVS_CUDA_SUPER;
     float r = 0.0f;
     for (long long s0 = 0; s0 < supers; s0 += WARP) {
-        __syncwarp();
-        if (s0 + lane < supers) level[0][lane] = job.super_maps[first + s0 + lane];
-        __syncwarp();
-        for (int i = 0; i < WARP && s0 + i < supers; i++) {
-            if (apply_maps(level[0][i], &r)) continue;
+        const int ns = (int)(supers - s0 < WARP ? supers - s0 : WARP);
+        const PshSumChunkMaps sm = lane < ns ? job.super_maps[first + s0 + lane] : no_maps();
+        for (int i = run_level(sm, 0, ns, &r); i < ns; i = run_level(sm, i + 1, ns, &r)) {
             const long long s = first + s0 + i;
-            __syncwarp();
-            level[1][lane] = job.chunk_maps[s * WARP + lane];
-            __syncwarp();
-            for (int c = 0; c < WARP; c++) {
+            const long long left = pl.nb - (s * PSNRHVS_CUDA_SUPER - pl.block_off);
+            const long long lc = (left + PSNRHVS_CUDA_CHUNK - 1) / PSNRHVS_CUDA_CHUNK;
+            const int nc = (int)(lc < WARP ? lc : WARP);
+            const PshSumChunkMaps cm = lane < nc ? job.chunk_maps[s * WARP + lane] : no_maps();
+            for (int c = run_level(cm, 0, nc, &r); c < nc; c = run_level(cm, c + 1, nc, &r)) {
                 const long long g0 = s * PSNRHVS_CUDA_SUPER + c * PSNRHVS_CUDA_CHUNK;
-                if (g0 - pl.block_off >= pl.nb) break;
-                if (apply_maps(level[1][c], &r)) continue;
-                __syncwarp();
-                level[2][lane] = job.block_maps[g0 + lane];
-                __syncwarp();
-                for (int j = 0; j < WARP && g0 + j - pl.block_off < pl.nb; j++) {
-                    if (apply_maps(level[2][j], &r)) continue;
-                    /* No map fits: this block's terms one by one. */
-                    __syncwarp();
-                    t[lane] = job.terms[term_index(g0 + j, lane)];
-                    t[lane + WARP] = job.terms[term_index(g0 + j, lane + WARP)];
-                    __syncwarp();
-                    r = psh_sum_chain(r, t, 64);
-                }
+                const long long lb = pl.nb - (g0 - pl.block_off);
+                const int nb = (int)(lb < WARP ? lb : WARP);
+                const PshSumChunkMaps bm = lane < nb ? job.block_maps[g0 + lane] : no_maps();
+                for (int j = run_level(bm, 0, nb, &r); j < nb; j = run_level(bm, j + 1, nb, &r))
+                    r = chain_block(job, g0 + j, r, tt);
             }
         }
     }
