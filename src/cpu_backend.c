@@ -279,7 +279,10 @@ static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
             return PSNRHVS_ERR(ENOSYS);
         }
         if ((have & need) != need) {
-            psnrhvs_log(c, "isa %s is not supported by this CPU", names[c->s.isa]);
+            PsnrHvsDspContext best;
+            psnrhvs_dsp_init(&best, have);
+            psnrhvs_log(c, "isa %s is not supported by this CPU (the best it has is %s)",
+                        names[c->s.isa], strcmp(best.isa, "c") ? best.isa : "scalar");
             return PSNRHVS_ERR(ENOSYS);
         }
         flags = need;
