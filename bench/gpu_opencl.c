@@ -6,6 +6,7 @@
  *                                           16 threads and of OpenCL (frames
  *                                           in flight, and one at a time), in
  *                                           the same run, on the same pictures
+ * PSNRHVS_OPENCL_DEVICE picks the OpenCL device (default 0).
  * Pictures are generated 4:2:0 content (texture, gradients, flat areas, noise
  * of varying strength); DISTINCT of them are cycled.
  * SPDX-License-Identifier: BSD-2-Clause
@@ -79,6 +80,8 @@ static PsnrHvsContext *open_backend(const int w, const int h, const int bitdepth
     s.backend = b;
     s.threads = 16;
     s.exact_helpers = exact;
+    if (b == PSNRHVS_BACKEND_OPENCL && getenv("PSNRHVS_OPENCL_DEVICE"))
+        s.device = atoi(getenv("PSNRHVS_OPENCL_DEVICE"));
     PsnrHvsContext *c;
     return psnrhvs_open(&c, &s) ? NULL : c;
 }

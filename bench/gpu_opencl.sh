@@ -57,6 +57,14 @@ cc -O2 -std=c11 -ffp-contract=off -D_POSIX_C_SOURCE=200809L -I"$ROOT/include" \
 # Each step twice where it matters: the default kernels, and the variant that
 # parks the reference coefficients in local memory (fewer live registers).
 VARIANT="-DPSH_CL_LOCAL_COEFFS=1"
+# Device 0 is the first platform's first device, which can be PoCL even with
+# OCL_ICD_VENDORS set (seen on the H200 machine): test and time the GPU.
+if [ -z "${PSNRHVS_OPENCL_DEVICE:-}" ]; then
+    PSNRHVS_OPENCL_DEVICE=$(PSNRHVS_OPENCL_OPTIONS= "$B/tests/opencl/opencl_devices" 2>/dev/null |
+        awk -F: '/^[0-9]+: .*(NVIDIA|GPU|gfx|Radeon|Intel\(R\) (Arc|Data|UHD|Iris))/ {print $1; exit}')
+fi
+export PSNRHVS_OPENCL_DEVICE=${PSNRHVS_OPENCL_DEVICE:-0}
+say "OpenCL device used by the tests and timings: $PSNRHVS_OPENCL_DEVICE"
 say "devices (verbose: private memory of each kernel), default kernels"
 "$B/tests/opencl/opencl_devices"
 say "devices, $VARIANT"

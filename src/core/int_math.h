@@ -117,9 +117,19 @@ PSH_INLINE float psh_div_rn_int(float a, float b) {
         return psh_u32_as_float(sign | 0x7f800000u);
     }
     if (aa == 0u || ab == 0x7f800000u) return psh_u32_as_float(sign);
-    int ea, eb;
-    const psh_u64 ma = psh_split_f32(psh_u32_as_float(aa), &ea);
-    const psh_u64 mb = psh_split_f32(psh_u32_as_float(ab), &eb);
+    /* Significands in [2^23, 2^24) and exponents, by value: no address-taken
+     * locals, which a device compiler may put in private memory when this is
+     * not inlined (63 calls per block). */
+    int ea = (int)(aa >> 23), eb = (int)(ab >> 23);
+    psh_u64 ma = aa & 0x7fffffu, mb = ab & 0x7fffffu;
+    if (ea) ma |= 0x800000u;
+    else ea = 1;
+    if (eb) mb |= 0x800000u;
+    else eb = 1;
+    ea -= 150;
+    eb -= 150;
+    while (ma < 0x800000u) ma <<= 1, ea--;
+    while (mb < 0x800000u) mb <<= 1, eb--;
     const psh_u64 num = ma << 26;
     const psh_u64 q = num / mb;
     const int sticky = num - q * mb != 0;

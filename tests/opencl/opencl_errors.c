@@ -53,6 +53,14 @@ int main(int argc, char **argv) {
         settings(&s, PSNRHVS_BACKEND_OPENCL);
         int err = psnrhvs_open(&c, &s);
         fputs(messages, stdout);
+        if (!err) {
+            /* Some loaders read other vendor folders as well (seen on a
+             * machine with PoCL registered in /etc/OpenCL/vendors). */
+            printf("SKIP: the ICD loader still finds a platform with OCL_ICD_VENDORS at an "
+                   "empty folder\n");
+            psnrhvs_close(&c);
+            return 77;
+        }
         if (err != PSNRHVS_ERR(ENODEV) || c || !strstr(messages, "no OpenCL platform")) {
             printf("FAIL: no platform gave %d\n", err);
             return 1;

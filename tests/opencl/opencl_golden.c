@@ -4,7 +4,8 @@
  * (%a) and dB value with libvmaf's, and every raw score with the CPU
  * backend's (memcmp), bit for bit.
  * usage: opencl_golden <golden.json> <data dir> <exact_helpers 0|1> [frames_in_flight]
- * Exits 77 (skip) when no OpenCL device is present.
+ * Exits 77 (skip) when no OpenCL device is present. PSNRHVS_OPENCL_DEVICE
+ * picks the device (default 0), for machines with several platforms.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -102,8 +103,9 @@ int main(int argc, char **argv) {
     s.backend = PSNRHVS_BACKEND_OPENCL;
     s.exact_helpers = atoi(argv[3]);
     s.frames_in_flight = argc > 4 ? atoi(argv[4]) : 0;
+    if (getenv("PSNRHVS_OPENCL_DEVICE")) s.device = atoi(getenv("PSNRHVS_OPENCL_DEVICE"));
     const int err = psnrhvs_open(&dev, &s);
-    if (err == PSNRHVS_ERR(ENODEV)) {
+    if (err == PSNRHVS_ERR(ENODEV) && !getenv("PSNRHVS_OPENCL_DEVICE")) {
         printf("SKIP: no OpenCL device\n");
         return 77;
     }

@@ -3,7 +3,8 @@
  * memcmp over geometries, layouts, bit depths, both threshold products, luma
  * only, padded strides, identical frames and several frames in flight.
  * usage: opencl_parity <exact_helpers 0|1>
- * Exits 77 (skip) when no OpenCL device is present.
+ * Exits 77 (skip) when no OpenCL device is present. PSNRHVS_OPENCL_DEVICE
+ * picks the device (default 0).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -67,8 +68,9 @@ static int run_case(const Case *const t, const int exact) {
     s.backend = PSNRHVS_BACKEND_OPENCL;
     s.exact_helpers = exact;
     s.frames_in_flight = t->frames_in_flight;
+    if (getenv("PSNRHVS_OPENCL_DEVICE")) s.device = atoi(getenv("PSNRHVS_OPENCL_DEVICE"));
     const int err = psnrhvs_open(&dev, &s);
-    if (err == PSNRHVS_ERR(ENODEV)) {
+    if (err == PSNRHVS_ERR(ENODEV) && !getenv("PSNRHVS_OPENCL_DEVICE")) {
         psnrhvs_close(&cpu);
         return 77;
     }
