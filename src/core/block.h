@@ -12,6 +12,15 @@
 #include "tables.h"
 #include "int_math.h"
 
+/* Every division by a variable goes through PSH_DIV_RN: int_math.h defines
+ * it as the integer division on devices whose f32 division is not IEEE. */
+#if PSH_EXACT_HELPERS && !defined(PSH_DIV_RN)
+#error "PSH_EXACT_HELPERS needs a correctly rounded division PSH_DIV_RN(a, b)"
+#endif
+#ifndef PSH_DIV_RN
+#define PSH_DIV_RN(a, b) ((a) / (b))
+#endif
+
 /* Threshold product modes (PsnrHvsMaskProduct). */
 #define PSH_MASK_PRODUCT_FLOAT 0
 #define PSH_MASK_PRODUCT_EXACT 1
@@ -107,9 +116,11 @@ PSH_INLINE float psh_block_variance_ratio(const psh_i32 x[64]) {
             means[q] += (float)x[i * 8 + j];
         }
     }
-    gmean = gmean / 64.0f;
+    /* x / 2^k and x * 2^-k are the same real number, so they round alike;
+     * the product keeps approximate device divisions out of the way. */
+    gmean = gmean * 0x1p-6f;
     PSH_UNROLL
-    for (int q = 0; q < 4; q++) means[q] = means[q] / 16.0f;
+    for (int q = 0; q < 4; q++) means[q] = means[q] * 0x1p-4f;
     PSH_UNROLL
     for (int i = 0; i < 8; i++) {
         PSH_UNROLL
@@ -123,7 +134,7 @@ PSH_INLINE float psh_block_variance_ratio(const psh_i32 x[64]) {
     gvar = gvar * PSH_K63;
     PSH_UNROLL
     for (int q = 0; q < 4; q++) vars[q] = vars[q] * PSH_K15;
-    if (gvar > 0.0f) gvar = (((vars[0] + vars[1]) + vars[2]) + vars[3]) / gvar;
+    if (gvar > 0.0f) gvar = PSH_DIV_RN(((vars[0] + vars[1]) + vars[2]) + vars[3], gvar);
     return gvar;
 }
 
@@ -140,8 +151,9 @@ PSH_INLINE float psh_block_threshold(const psh_i32 c[64], const float ratio, con
         root = psh_sqrt_rn_int(energy * ratio);
     else
         root = psh_sqrt_rn(energy * ratio);
-    /* Dividing by 32 is exact: the root is far from the subnormal range. */
-    return root / 32.0f;
+    /* Dividing by 32 (as a product by 2^-5, the same real number) is exact:
+     * the root is far from the subnormal range. */
+    return root * 0x1p-5f;
 }
 
 /* Spec 2 steps 2-8 for one block: returns its threshold and leaves the DCT
@@ -156,13 +168,6 @@ PSH_INLINE float psh_block_transform(psh_i32 x[64], const int plane, const int m
 PSH_INLINE float psh_block_limit(const float thr_s, const float thr_d) {
     return thr_d > thr_s ? thr_d : thr_s;
 }
-
-#if PSH_EXACT_HELPERS && !defined(PSH_DIV_RN)
-#error "PSH_EXACT_HELPERS needs a correctly rounded division PSH_DIV_RN(a, b)"
-#endif
-#ifndef PSH_DIV_RN
-#define PSH_DIV_RN(a, b) ((a) / (b))
-#endif
 
 /* Spec 3: the error term of coefficient k (k = i * 8 + j) of a block whose
  * coefficients are cs (reference) and cd (distorted) and limit is t. */
