@@ -51,7 +51,7 @@ typedef struct CpuSlot {
 typedef struct CpuBackend {
     PsnrHvsDspContext dsp;
     int use_ref; ///< the scalar reference, one task per plane
-    int nthreads;
+    int nthreads, nbufs;
     int mask_product;
     int nbx[3], nby[3]; ///< blocks along each plane
     int task_base[4];   ///< task t of a frame belongs to plane p when base[p] <= t < base[p+1]
@@ -73,26 +73,34 @@ static int pixel_bytes(const PsnrHvsContext *c) {
     return c->s.bitdepth > 8 ? 2 : 1;
 }
 
-static float chain(float sum, const float *t, const int n) {
+static float add_chain(float sum, const float *t, const int n) {
     for (int i = 0; i < n; i++) sum += t[i];
     return sum;
 }
 
-static int row_terms(const CpuBackend *b, const PsnrHvsPlanePair *p, const int by, float *buf) {
+static int row_terms(const CpuBackend *b, const PsnrHvsPlanePair *p, const int by, float *buf,
+                     PsnrHvsChain *chain) {
     const ptrdiff_t y = (ptrdiff_t)by * 7;
     const uint8_t *ref = (const uint8_t *)p->ref + y * p->ref_stride;
     const uint8_t *dist = (const uint8_t *)p->dist + y * p->dist_stride;
     return b->dsp.row_terms[p->bitdepth > 8](buf, ref, p->ref_stride, dist, p->dist_stride,
-                                             psnrhvs_blocks_along(p->w), p->table, p->mask_product);
+                                             psnrhvs_blocks_along(p->w), p->table, p->mask_product,
+                                             chain);
 }
 
-/* The whole plane on the calling thread. */
-static float plane_score(const CpuBackend *b, const PsnrHvsPlanePair *p, float *buf) {
+/* The whole plane on the calling thread: row by's terms go to one buffer
+ * while the previous row's, in the other, are added to the chain. */
+static float plane_score(const CpuBackend *b, const PsnrHvsPlanePair *p, float *const buf[2]) {
     if (b->use_ref) return psnrhvs_plane_score_ref(p);
-    float sum = 0.0f;
+    PsnrHvsChain chain = {buf[1], 0, 0.0f};
     const int nby = psnrhvs_blocks_along(p->h);
-    for (int by = 0; by < nby; by++) sum = chain(sum, buf, row_terms(b, p, by, buf));
-    return psnrhvs_plane_finish(sum, p->w, p->h, p->bitdepth);
+    for (int by = 0; by < nby; by++) {
+        const int n = row_terms(b, p, by, buf[by & 1], &chain);
+        chain.terms = buf[by & 1];
+        chain.count = n;
+    }
+    return psnrhvs_plane_finish(add_chain(chain.sum, chain.terms, chain.count), p->w, p->h,
+                                p->bitdepth);
 }
 
 static PsnrHvsPlanePair make_pair(const PsnrHvsContext *c, const int p, const void *ref,
@@ -136,7 +144,7 @@ static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
         float *const t = r->terms;
         r->terms = NULL;
         pthread_mutex_unlock(&b->lock);
-        pl->sum = chain(pl->sum, t, r->count);
+        pl->sum = add_chain(pl->sum, t, r->count);
         free(t);
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
@@ -161,14 +169,14 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
         return;
     }
     const int by = task - b->task_base[p];
-    const int n = row_terms(b, &pl->pair, by, buf);
+    const int n = row_terms(b, &pl->pair, by, buf, NULL);
     pthread_mutex_lock(&b->lock);
     task_done(b, s);
     if (!pl->walking && pl->next_row == by) {
         /* Next in line: add it straight from the worker's buffer. */
         pl->walking = 1;
         pthread_mutex_unlock(&b->lock);
-        pl->sum = chain(pl->sum, buf, n);
+        pl->sum = add_chain(pl->sum, buf, n);
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
         walk_rows(b, s, p);
@@ -191,7 +199,7 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
         }
         pl->walking = 1;
         pthread_mutex_unlock(&b->lock);
-        pl->sum = chain(pl->sum, buf, n);
+        pl->sum = add_chain(pl->sum, buf, n);
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
         walk_rows(b, s, p);
@@ -252,7 +260,7 @@ static void cpu_close(PsnrHvsContext *c) {
             free(s->plane[p].rows);
         }
     }
-    for (int i = 0; b->bufs && i < b->nthreads; i++) free(b->bufs[i]);
+    for (int i = 0; b->bufs && i < b->nbufs; i++) free(b->bufs[i]);
     free(b->bufs);
     free(b->ring);
     free(b->threads);
@@ -324,9 +332,11 @@ static int cpu_open(PsnrHvsContext *c) {
     err = PSNRHVS_ERR(ENOMEM);
     b->ring = calloc((size_t)b->capacity, sizeof(*b->ring));
     if (!b->ring) goto error;
-    b->bufs = calloc((size_t)b->nthreads, sizeof(*b->bufs));
+    /* One row buffer per thread; one thread alternates between two. */
+    b->nbufs = b->nthreads > 1 ? b->nthreads : 2;
+    b->bufs = calloc((size_t)b->nbufs, sizeof(*b->bufs));
     if (!b->bufs) goto error;
-    for (int i = 0; i < b->nthreads; i++)
+    for (int i = 0; i < b->nbufs; i++)
         if (!(b->bufs[i] = malloc(b->row_floats * sizeof(float)))) goto error;
     if (b->nthreads == 1) return 0;
 
@@ -369,7 +379,7 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
         for (int p = 0; p < c->num_planes; p++) {
             const PsnrHvsPlanePair pair =
                 make_pair(c, p, ref->data[p], ref->stride[p], dist->data[p], dist->stride[p]);
-            s->raw[p] = plane_score(b, &pair, b->bufs[0]);
+            s->raw[p] = plane_score(b, &pair, b->bufs);
         }
         s->state = SLOT_DONE;
         b->count++;

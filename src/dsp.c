@@ -15,6 +15,9 @@
     decl_row_terms_fn(name) {                                                                      \
         const uint8_t *rrow = ref, *drow = dist;                                                   \
         int count = 0;                                                                             \
+        if (chain) {                                                                               \
+            for (; chain->count; chain->count--) chain->sum += *chain->terms++;                    \
+        }                                                                                          \
         for (int b = 0; b < nblocks; b++) {                                                        \
             psh_i32 s[64], d[64];                                                                  \
             float t[64];                                                                           \

@@ -17,11 +17,21 @@
  * zero term leaves the f32 chain unchanged. terms must hold
  * nblocks * 64 + PSNRHVS_ROW_TERMS_PAD floats (SIMD stores whole vectors).
  * plane picks the tables (0 = Y, 1 = Cb, 2 = Cr), mask_product is a
- * PSH_MASK_PRODUCT_* mode. */
+ * PSH_MASK_PRODUCT_* mode.
+ * chain (may be NULL): terms of an earlier row to add, in order, to a running
+ * f32 sum before the call returns. The SIMD versions spread these dependent
+ * additions through their vector work, which hides the chain's latency when
+ * one thread scores a whole plane. */
 #define PSNRHVS_ROW_TERMS_PAD 16
+typedef struct PsnrHvsChain {
+    const float *terms; ///< advanced past the terms added
+    int count;          ///< terms left to add (0 on return)
+    float sum;          ///< the running sum
+} PsnrHvsChain;
 #define decl_row_terms_fn(name)                                                                    \
     int(name)(float *terms, const void *ref, ptrdiff_t ref_stride, const void *dist,               \
-              ptrdiff_t dist_stride, int nblocks, int plane, int mask_product)
+              ptrdiff_t dist_stride, int nblocks, int plane, int mask_product,                     \
+              PsnrHvsChain *chain)
 typedef decl_row_terms_fn(*PsnrHvsRowTermsFn);
 
 typedef struct PsnrHvsDspContext {

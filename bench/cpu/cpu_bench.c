@@ -114,7 +114,7 @@ static double nonzero_share(const Frame *f, const int bits) {
     for (int by = 0; by < nby; by++) {
         const size_t o = (size_t)by * 7 * stride;
         nz += (bits > 8 ? psnrhvs_row_terms_16bpc_c : psnrhvs_row_terms_8bpc_c)(
-            t, f->ref + o, stride, f->dist + o, stride, nbx, 0, 0);
+            t, f->ref + o, stride, f->dist + o, stride, nbx, 0, 0, NULL);
     }
     free(t);
     return (double)nz / ((double)nbx * nby * 64);

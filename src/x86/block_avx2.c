@@ -141,15 +141,11 @@ static inline int emit_terms(float *out, VF t[64], const int n) {
 
 #include "block_tmpl.h"
 
-static DEF_ROW_TERMS(row_terms_8bpc, uint8_t,
-                     load_blocks_8) static DEF_ROW_TERMS(row_terms_16bpc, uint16_t, load_blocks_16)
+// clang-format off
+DEF_ROW_TERMS(psnrhvs_row_terms_8bpc_avx2, uint8_t, load_blocks_8)
+DEF_ROW_TERMS(psnrhvs_row_terms_16bpc_avx2, uint16_t, load_blocks_16)
+// clang-format on
 
-    decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx2) {
+void psnrhvs_avx2_init(void) {
     pthread_once(&lut_once, init_lut);
-    return row_terms_8bpc(terms, ref, ref_stride, dist, dist_stride, nblocks, plane, mask_product);
-}
-
-decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx2) {
-    pthread_once(&lut_once, init_lut);
-    return row_terms_16bpc(terms, ref, ref_stride, dist, dist_stride, nblocks, plane, mask_product);
 }

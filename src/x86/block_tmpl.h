@@ -20,6 +20,29 @@
 #define TMPL_UNROLL _Pragma("unroll")
 #endif
 
+/* The running chain of an earlier row (PsnrHvsChain), advanced a few terms
+ * at a time between vector operations: the additions depend only on each
+ * other, so they execute under the vector work instead of after it. */
+typedef struct ChainCursor {
+    const float *t;
+    int n;
+    float sum;
+} ChainCursor;
+
+static inline __attribute__((always_inline)) void chain_step(ChainCursor *const c, const int k) {
+    if (c->n >= k) {
+        for (int i = 0; i < k; i++) c->sum += c->t[i];
+        c->t += k;
+        c->n -= k;
+    } else {
+        for (; c->n; c->n--) c->sum += *c->t++;
+    }
+}
+
+static inline void chain_flush(ChainCursor *const c) {
+    for (; c->n; c->n--) c->sum += *c->t++;
+}
+
 static inline VI v_half(const VI a) {
     return I_SRAI(I_ADD(a, I_SRLI(a, 31)), 1);
 }
@@ -87,7 +110,7 @@ static inline void v_fdct8x8(VI x[64]) {
 }
 
 /* psh_block_variance_ratio per lane. */
-static inline VF v_variance_ratio(const VI x[64]) {
+static inline VF v_variance_ratio(const VI x[64], ChainCursor *const cc) {
     VF f[64];
     VF gmean = F_ZERO(), gvar = F_ZERO();
     VF means[4] = {F_ZERO(), F_ZERO(), F_ZERO(), F_ZERO()};
@@ -107,6 +130,7 @@ static inline VF v_variance_ratio(const VI x[64]) {
         const VF g = F_SUB(f[k], gmean), m = F_SUB(f[k], means[q]);
         gvar = F_ADD(gvar, F_MUL(g, g));
         vars[q] = F_ADD(vars[q], F_MUL(m, m));
+        chain_step(cc, 1);
     }
     gvar = F_MUL(gvar, F_SET1(PSH_K63));
     for (int q = 0; q < 4; q++) vars[q] = F_MUL(vars[q], F_SET1(PSH_K15));
@@ -115,8 +139,9 @@ static inline VF v_variance_ratio(const VI x[64]) {
 }
 
 /* psh_block_transform per lane: the threshold; x becomes the coefficients. */
-static inline VF v_block_transform(VI x[64], const float *const mask, const int mask_product) {
-    const VF ratio = v_variance_ratio(x);
+static inline VF v_block_transform(VI x[64], const float *const mask, const int mask_product,
+                                   ChainCursor *const cc) {
+    const VF ratio = v_variance_ratio(x, cc);
     v_fdct8x8(x);
     VF energy = F_ZERO();
     TMPL_UNROLL
@@ -138,11 +163,13 @@ static inline VF v_block_transform(VI x[64], const float *const mask, const int 
 }
 
 /* psh_block_terms for LANES blocks: t[k] holds coefficient k's terms. */
-static inline void v_block_terms(VF t[64], VI s[64], VI d[64], const int plane,
-                                 const int mask_product) {
+static inline __attribute__((always_inline)) void v_block_terms(VF t[64], VI s[64], VI d[64],
+                                                                const int plane,
+                                                                const int mask_product,
+                                                                ChainCursor *const cc) {
     const float *const mask = psh_mask[plane], *const csf = psh_csf[plane];
-    const VF thr_s = v_block_transform(s, mask, mask_product);
-    const VF thr_d = v_block_transform(d, mask, mask_product);
+    const VF thr_s = v_block_transform(s, mask, mask_product, cc);
+    const VF thr_d = v_block_transform(d, mask, mask_product, cc);
     const VF lim = F_GT_SELECT(thr_d, thr_s);
     TMPL_UNROLL
     for (int k = 0; k < 64; k++) {
@@ -150,20 +177,27 @@ static inline void v_block_terms(VF t[64], VI s[64], VI d[64], const int plane,
         if (k) err = F_SUB_OR_ZERO(err, F_DIV(lim, F_SET1(mask[k])));
         const VF w = F_MUL(err, F_SET1(csf[k]));
         t[k] = F_MUL(w, w);
+        chain_step(cc, 8);
     }
 }
 
 #define DEF_ROW_TERMS(name, pixel, load)                                                           \
     decl_row_terms_fn(name) {                                                                      \
         int count = 0;                                                                             \
+        ChainCursor cc = {NULL, 0, 0.0f};                                                          \
+        if (chain) cc.t = chain->terms, cc.n = chain->count, cc.sum = chain->sum;                  \
         for (int b0 = 0; b0 < nblocks; b0 += LANES) {                                              \
             const int n = nblocks - b0 < LANES ? nblocks - b0 : LANES;                             \
             VI s[64], d[64];                                                                       \
             VF t[64];                                                                              \
             load(s, (const pixel *)ref + 7 * b0, ref_stride, n);                                   \
             load(d, (const pixel *)dist + 7 * b0, dist_stride, n);                                 \
-            v_block_terms(t, s, d, plane, mask_product);                                           \
+            v_block_terms(t, s, d, plane, mask_product, &cc);                                      \
             count += emit_terms(terms + count, t, n);                                              \
+        }                                                                                          \
+        if (chain) {                                                                               \
+            chain_flush(&cc);                                                                      \
+            chain->terms = cc.t, chain->count = 0, chain->sum = cc.sum;                            \
         }                                                                                          \
         return count;                                                                              \
     }

@@ -10,6 +10,7 @@
 #include "dsp.h"
 
 #if HAVE_AVX2
+void psnrhvs_avx2_init(void); /* tables of the AVX2 kernels, built once */
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx2);
 decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx2);
 #endif
@@ -21,6 +22,7 @@ decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx512);
 static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsigned flags) {
     if (!(flags & PSNRHVS_CPU_FLAG_AVX2)) return;
 #if HAVE_AVX2
+    psnrhvs_avx2_init();
     dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx2;
     dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx2;
     dsp->isa = "avx2";

@@ -153,9 +153,24 @@ static int row_case(PsnrHvsRowTermsFn ref_fn, PsnrHvsRowTermsFn new_fn, const in
         }
     /* Fill both outputs with the same junk: the padding must match too. */
     for (size_t i = 0; i < nt; i++) t_ref[i] = t_new[i] = (float)(i & 7) - 3.5f;
-    const int c_ref = ref_fn(t_ref, rbuf, stride, dbuf, stride, n, plane, mp);
-    const int c_new = new_fn(t_new, rbuf, stride, dbuf, stride, n, plane, mp);
+    /* An earlier row's terms for the chain: none, a few, or more than the
+     * row's vector work spreads (the rest is added at the end). */
+    const int nchain = (int)(rnd() % 4 == 0 ? 0 : rnd() % (unsigned)(n * 64 + 1));
+    float *chain_terms = malloc(((size_t)nchain + 1) * sizeof(float));
+    for (int i = 0; i < nchain; i++)
+        chain_terms[i] = rnd() % 3 == 0 ? 0.0f : (float)(rnd() % 1000000) / (float)(1 + rnd() % 97);
+    const float start = (float)(rnd() % 1000) * 0.37f;
+    PsnrHvsChain ch_ref = {chain_terms, nchain, start}, ch_new = {chain_terms, nchain, start};
+    const int c_ref = ref_fn(t_ref, rbuf, stride, dbuf, stride, n, plane, mp, &ch_ref);
+    const int c_new = new_fn(t_new, rbuf, stride, dbuf, stride, n, plane, mp, &ch_new);
     int fail = c_ref != c_new || memcmp(t_ref, t_new, (size_t)c_ref * sizeof(float));
+    if (ch_ref.count || ch_new.count || ch_ref.terms != chain_terms + nchain ||
+        ch_new.terms != chain_terms + nchain || memcmp(&ch_ref.sum, &ch_new.sum, sizeof(float))) {
+        printf("    chain mismatch: %d terms, sum %a vs %a, left %d vs %d\n", nchain,
+               (double)ch_ref.sum, (double)ch_new.sum, ch_ref.count, ch_new.count);
+        fail = 1;
+    }
+    free(chain_terms);
     if (fail) {
         int k = 0;
         while (k < c_ref && k < c_new && !memcmp(&t_ref[k], &t_new[k], sizeof(float))) k++;
