@@ -62,7 +62,9 @@ typedef struct CpuBackend {
     int capacity, head, count;
 
     pthread_t *threads;
-    float **bufs; ///< one row buffer per worker
+    float **bufs; ///< one row buffer per thread (when the pool has none)
+    float **free_bufs;
+    int nfree, nfree_cap, nfree_max; ///< pooled row buffers: free, room, made
     int started, started_workers;
     pthread_mutex_t lock;
     pthread_cond_t work, done;
@@ -135,6 +137,26 @@ static void task_done(CpuBackend *b, CpuSlot *s) {
     if (++s->tasks_done == b->task_base[3]) pthread_cond_broadcast(&b->done);
 }
 
+/* Row buffers (row_floats each) handed from the row that fills them to the
+ * chain that adds them, then back; called with the lock held. */
+static float *pool_get(CpuBackend *b) {
+    if (b->nfree) return b->free_bufs[--b->nfree];
+    if (b->nfree_cap == b->nfree_max) {
+        const int cap = b->nfree_cap ? 2 * b->nfree_cap : 16;
+        float **const f = realloc(b->free_bufs, (size_t)cap * sizeof(*f));
+        if (!f) return NULL;
+        b->free_bufs = f;
+        b->nfree_cap = cap;
+    }
+    float *const buf = malloc(b->row_floats * sizeof(float));
+    if (buf) b->nfree_max++;
+    return buf;
+}
+
+static void pool_put(CpuBackend *b, float *buf) {
+    b->free_bufs[b->nfree++] = buf; /* room for every buffer made */
+}
+
 /* Called with the lock held and pl->walking set: add every ready row. */
 static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
     CpuPlane *const pl = &s->plane[p];
@@ -145,8 +167,8 @@ static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
         r->terms = NULL;
         pthread_mutex_unlock(&b->lock);
         pl->sum = add_chain(pl->sum, t, r->count);
-        free(t);
         pthread_mutex_lock(&b->lock);
+        pool_put(b, t);
         pl->next_row++;
     }
     pl->walking = 0;
@@ -155,13 +177,19 @@ static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
                        psnrhvs_plane_finish(pl->sum, pl->pair.w, pl->pair.h, pl->pair.bitdepth));
 }
 
-/* Called with the lock held; returns with it held. */
-static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
+/*
+ * One block row. Its terms go to a pooled buffer and wait there; a row task
+ * of the same plane that starts while the chain's next row is ready carries
+ * that row's terms into its kernel (PsnrHvsChain), which adds them under its
+ * vector work. Once no task of the plane is left to start, finishing tasks
+ * walk the rest. Called with the lock held; returns with it held.
+ */
+static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
     int p = 0;
     while (task >= b->task_base[p + 1]) p++;
     CpuPlane *const pl = &s->plane[p];
-    pthread_mutex_unlock(&b->lock);
     if (b->use_ref) {
+        pthread_mutex_unlock(&b->lock);
         const float raw = psnrhvs_plane_score_ref(&pl->pair);
         pthread_mutex_lock(&b->lock);
         task_done(b, s);
@@ -169,46 +197,56 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *buf) {
         return;
     }
     const int by = task - b->task_base[p];
-    const int n = row_terms(b, &pl->pair, by, buf, NULL);
-    pthread_mutex_lock(&b->lock);
-    task_done(b, s);
-    if (!pl->walking && pl->next_row == by) {
-        /* Next in line: add it straight from the worker's buffer. */
+    float *const buf = pool_get(b);
+    PsnrHvsChain carry = {NULL, 0, 0.0f};
+    float *carried = NULL;
+    /* Rows up to by are not done, so next_row <= by is a valid row. */
+    if (!pl->walking && pl->rows[pl->next_row].done) {
+        CpuRow *const r = &pl->rows[pl->next_row];
         pl->walking = 1;
-        pthread_mutex_unlock(&b->lock);
-        pl->sum = add_chain(pl->sum, buf, n);
-        pthread_mutex_lock(&b->lock);
-        pl->next_row++;
-        walk_rows(b, s, p);
-        return;
+        carried = r->terms;
+        r->terms = NULL;
+        carry.terms = carried;
+        carry.count = r->count;
+        carry.sum = pl->sum;
     }
     pthread_mutex_unlock(&b->lock);
-    float *copy = NULL;
-    if (n) {
-        copy = malloc((size_t)n * sizeof(*copy));
-        if (copy) memcpy(copy, buf, (size_t)n * sizeof(*copy));
-    }
+    const int n = row_terms(b, &pl->pair, by, buf ? buf : own, carried ? &carry : NULL);
     pthread_mutex_lock(&b->lock);
-    if (n && !copy) {
-        /* Out of memory: wait until the chain reaches this row rather than
-         * lose it (every earlier row was taken before it, so it will). */
-        while (pl->walking || pl->next_row != by) {
+    task_done(b, s);
+    if (carried) {
+        pl->sum = carry.sum;
+        pl->next_row++;
+        pl->walking = 0;
+        pool_put(b, carried);
+    }
+    if (!buf) {
+        /* Out of memory: add this row from the thread's own buffer when the
+         * chain reaches it, walking ready rows meanwhile (every earlier row
+         * was taken before this one, so the chain gets here). */
+        for (;;) {
+            if (!pl->walking && pl->next_row == by) break;
+            if (!pl->walking && pl->rows[pl->next_row].done) {
+                pl->walking = 1;
+                walk_rows(b, s, p);
+                continue;
+            }
             pthread_mutex_unlock(&b->lock);
             sched_yield();
             pthread_mutex_lock(&b->lock);
         }
         pl->walking = 1;
         pthread_mutex_unlock(&b->lock);
-        pl->sum = add_chain(pl->sum, buf, n);
+        pl->sum = add_chain(pl->sum, own, n);
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
         walk_rows(b, s, p);
         return;
     }
-    pl->rows[by].terms = copy;
+    pl->rows[by].terms = buf;
     pl->rows[by].count = n;
     pl->rows[by].done = 1;
-    if (!pl->walking) {
+    if (!pl->walking && s->next_task >= b->task_base[p + 1]) {
         pl->walking = 1;
         walk_rows(b, s, p);
     }
@@ -261,6 +299,8 @@ static void cpu_close(PsnrHvsContext *c) {
         }
     }
     for (int i = 0; b->bufs && i < b->nbufs; i++) free(b->bufs[i]);
+    for (int i = 0; i < b->nfree; i++) free(b->free_bufs[i]);
+    free(b->free_bufs);
     free(b->bufs);
     free(b->ring);
     free(b->threads);
