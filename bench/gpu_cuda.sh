@@ -80,27 +80,33 @@ for g in "3840 2160 8" "3840 2160 10" "1920 1080 8" "1920 1080 10"; do
 done
 grep -h RESULT "$L"/bench_*.log | tee -a "$S"
 
-NCLI=240
-step "CLI end to end from files (3840x2160 8-bit, $NCLI frames)"
-T=/tmp/gpu_cuda_files
-mkdir -p $T
-"$B/tests/cuda/cuda_bench" gen 3840 2160 8 $NCLI $T/ref.yuv $T/dist.yuv
-cat $T/ref.yuv $T/dist.yuv >/dev/null # page cache, as a warm file read
-CLI="$B/tools/psnrhvs"
-if [ -x "$CLI" ]; then
-    for be in cuda cpu; do
+# Each backend twice, alternating, so that neither gets a warmer page cache.
+cli_run() { # w h frames
+    local w=$1 h=$2 n=$3 T=/tmp/gpu_cuda_files
+    step "CLI end to end from files (${w}x${h} 8-bit 4:2:0, $n frames)"
+    mkdir -p $T
+    "$B/tests/cuda/cuda_bench" gen $w $h 8 $n $T/ref.yuv $T/dist.yuv
+    cat $T/ref.yuv $T/dist.yuv >/dev/null
+    if [ ! -x "$CLI" ]; then say "no CLI built"; return; fi
+    for be in cuda cpu cuda cpu; do
+        rm -f $T/$be.json
         t0=$(date +%s.%N)
-        "$CLI" -r $T/ref.yuv -d $T/dist.yuv -w 3840 -h 2160 -p 420 -b 8 --backend $be \
-            --threads "$THREADS" -q --json --precision max --raw -o $T/$be.json >"$L/cli_$be.log" 2>&1
+        "$CLI" -r $T/ref.yuv -d $T/dist.yuv -w $w -h $h -p 420 -b 8 --backend $be \
+            --threads "$THREADS" -q --json --precision max --raw -o $T/$be.json \
+            >>"$L/cli_${w}_$be.log" 2>&1
         rc=$?
         t1=$(date +%s.%N)
-        say "cli --backend $be: rc=$rc $(awk -v a="$t0" -v b="$t1" -v n=$NCLI 'BEGIN { printf "%.1f", n / (b - a) }') fps ($NCLI frames, wall clock incl. start-up)"
+        say "cli ${w}x${h} --backend $be: rc=$rc $(awk -v a="$t0" -v b="$t1" -v n=$n 'BEGIN { printf "%.1f", n / (b - a) }') fps ($n frames, wall clock incl. start-up)"
     done
     # Every value but the timing line must match (%.17g and %a raw scores).
-    if cmp -s <(grep -v '"fps"' $T/cuda.json) <(grep -v '"fps"' $T/cpu.json) &&
-        [ -s $T/cuda.json ]; then say "cli json cuda vs cpu: identical"; else say "cli json cuda vs cpu: DIFFERENT"; fi
-else
-    say "no CLI built"
-fi
-rm -rf $T
+    if [ -s $T/cuda.json ] && cmp -s <(grep -v '"fps"' $T/cuda.json) <(grep -v '"fps"' $T/cpu.json); then
+        say "cli json cuda vs cpu: identical"
+    else
+        say "cli json cuda vs cpu: DIFFERENT"
+    fi
+    rm -rf $T
+}
+CLI="$B/tools/psnrhvs"
+cli_run 3840 2160 120
+cli_run 1920 1080 480
 step done
