@@ -3,11 +3,19 @@
  * AVX-512) over block rows, on worker threads with frames in flight.
  *
  * Bit-identity (spec section 3): a plane's score is ONE f32 chain over its
- * terms in block raster order. Block rows are scored in parallel into
- * buffers of their non-zero terms; each plane's chain then adds the rows in
- * row order as they become ready (whichever worker finishes the next row
- * walks it), so the chain overlaps the scoring of later rows and is exactly
- * the reference's sequence of f32 additions, zero terms left out (r + 0 = r).
+ * terms in block raster order. Block rows are tasks, scored in parallel into
+ * buffers of their non-zero terms; each plane's chain adds the rows strictly
+ * in row order as they become ready, so it is exactly the reference's
+ * sequence of f32 additions, zero terms left out (r + 0 = r). The chain is
+ * not a separate pass: a row task carries the next ready row's terms into
+ * its kernel, which adds them between its vector steps (see run_task).
+ *
+ * Threads: settings.threads = N computing threads, N - 1 workers plus the
+ * caller's thread, which runs tasks while it waits in send or receive. With
+ * nothing queued, send scores straight from the caller's pictures and
+ * returns once every task has read its samples; otherwise it copies them
+ * (frames in flight) and returns at once. One thread needs no worker and no
+ * copy: send scores the frame on the caller's thread.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -26,7 +34,7 @@
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
 
 typedef struct CpuRow {
-    float *terms; ///< heap copy, when the row was done before the chain reached it
+    float *terms; ///< a pooled buffer, waiting for the chain
     int count;
     int done;
 } CpuRow;
@@ -35,7 +43,7 @@ typedef struct CpuPlane {
     PsnrHvsPlanePair pair;
     CpuRow *rows;
     int next_row; ///< the chain has added rows [0, next_row)
-    int walking;  ///< a worker is adding rows to the chain
+    int walking;  ///< a thread is adding rows to the chain
     float sum;
 } CpuPlane;
 
@@ -52,7 +60,6 @@ typedef struct CpuBackend {
     PsnrHvsDspContext dsp;
     int use_ref; ///< the scalar reference, one task per plane
     int nthreads, nbufs;
-    int mask_product;
     int nbx[3], nby[3]; ///< blocks along each plane
     int task_base[4];   ///< task t of a frame belongs to plane p when base[p] <= t < base[p+1]
     size_t plane_off[3], pix_size;
