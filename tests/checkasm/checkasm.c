@@ -3,8 +3,9 @@
  * C version, at every ISA level the CPU has, on seeded random and extreme
  * inputs; outputs compared with memcmp (no tolerance).
  *
- * usage: checkasm [--seed=N] [--test=NAME] [--function=NAME]
+ * usage: checkasm [--seed=N] [--test=NAME] [--function=NAME] [--bench]
  *                 [--list-functions] [--list-cpuflags]
+ * --bench also times each checked version against C (ns per block).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <inttypes.h>
@@ -43,7 +44,7 @@ static const struct {
 
 static struct {
     const char *test_filter, *func_filter;
-    int list_functions;
+    int list_functions, bench;
     const char *cpu_name;
     int failures, checked;
     /* Functions already checked, so each is tested once, at the level where it changes. */
@@ -186,6 +187,40 @@ static int row_case(PsnrHvsRowTermsFn ref_fn, PsnrHvsRowTermsFn new_fn, const in
     return fail;
 }
 
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* ns per block of fn over a 1920-wide block row (273 blocks), best of 5. */
+static double bench_row(PsnrHvsRowTermsFn fn, const int bpc) {
+    const int n = 273, w = 7 * n + 1, bps = bpc > 8 ? 2 : 1, max = (1 << bpc) - 1;
+    const ptrdiff_t stride = (ptrdiff_t)w * bps;
+    uint8_t *r = malloc((size_t)stride * 8), *d = malloc((size_t)stride * 8);
+    float *t = malloc(((size_t)n * 64 + PSNRHVS_ROW_TERMS_PAD) * sizeof(float));
+    for (int i = 0; i < w * 8; i++) {
+        const int rv = sample(PAT_SMOOTH, max, i % w, i / w, 0, 0);
+        const int dv = sample(PAT_SMOOTH, max, i % w, i / w, 1, rv);
+        if (bps == 1) {
+            r[i] = (uint8_t)rv, d[i] = (uint8_t)dv;
+        } else {
+            const uint16_t r16 = (uint16_t)rv, d16 = (uint16_t)dv;
+            memcpy(r + 2 * i, &r16, 2);
+            memcpy(d + 2 * i, &d16, 2);
+        }
+    }
+    double best = 1e30;
+    for (int rep = 0; rep < 5; rep++) {
+        const double t0 = now_ns();
+        for (int k = 0; k < 20; k++) fn(t, r, stride, d, stride, n, k % 3, 0, NULL);
+        const double ns = (now_ns() - t0) / (20.0 * n);
+        if (ns < best) best = ns;
+    }
+    free(r), free(d), free(t);
+    return best;
+}
+
 static void check_row_terms(const PsnrHvsDspContext *dsp, const PsnrHvsDspContext *c) {
     static const char *const names[2] = {"row_terms_8bpc", "row_terms_16bpc"};
     for (int hbd = 0; hbd < 2; hbd++) {
@@ -214,6 +249,13 @@ static void check_row_terms(const PsnrHvsDspContext *dsp, const PsnrHvsDspContex
                     }
         }
         report(names[hbd], fails, cases);
+        if (state.bench) {
+            const int bpc = hbd ? 10 : 8;
+            const double tc = bench_row(c->row_terms[hbd], bpc);
+            const double tn = bench_row(dsp->row_terms[hbd], bpc);
+            printf("    bench %d bpc: c %.1f ns/block, %s %.1f ns/block (%.1fx)\n", bpc, tc,
+                   state.cpu_name, tn, tc / tn);
+        }
     }
 }
 
@@ -236,13 +278,16 @@ int main(int argc, char **argv) {
             state.func_filter = argv[i] + 11;
         else if (!strcmp(argv[i], "--list-functions"))
             state.list_functions = 1;
+        else if (!strcmp(argv[i], "--bench"))
+            state.bench = 1;
         else if (!strcmp(argv[i], "--list-cpuflags"))
             list_cpus = 1;
         else {
-            fprintf(stderr,
-                    "usage: %s [--seed=N] [--test=NAME] [--function=NAME] [--list-functions] "
-                    "[--list-cpuflags]\n",
-                    argv[0]);
+            fprintf(
+                stderr,
+                "usage: %s [--seed=N] [--test=NAME] [--function=NAME] [--bench] [--list-functions] "
+                "[--list-cpuflags]\n",
+                argv[0]);
             return 1;
         }
     }
