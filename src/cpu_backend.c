@@ -357,12 +357,6 @@ static int cpu_open(PsnrHvsContext *c) {
     int err = choose_isa(c, b);
     if (err) goto error;
 
-    long n = c->s.threads;
-    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
-    b->nthreads = n < 1 ? 1 : n > 256 ? 256 : (int)n;
-    /* One thread scores on the caller's thread, straight from its pictures. */
-    b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : b->nthreads > 1 ? 3 : 1;
-
     const int bps = pixel_bytes(c);
     size_t row_blocks = 0;
     for (int p = 0; p < c->num_planes; p++) {
@@ -375,6 +369,17 @@ static int cpu_open(PsnrHvsContext *c) {
     }
     for (int p = c->num_planes; p < 3; p++) b->task_base[p + 1] = b->task_base[p];
     b->row_floats = row_blocks * 64 + PSNRHVS_ROW_TERMS_PAD;
+
+    long n = c->s.threads;
+    if (n <= 0) {
+        /* All cores, but not more threads than 8 block rows each keeps busy. */
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        const long useful = b->task_base[3] / 8;
+        if (!b->use_ref && n > useful) n = useful;
+    }
+    b->nthreads = n < 1 ? 1 : n > 256 ? 256 : (int)n;
+    /* One thread scores on the caller's thread, straight from its pictures. */
+    b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : b->nthreads > 1 ? 3 : 1;
 
     err = PSNRHVS_ERR(ENOMEM);
     b->ring = calloc((size_t)b->capacity, sizeof(*b->ring));
