@@ -66,20 +66,20 @@ typedef struct PsnrHvsLogger {
 } PsnrHvsLogger;
 
 typedef struct PsnrHvsSettings {
-    int width;                  ///< luma width in samples, 1..PSNRHVS_MAX_DIMENSION (no default)
-    int height;                 ///< luma height in samples, 1..PSNRHVS_MAX_DIMENSION (no default)
-    enum PsnrHvsPixelLayout layout; ///< default PSNRHVS_PIXEL_LAYOUT_I420
-    int bitdepth;               ///< 8 (default), 10 or 12
-    int enable_chroma;          ///< 1 (default): score Cb and Cr; 0: luma only
+    int width;  ///< luma width in samples, 1..PSNRHVS_MAX_DIMENSION (no default)
+    int height; ///< luma height in samples, 1..PSNRHVS_MAX_DIMENSION (no default)
+    enum PsnrHvsPixelLayout layout;       ///< default PSNRHVS_PIXEL_LAYOUT_I420
+    int bitdepth;                         ///< 8 (default), 10 or 12
+    int enable_chroma;                    ///< 1 (default): score Cb and Cr; 0: luma only
     enum PsnrHvsMaskProduct mask_product; ///< default PSNRHVS_MASK_PRODUCT_FLOAT
-    enum PsnrHvsBackend backend; ///< default PSNRHVS_BACKEND_CPU
-    int device;                 ///< GPU index for device backends, default 0
-    int threads;                ///< CPU worker threads, 0 (default) = all cores
-    enum PsnrHvsIsa isa;        ///< CPU instruction set, default PSNRHVS_ISA_AUTO
-    int exact_helpers;          ///< 1: force integer sqrt/division helpers on devices; default 0
-    int frames_in_flight;       ///< frames a backend may queue, 0 (default) = backend's choice
-    PsnrHvsLogger logger;       ///< default: messages to stderr
-    uint8_t reserved[32];       ///< zero; room to grow without an ABI break
+    enum PsnrHvsBackend backend;          ///< default PSNRHVS_BACKEND_CPU
+    int device;                           ///< GPU index for device backends, default 0
+    int threads;                          ///< CPU worker threads, 0 (default) = all cores
+    enum PsnrHvsIsa isa;                  ///< CPU instruction set, default PSNRHVS_ISA_AUTO
+    int exact_helpers;    ///< 1: force integer sqrt/division helpers on devices; default 0
+    int frames_in_flight; ///< frames a backend may queue, 0 (default) = backend's choice
+    PsnrHvsLogger logger; ///< default: messages to stderr
+    uint8_t reserved[32]; ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**

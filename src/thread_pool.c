@@ -34,8 +34,7 @@ typedef struct WorkerStart {
     int id;
 } WorkerStart;
 
-static void run_tasks(PsnrHvsThreadPool *const pool, const int id)
-{
+static void run_tasks(PsnrHvsThreadPool *const pool, const int id) {
     const int ntasks = pool->ntasks;
     for (;;) {
         const int task = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
@@ -44,8 +43,7 @@ static void run_tasks(PsnrHvsThreadPool *const pool, const int id)
     }
 }
 
-static void *worker_main(void *const data)
-{
+static void *worker_main(void *const data) {
     WorkerStart *const start = data;
     PsnrHvsThreadPool *const pool = start->pool;
     const int id = start->id;
@@ -67,8 +65,7 @@ static void *worker_main(void *const data)
     return NULL;
 }
 
-PsnrHvsThreadPool *psnrhvs_thread_pool_create(int nthreads)
-{
+PsnrHvsThreadPool *psnrhvs_thread_pool_create(int nthreads) {
     PsnrHvsThreadPool *pool;
     if (nthreads < 0) return NULL;
     if (nthreads == 0) {
@@ -111,8 +108,7 @@ error_mutex:
     return NULL;
 }
 
-void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *const pool)
-{
+void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *const pool) {
     if (!pool) return;
     pthread_mutex_lock(&pool->lock);
     pool->shutdown = 1;
@@ -126,14 +122,12 @@ void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *const pool)
     free(pool);
 }
 
-int psnrhvs_thread_pool_size(const PsnrHvsThreadPool *const pool)
-{
+int psnrhvs_thread_pool_size(const PsnrHvsThreadPool *const pool) {
     return pool ? pool->nworkers + 1 : 1;
 }
 
 void psnrhvs_thread_pool_run(PsnrHvsThreadPool *const pool, const int ntasks,
-                             void (*const fn)(void *arg, int task, int worker), void *const arg)
-{
+                             void (*const fn)(void *arg, int task, int worker), void *const arg) {
     if (ntasks <= 0) return;
     if (!pool || pool->nworkers == 0 || ntasks == 1) {
         for (int task = 0; task < ntasks; task++) fn(arg, task, 0);

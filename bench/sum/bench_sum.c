@@ -22,8 +22,7 @@ typedef struct Plane {
 
 static uint64_t rng_state;
 
-static uint32_t rnd(void)
-{
+static uint32_t rnd(void) {
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -32,8 +31,7 @@ static uint32_t rnd(void)
 
 /* A term like spec 3's: 75 % zero (below the masking limit); otherwise
  * ((|dc| - lim) * csf)^2 with small integer coefficient differences. */
-static float term(const int plane, const int k)
-{
+static float term(const int plane, const int k) {
     if (rnd() % 4) return 0.0f;
     const float lim = (float)(rnd() % 4096) * (1.0f / 512.0f);
     const float a = lim + (float)(1 + rnd() % (rnd() % 8 ? 16 : 160));
@@ -42,8 +40,7 @@ static float term(const int plane, const int k)
     return (err * w) * (err * w);
 }
 
-static void make_plane(Plane *const p, const int plane, const int w, const int h)
-{
+static void make_plane(Plane *const p, const int plane, const int w, const int h) {
     const size_t bx = (size_t)(w - 1) / 7, by = (size_t)(h - 1) / 7; /* blocks per row, rows */
     p->rows = by;
     p->n = bx * by * 64;
@@ -69,8 +66,7 @@ static void make_plane(Plane *const p, const int plane, const int w, const int h
     p->scratch = malloc(p->scratch_size);
 }
 
-static double now(void)
-{
+static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -78,35 +74,39 @@ static double now(void)
 
 enum { SEQ_ALL, SEQ_NZ, ENG_NZ, ENG_ALL, ENG_EXACT, NMODES };
 static const char *const mode_name[NMODES] = {
-    "sequential chain, all terms (libvmaf loop)",
-    "sequential chain, non-zero terms only",
-    "engine, block-row chunks of non-zero terms*",
-    "engine, block-row chunks of all terms",
+    "sequential chain, all terms (libvmaf loop)",  "sequential chain, non-zero terms only",
+    "engine, block-row chunks of non-zero terms*", "engine, block-row chunks of all terms",
     "engine, psnrhvs_sum_exact(all terms)",
 };
 
 static double run(const int mode, Plane *const planes, PsnrHvsThreadPool *const pool,
-                  float out[3])
-{
+                  float out[3]) {
     const double t0 = now();
     for (int p = 0; p < 3; p++) {
         Plane *const pl = &planes[p];
         switch (mode) {
-        case SEQ_ALL: out[p] = psnrhvs_sum_sequential(pl->t, pl->n); break;
-        case SEQ_NZ: out[p] = psnrhvs_sum_sequential(pl->nz, pl->nnz); break;
+        case SEQ_ALL:
+            out[p] = psnrhvs_sum_sequential(pl->t, pl->n);
+            break;
+        case SEQ_NZ:
+            out[p] = psnrhvs_sum_sequential(pl->nz, pl->nnz);
+            break;
         case ENG_NZ:
             out[p] = psnrhvs_sum_chunks_scratch(pl->chunks, pl->rows, pool, pl->scratch,
                                                 pl->scratch_size);
             break;
-        case ENG_ALL: out[p] = psnrhvs_sum_chunks(pl->all, pl->rows, pool); break;
-        case ENG_EXACT: out[p] = psnrhvs_sum_exact(pl->t, pl->n, pool); break;
+        case ENG_ALL:
+            out[p] = psnrhvs_sum_chunks(pl->all, pl->rows, pool);
+            break;
+        case ENG_EXACT:
+            out[p] = psnrhvs_sum_exact(pl->t, pl->n, pool);
+            break;
         }
     }
     return now() - t0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const int nthreads = argc > 1 ? atoi(argv[1]) : 0;
     const int reps = argc > 2 ? atoi(argv[2]) : 15;
     rng_state = argc > 3 ? strtoull(argv[3], NULL, 0) : 42;
@@ -119,7 +119,9 @@ int main(int argc, char **argv)
     PsnrHvsThreadPool *const pool = psnrhvs_thread_pool_create(nthreads);
     const int all_threads = psnrhvs_thread_pool_size(pool);
     printf("bench_sum: 3840x2160 4:2:0 frame, %zu terms (%.1f %% non-zero), seed %" PRIu64
-           ", best of %d\n", n, 100.0 * (double)nnz / (double)n, (uint64_t)(argc > 3 ? strtoull(argv[3], NULL, 0) : 42), reps);
+           ", best of %d\n",
+           n, 100.0 * (double)nnz / (double)n,
+           (uint64_t)(argc > 3 ? strtoull(argv[3], NULL, 0) : 42), reps);
 
     float want[3];
     const double seq = run(SEQ_ALL, planes, NULL, want);
@@ -145,8 +147,7 @@ int main(int argc, char **argv)
     }
     const int simd = psnrhvs_sum_set_max_isa(PSNRHVS_SUM_ISA_AVX2);
     const double base = best[SEQ_ALL][2][0], base_nz = best[SEQ_NZ][2][0];
-    printf("%-44s %-5s %7s %10s %8s %8s\n", "", "isa", "threads", "ms/frame", "Mterm/s",
-           "x seq");
+    printf("%-44s %-5s %7s %10s %8s %8s\n", "", "isa", "threads", "ms/frame", "Mterm/s", "x seq");
     for (int m = 0; m < NMODES; m++)
         for (int a = 0; a < 3; a++)
             for (int th = 0; th < 2; th++) {
@@ -154,12 +155,14 @@ int main(int argc, char **argv)
                 if (dt >= 1e30) continue;
                 if (a == 0 && m > SEQ_NZ && !simd) continue;
                 printf("%-44s %-5s %7d %10.3f %8.0f %8.2f\n", mode_name[m],
-                       a == 2 ? "-" : a ? "avx2" : "c", th ? all_threads : 1, dt * 1e3,
-                       (double)n / dt * 1e-6, base / dt);
+                       a == 2 ? "-"
+                       : a    ? "avx2"
+                              : "c",
+                       th ? all_threads : 1, dt * 1e3, (double)n / dt * 1e-6, base / dt);
             }
     printf("speed-up of the engine (non-zero chunks, avx2, %d threads): %.2fx the all-terms "
-           "chain, %.2fx the non-zero chain\n", all_threads, base / best[ENG_NZ][1][1],
-           base_nz / best[ENG_NZ][1][1]);
+           "chain, %.2fx the non-zero chain\n",
+           all_threads, base / best[ENG_NZ][1][1], base_nz / best[ENG_NZ][1][1]);
     psnrhvs_sum_set_max_isa(PSNRHVS_SUM_ISA_AVX2);
     size_t chain = 0, total = 0;
     for (int p = 0; p < 3; p++) {

@@ -36,16 +36,14 @@ typedef struct PshSumMap {
     psh_i64 d[2];
 } PshSumMap;
 
-PSH_INLINE PshSumMap psh_sum_map_identity(void)
-{
+PSH_INLINE PshSumMap psh_sum_map_identity(void) {
     PshSumMap m;
     m.d[0] = 0;
     m.d[1] = 0;
     return m;
 }
 
-PSH_INLINE PshSumMap psh_sum_map_saturated(void)
-{
+PSH_INLINE PshSumMap psh_sum_map_saturated(void) {
     PshSumMap m;
     m.d[0] = PSH_SUM_CROSS;
     m.d[1] = PSH_SUM_CROSS;
@@ -54,8 +52,7 @@ PSH_INLINE PshSumMap psh_sum_map_saturated(void)
 
 /* r >= 0: e with r in [2^e, 2^(e+1)); -126 for +0 and subnormals; 128 for
  * inf and NaN (no map is ever valid there). The sign bit is ignored. */
-PSH_INLINE int psh_sum_binade(const float r)
-{
+PSH_INLINE int psh_sum_binade(const float r) {
     const psh_u32 be = (psh_float_as_u32(r) >> 23) & 0xffu;
     return be ? (int)be - 127 : PSH_SUM_BINADE_MIN;
 }
@@ -66,8 +63,7 @@ PSH_INLINE int psh_sum_binade(const float r)
  * out say whether the fraction is below, at, or above one half. A negative,
  * infinite or NaN t, or a t that alone leaves the binade, gives the saturated
  * map (the caller then adds those terms one by one). -0 acts like +0. */
-PSH_INLINE PshSumMap psh_sum_map_term(const float t, const int e)
-{
+PSH_INLINE PshSumMap psh_sum_map_term(const float t, const int e) {
     const psh_u32 bits = psh_float_as_u32(t);
     PshSumMap m;
     if ((bits & 0x7fffffffu) == 0) return psh_sum_map_identity();
@@ -112,8 +108,7 @@ PSH_INLINE PshSumMap psh_sum_map_term(const float t, const int e)
 }
 
 /* a then b: (a then b)[p] = a[p] + b[(p + a[p]) & 1], saturated. */
-PSH_INLINE PshSumMap psh_sum_map_compose(const PshSumMap a, const PshSumMap b)
-{
+PSH_INLINE PshSumMap psh_sum_map_compose(const PshSumMap a, const PshSumMap b) {
     PshSumMap m;
     int p;
     for (p = 0; p < 2; p++) {
@@ -131,8 +126,7 @@ PSH_INLINE PshSumMap psh_sum_map_compose(const PshSumMap a, const PshSumMap b)
 }
 
 /* The map of one more term: psh_sum_map_compose(m, psh_sum_map_term(t, e)). */
-PSH_INLINE PshSumMap psh_sum_map_push(const PshSumMap m, const float t, const int e)
-{
+PSH_INLINE PshSumMap psh_sum_map_push(const PshSumMap m, const float t, const int e) {
     return psh_sum_map_compose(m, psh_sum_map_term(t, e));
 }
 
@@ -140,8 +134,7 @@ PSH_INLINE PshSumMap psh_sum_map_push(const PshSumMap m, const float t, const in
  * Otherwise leave *r alone and return 0: the caller adds that chunk's terms
  * one by one. Since no term is negative, n never decreases, so a final n
  * below 2^24 proves every intermediate value stayed in the binade. */
-PSH_INLINE int psh_sum_map_apply(const PshSumMap m, const int e, float *const r)
-{
+PSH_INLINE int psh_sum_map_apply(const PshSumMap m, const int e, float *const r) {
     const psh_u32 bits = psh_float_as_u32(*r);
     const psh_u32 be = bits >> 23; /* includes the sign bit: negative r fails */
     psh_i64 n;
@@ -160,25 +153,21 @@ PSH_INLINE int psh_sum_map_apply(const PshSumMap m, const int e, float *const r)
 /* Candidate binades of the chain's value where an approximation of it (for
  * example an f64 prefix sum rounded to f32) is `approx`: the chain lies within
  * PSH_SUM_DRIFT of it, so it is in binade lo or hi (usually the same one). */
-PSH_INLINE int psh_sum_binade_lo(const float approx)
-{
+PSH_INLINE int psh_sum_binade_lo(const float approx) {
     return psh_sum_binade(approx * (1.0f - PSH_SUM_DRIFT));
 }
 
-PSH_INLINE int psh_sum_binade_hi(const float approx)
-{
+PSH_INLINE int psh_sum_binade_hi(const float approx) {
     return psh_sum_binade(approx * (1.0f + PSH_SUM_DRIFT));
 }
 
 /* The binade the map of a chunk should be computed for, and the neighbour to
  * compute as well (PSH_SUM_NO_BINADE if the approximation is unambiguous). */
-PSH_INLINE int psh_sum_binade_guess(const float approx)
-{
+PSH_INLINE int psh_sum_binade_guess(const float approx) {
     return psh_sum_binade(approx);
 }
 
-PSH_INLINE int psh_sum_binade_alt(const float approx)
-{
+PSH_INLINE int psh_sum_binade_alt(const float approx) {
     const int e = psh_sum_binade(approx);
     const int lo = psh_sum_binade_lo(approx), hi = psh_sum_binade_hi(approx);
     if (lo != e) return lo;
@@ -189,8 +178,7 @@ PSH_INLINE int psh_sum_binade_alt(const float approx)
 /* The reference chain over n terms, continuing from r. Used as the exact
  * fallback for a chunk no precomputed map fits. */
 #define PSH_SUM_DEFINE_CHAIN(name, QUAL)                                                           \
-    PSH_INLINE float name(float r, const QUAL float *const t, const psh_u32 n)                     \
-    {                                                                                              \
+    PSH_INLINE float name(float r, const QUAL float *const t, const psh_u32 n) {                   \
         psh_u32 i;                                                                                 \
         for (i = 0; i < n; i++) r = r + t[i];                                                      \
         return r;                                                                                  \
@@ -199,8 +187,7 @@ PSH_INLINE int psh_sum_binade_alt(const float approx)
 /* The map of n consecutive terms for binade e (a chunk reduction, in order;
  * a device may instead reduce with psh_sum_map_compose in any tree shape). */
 #define PSH_SUM_DEFINE_REDUCE(name, QUAL)                                                          \
-    PSH_INLINE PshSumMap name(const QUAL float *const t, const psh_u32 n, const int e)             \
-    {                                                                                              \
+    PSH_INLINE PshSumMap name(const QUAL float *const t, const psh_u32 n, const int e) {           \
         PshSumMap m = psh_sum_map_identity();                                                      \
         psh_u32 i;                                                                                 \
         for (i = 0; i < n; i++) {                                                                  \
@@ -221,8 +208,7 @@ typedef struct PshSumChunkMaps {
 
 #define PSH_SUM_DEFINE_WALK_CHUNK(name, chain, QUAL)                                               \
     PSH_INLINE float name(float r, const QUAL PshSumChunkMaps *const c, const QUAL float *const t, \
-                          const psh_u32 n)                                                         \
-    {                                                                                              \
+                          const psh_u32 n) {                                                       \
         const int e = psh_sum_binade(r);                                                           \
         if (c->e[0] == e && psh_sum_map_apply(c->m[0], e, &r)) return r;                           \
         if (c->e[1] == e && psh_sum_map_apply(c->m[1], e, &r)) return r;                           \
@@ -238,8 +224,8 @@ PSH_SUM_DEFINE_CHAIN(psh_sum_chain_global, PSH_GLOBAL)
 PSH_SUM_DEFINE_REDUCE(psh_sum_reduce_global, PSH_GLOBAL)
 PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk_global, psh_sum_chain_global, PSH_GLOBAL)
 #else
-#define psh_sum_chain_global psh_sum_chain
-#define psh_sum_reduce_global psh_sum_reduce
+#define psh_sum_chain_global      psh_sum_chain
+#define psh_sum_reduce_global     psh_sum_reduce
 #define psh_sum_walk_chunk_global psh_sum_walk_chunk
 #endif
 

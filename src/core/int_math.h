@@ -122,10 +122,14 @@ PSH_INLINE float psh_div_rn_int(float a, float b) {
      * not inlined (63 calls per block). */
     int ea = (int)(aa >> 23), eb = (int)(ab >> 23);
     psh_u64 ma = aa & 0x7fffffu, mb = ab & 0x7fffffu;
-    if (ea) ma |= 0x800000u;
-    else ea = 1;
-    if (eb) mb |= 0x800000u;
-    else eb = 1;
+    if (ea)
+        ma |= 0x800000u;
+    else
+        ea = 1;
+    if (eb)
+        mb |= 0x800000u;
+    else
+        eb = 1;
     ea -= 150;
     eb -= 150;
     while (ma < 0x800000u) ma <<= 1, ea--;

@@ -19,9 +19,9 @@
 #include "sum/exact_sum.h"
 #include "sum/exact_sum_kernel.h"
 
-#define LANES PSNRHVS_SUM_LANES
+#define LANES   PSNRHVS_SUM_LANES
 #define SEGMENT 256
-#define GROUP (LANES * SEGMENT)
+#define GROUP   (LANES * SEGMENT)
 /* groups per phase-1 task */
 #define TASK_GROUPS 16
 /* terms per chunk in psnrhvs_sum_exact */
@@ -46,8 +46,7 @@ typedef struct SumJob {
     PsnrHvsSumLanesFn lanes;
 } SumJob;
 
-float psnrhvs_sum_sequential(const float *const t, const size_t n)
-{
+float psnrhvs_sum_sequential(const float *const t, const size_t n) {
     float r = 0.0f;
     for (size_t i = 0; i < n; i++) r = r + t[i];
     return r;
@@ -59,8 +58,7 @@ static int sum_isa = -1;
  * phase, so plain stores). */
 static PsnrHvsSumStats last_stats;
 
-static int cpu_isa(void)
-{
+static int cpu_isa(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) return PSNRHVS_SUM_ISA_AVX2;
@@ -68,15 +66,13 @@ static int cpu_isa(void)
     return PSNRHVS_SUM_ISA_C;
 }
 
-int psnrhvs_sum_set_max_isa(const int max_isa)
-{
+int psnrhvs_sum_set_max_isa(const int max_isa) {
     const int cpu = cpu_isa();
     sum_isa = max_isa < cpu ? max_isa : cpu;
     return sum_isa;
 }
 
-PsnrHvsSumLanesFn psnrhvs_sum_lanes_fn(void)
-{
+PsnrHvsSumLanesFn psnrhvs_sum_lanes_fn(void) {
     if (sum_isa < 0) sum_isa = cpu_isa();
 #if PSNRHVS_SUM_HAVE_AVX2
     if (sum_isa >= PSNRHVS_SUM_ISA_AVX2) return psnrhvs_sum_lanes_avx2;
@@ -85,12 +81,12 @@ PsnrHvsSumLanesFn psnrhvs_sum_lanes_fn(void)
 }
 
 void psnrhvs_sum_lanes_c(const float *const terms, const uint32_t count, const uint32_t stride,
-                         const int32_t e[LANES], uint32_t d[LANES][2])
-{
+                         const int32_t e[LANES], uint32_t d[LANES][2]) {
     for (int j = 0; j < LANES; j++) {
         const uint64_t start = (uint64_t)j * stride;
-        const uint32_t len =
-            start >= count ? 0 : count - start < stride ? (uint32_t)(count - start) : stride;
+        const uint32_t len = start >= count           ? 0
+                             : count - start < stride ? (uint32_t)(count - start)
+                                                      : stride;
         const PshSumMap m = psh_sum_reduce(len ? terms + start : terms, len, e[j]);
         /* n >= 2^23 above binade -126: an entry of 2^23 or more crosses */
         const psh_i64 lim = e[j] > PSH_SUM_BINADE_MIN ? (psh_i64)1 << 23 : PSH_SUM_CROSS;
@@ -99,16 +95,14 @@ void psnrhvs_sum_lanes_c(const float *const terms, const uint32_t count, const u
     }
 }
 
-static int usable(const int e)
-{
+static int usable(const int e) {
     return e >= PSNRHVS_SUM_KERNEL_EMIN && e <= PSH_SUM_BINADE_MAX;
 }
 
 /* Candidate binades of a segment starting at approximate prefix p. Inside a
  * chunk that spans binades the interpolated prefix can be well off, so there
  * both the nearest binade and its nearer neighbour are tried. */
-static void candidates(const SumGroup *const g, const int lane, int32_t e[2])
-{
+static void candidates(const SumGroup *const g, const int lane, int32_t e[2]) {
     if (g->single != PSH_SUM_NO_BINADE) {
         e[0] = usable(g->single) ? g->single : PSH_SUM_NO_BINADE;
         e[1] = PSH_SUM_NO_BINADE;
@@ -123,8 +117,7 @@ static void candidates(const SumGroup *const g, const int lane, int32_t e[2])
     e[1] = usable(e1) ? e1 : PSH_SUM_NO_BINADE;
 }
 
-static void reduce_group(SumGroup *const g, const PsnrHvsSumLanesFn lanes)
-{
+static void reduce_group(SumGroup *const g, const PsnrHvsSumLanesFn lanes) {
     int32_t cand[LANES][2];
     for (int j = 0; j < LANES; j++) candidates(g, j, cand[j]);
     for (int c = 0; c < 2; c++) {
@@ -155,16 +148,14 @@ static void reduce_group(SumGroup *const g, const PsnrHvsSumLanesFn lanes)
     }
 }
 
-static void reduce_task(void *const arg, const int task, const int worker)
-{
+static void reduce_task(void *const arg, const int task, const int worker) {
     const SumJob *const job = arg;
     const size_t a = (size_t)task * TASK_GROUPS;
     const size_t b = a + TASK_GROUPS < job->ngroups ? a + TASK_GROUPS : job->ngroups;
     for (size_t i = a; i < b; i++) reduce_group(&job->groups[i], job->lanes);
 }
 
-static int apply(const int32_t ge, const uint32_t d[2], float *const r)
-{
+static int apply(const int32_t ge, const uint32_t d[2], float *const r) {
     PshSumMap m;
     if (ge == PSH_SUM_NO_BINADE || ge != psh_sum_binade(*r)) return 0;
     m.d[0] = d[0];
@@ -172,13 +163,11 @@ static int apply(const int32_t ge, const uint32_t d[2], float *const r)
     return psh_sum_map_apply(m, ge, r);
 }
 
-void psnrhvs_sum_last_stats(PsnrHvsSumStats *const stats)
-{
+void psnrhvs_sum_last_stats(PsnrHvsSumStats *const stats) {
     *stats = last_stats;
 }
 
-static float walk(const SumGroup *const groups, const size_t ngroups)
-{
+static float walk(const SumGroup *const groups, const size_t ngroups) {
     PsnrHvsSumStats st = {0};
     float r = 0.0f;
     for (size_t i = 0; i < ngroups; i++) {
@@ -214,13 +203,11 @@ static float walk(const SumGroup *const groups, const size_t ngroups)
     return r;
 }
 
-static size_t count_groups(const size_t n)
-{
+static size_t count_groups(const size_t n) {
     return (n + GROUP - 1) / GROUP;
 }
 
-static size_t scratch_groups(const PsnrHvsSumChunk *const chunks, const size_t nchunks)
-{
+static size_t scratch_groups(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
     size_t ngroups = 0;
     for (size_t c = 0; c < nchunks; c++) {
         if (chunks[c].count > UINT32_MAX) return SIZE_MAX;
@@ -229,14 +216,12 @@ static size_t scratch_groups(const PsnrHvsSumChunk *const chunks, const size_t n
     return ngroups;
 }
 
-size_t psnrhvs_sum_scratch_size(const PsnrHvsSumChunk *const chunks, const size_t nchunks)
-{
+size_t psnrhvs_sum_scratch_size(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
     const size_t ngroups = scratch_groups(chunks, nchunks);
     return ngroups == SIZE_MAX ? 0 : ngroups * sizeof(SumGroup);
 }
 
-static float sum_chunks_sequential(const PsnrHvsSumChunk *const chunks, const size_t nchunks)
-{
+static float sum_chunks_sequential(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
     float s = 0.0f;
     for (size_t c = 0; c < nchunks; c++)
         for (size_t i = 0; i < chunks[c].count; i++) s = s + chunks[c].terms[i];
@@ -245,8 +230,7 @@ static float sum_chunks_sequential(const PsnrHvsSumChunk *const chunks, const si
 
 float psnrhvs_sum_chunks_scratch(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
                                  PsnrHvsThreadPool *const pool, void *const scratch,
-                                 const size_t scratch_size)
-{
+                                 const size_t scratch_size) {
     last_stats = (PsnrHvsSumStats){0};
     const size_t ngroups = scratch_groups(chunks, nchunks);
     if (ngroups == 0) return 0.0f;
@@ -286,8 +270,7 @@ float psnrhvs_sum_chunks_scratch(const PsnrHvsSumChunk *const chunks, const size
 }
 
 float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
-                         PsnrHvsThreadPool *const pool)
-{
+                         PsnrHvsThreadPool *const pool) {
     const size_t size = psnrhvs_sum_scratch_size(chunks, nchunks);
     void *const scratch = size ? malloc(size) : NULL;
     const float r = psnrhvs_sum_chunks_scratch(chunks, nchunks, pool, scratch, size);
@@ -301,8 +284,7 @@ typedef struct ApproxJob {
 } ApproxJob;
 
 /* f64 sums in 8 independent lanes: vectorises without reassociation. */
-static double approx_sum(const float *const t, const size_t n)
-{
+static double approx_sum(const float *const t, const size_t n) {
     double acc[8] = {0};
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -311,8 +293,7 @@ static double approx_sum(const float *const t, const size_t n)
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-static void approx_task(void *const arg, const int task, const int worker)
-{
+static void approx_task(void *const arg, const int task, const int worker) {
     const ApproxJob *const job = arg;
     const size_t a = (size_t)task * TASK_GROUPS;
     const size_t b = a + TASK_GROUPS < job->nchunks ? a + TASK_GROUPS : job->nchunks;
@@ -320,8 +301,7 @@ static void approx_task(void *const arg, const int task, const int worker)
         job->chunks[c].approx = approx_sum(job->chunks[c].terms, job->chunks[c].count);
 }
 
-float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool *const pool)
-{
+float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool *const pool) {
     const size_t nchunks = (n + EXACT_CHUNK - 1) / EXACT_CHUNK;
     if (nchunks == 0) return 0.0f;
     PsnrHvsSumChunk *const chunks = malloc(sizeof(*chunks) * nchunks);

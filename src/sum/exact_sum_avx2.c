@@ -24,8 +24,7 @@
 #define PREFETCH 32
 #endif
 
-static inline void transpose8(__m256 r[8])
-{
+static inline void transpose8(__m256 r[8]) {
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
     const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
@@ -48,8 +47,7 @@ typedef struct LaneState {
     __m256i a0, a1, sat;
 } LaneState;
 
-static inline void step(LaneState *const s, const __m256 t, const __m256 scale)
-{
+static inline void step(LaneState *const s, const __m256 t, const __m256 scale) {
     const __m256 y = _mm256_mul_ps(t, scale);
     const __m256 big = _mm256_cmp_ps(y, _mm256_set1_ps(0x1p23f), _CMP_NLT_UQ);
     const __m256 neg = _mm256_cmp_ps(t, _mm256_setzero_ps(), _CMP_LT_OQ);
@@ -57,10 +55,10 @@ static inline void step(LaneState *const s, const __m256 t, const __m256 scale)
     const __m256i ki = _mm256_cvttps_epi32(y);
     const __m256 f = _mm256_sub_ps(y, _mm256_cvtepi32_ps(ki));
     const __m256i one = _mm256_set1_epi32(1);
-    const __m256i up =
-        _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f, _mm256_set1_ps(0.5f), _CMP_GT_OQ)), one);
-    const __m256i tie =
-        _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f, _mm256_set1_ps(0.5f), _CMP_EQ_OQ)), one);
+    const __m256i up = _mm256_and_si256(
+        _mm256_castps_si256(_mm256_cmp_ps(f, _mm256_set1_ps(0.5f), _CMP_GT_OQ)), one);
+    const __m256i tie = _mm256_and_si256(
+        _mm256_castps_si256(_mm256_cmp_ps(f, _mm256_set1_ps(0.5f), _CMP_EQ_OQ)), one);
     const __m256i k = _mm256_andnot_si256(sat, ki);
     const __m256i ak0 = _mm256_add_epi32(s->a0, k);
     const __m256i ak1 = _mm256_add_epi32(s->a1, k);
@@ -69,15 +67,13 @@ static inline void step(LaneState *const s, const __m256 t, const __m256 scale)
     s->a1 = _mm256_add_epi32(ak1, _mm256_or_si256(_mm256_and_si256(ak1, tie), up));
 }
 
-static inline void block(LaneState *const s, __m256 r[8], const __m256 scale)
-{
+static inline void block(LaneState *const s, __m256 r[8], const __m256 scale) {
     transpose8(r);
     for (int c = 0; c < 8; c++) step(s, r[c], scale);
 }
 
 void psnrhvs_sum_lanes_avx2(const float *const terms, const uint32_t count, const uint32_t stride,
-                            const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2])
-{
+                            const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2]) {
     uint32_t len[PSNRHVS_SUM_LANES];
     const float *p[PSNRHVS_SUM_LANES];
     for (int j = 0; j < PSNRHVS_SUM_LANES; j++) {
@@ -99,7 +95,8 @@ void psnrhvs_sum_lanes_avx2(const float *const terms, const uint32_t count, cons
         /* 8 streams 1 KiB apart defeat the hardware prefetcher: ask for the
          * line after next of every lane */
         if (!(i & 8) && i + PREFETCH < minlen)
-            for (int j = 0; j < 8; j++) _mm_prefetch((const char *)(p[j] + i + PREFETCH), _MM_HINT_T0);
+            for (int j = 0; j < 8; j++)
+                _mm_prefetch((const char *)(p[j] + i + PREFETCH), _MM_HINT_T0);
         for (int j = 0; j < 8; j++) r[j] = _mm256_loadu_ps(p[j] + i);
         block(&s, r, scale);
         if ((i & 0xf8) == 0xf8) {

@@ -11,7 +11,7 @@
 /* Lowest binade the kernels accept. From 2^-101 up, a subnormal term is below
  * a quarter of the spacing, so the SIMD kernel may treat its exponent field as
  * if it were normal (docs/exact-sum.md, "Subnormals"). */
-#define PSNRHVS_SUM_KERNEL_EMIN (-101)
+#define PSNRHVS_SUM_KERNEL_EMIN  (-101)
 #define PSNRHVS_SUM_KERNEL_CROSS (1u << 24)
 
 /* Lane j reduces terms[j*stride .. j*stride + len_j), len_j = clamp(count -

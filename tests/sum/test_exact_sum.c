@@ -47,19 +47,17 @@ enum Gen {
 };
 
 static const char *const gen_name[GEN_COUNT] = {
-    "full-range", "log-window", "ties",  "growing",   "zero-runs",    "one-huge",
+    "full-range", "log-window", "ties",      "growing",   "zero-runs",    "one-huge",
     "subnormal",  "all-zero",   "real-like", "near-pow2", "signed-zeros",
 };
 
 /* finite, >= 0, exponent field in [lo, hi] (0 = subnormal or zero) */
-static float rand_exp(Rng *const r, const int lo, const int hi)
-{
+static float rand_exp(Rng *const r, const int lo, const int hi) {
     const uint32_t be = (uint32_t)lo + rng_below(r, (uint32_t)(hi - lo + 1));
     return u2f((be << 23) | (rng_u32(r) & 0x7fffffu));
 }
 
-static float real_like(Rng *const r)
-{
+static float real_like(Rng *const r) {
     if (rng_below(r, 4)) return 0.0f;
     static const float csf[4] = {0x1.9e902ap+0f, 0x1.2523f2p+1f, 0x1.4e586ap-2f, 0x1.5b49bep-1f};
     const float lim = (float)rng_unit(r) * 6.0f;
@@ -69,8 +67,7 @@ static float real_like(Rng *const r)
     return (err * w) * (err * w);
 }
 
-static void generate(Rng *const r, const int gen, float *const t, const uint32_t n)
-{
+static void generate(Rng *const r, const int gen, float *const t, const uint32_t n) {
     const int lo = 1 + (int)rng_below(r, 200), width = 1 + (int)rng_below(r, 40);
     const int hi = lo + width > 254 ? 254 : lo + width;
     switch (gen) {
@@ -149,28 +146,34 @@ static void generate(Rng *const r, const int gen, float *const t, const uint32_t
 
 /* ---- A: single terms and pairs through the portable map ------------------ */
 
-static float rand_x(Rng *const r)
-{
+static float rand_x(Rng *const r) {
     switch (rng_below(r, 6)) {
-    case 0: return 0.0f;
-    case 1: return u2f(rng_u32(r) & 0x7fffffu); /* subnormal */
-    case 2: return ldexpf(1.0f, -126 + (int)rng_below(r, 254)) * (1.0f - ldexpf(1.0f, -24) * (float)rng_below(r, 4));
-    default: return rand_exp(r, 0, 254);
+    case 0:
+        return 0.0f;
+    case 1:
+        return u2f(rng_u32(r) & 0x7fffffu); /* subnormal */
+    case 2:
+        return ldexpf(1.0f, -126 + (int)rng_below(r, 254)) *
+               (1.0f - ldexpf(1.0f, -24) * (float)rng_below(r, 4));
+    default:
+        return rand_exp(r, 0, 254);
     }
 }
 
-static float rand_t_for(Rng *const r, const float x)
-{
+static float rand_t_for(Rng *const r, const float x) {
     const int e = psh_sum_binade(x);
     switch (rng_below(r, 6)) {
-    case 0: return rand_exp(r, 0, 254);
+    case 0:
+        return rand_exp(r, 0, 254);
     case 1: { /* a tie or near-tie at the spacing of x */
         const float odd = (float)(2 * rng_below(r, 1u << rng_below(r, 24)) + 1);
         const float t = ldexpf(odd, e - 24 - (int)rng_below(r, 2));
         return rng_below(r, 4) ? t : nextafterf(t, rng_below(r, 2) ? 0.0f : INFINITY);
     }
-    case 2: return u2f(rng_u32(r) & 0x7fffffu);
-    case 3: return 0.0f;
+    case 2:
+        return u2f(rng_u32(r) & 0x7fffffu);
+    case 3:
+        return 0.0f;
     default: { /* comparable to x, down to far below its spacing */
         const float t = ldexpf((float)rng_unit(r) + 0.5f, e - (int)rng_below(r, 40));
         return isfinite(t) ? t : 1.0f;
@@ -178,8 +181,7 @@ static float rand_t_for(Rng *const r, const float x)
     }
 }
 
-static void check_map_cases(Rng *const rng, const uint64_t n)
-{
+static void check_map_cases(Rng *const rng, const uint64_t n) {
     for (uint64_t c = 0; c < n; c++) {
         const float x = rand_x(rng);
         const float t1 = rand_t_for(rng, x), t2 = rand_t_for(rng, x);
@@ -204,8 +206,7 @@ static void check_map_cases(Rng *const rng, const uint64_t n)
 /* ---- B: the portable walk (the device layout) on whole streams ----------- */
 
 static void check_portable_walk(Rng *const rng, const float *const t, const uint32_t n,
-                                const int gen)
-{
+                                const int gen) {
     float r = 0.0f, chain = 0.0f;
     for (uint32_t a = 0; a < n;) {
         uint32_t len = 1 + rng_below(rng, rng_below(rng, 2) ? 64 : 4096);
@@ -234,21 +235,20 @@ static void check_portable_walk(Rng *const rng, const float *const t, const uint
 
 /* ---- C: SIMD lane kernel against the C kernel ---------------------------- */
 
-static void check_kernel(Rng *const rng, float *const t, const uint64_t n)
-{
+static void check_kernel(Rng *const rng, float *const t, const uint64_t n) {
     if (psnrhvs_sum_set_max_isa(PSNRHVS_SUM_ISA_AVX2) < PSNRHVS_SUM_ISA_AVX2) {
         printf("  kernel: no AVX2 on this CPU, skipped\n");
         return;
     }
     for (uint64_t c = 0; c < n; c++) {
         const uint32_t count = 1 + rng_below(rng, rng_below(rng, 2) ? 2048 : 300);
-        const uint32_t stride =
-            count >= 2048 ? 256 : (count + 63) / 64 * 8 + 8 * rng_below(rng, 2);
+        const uint32_t stride = count >= 2048 ? 256 : (count + 63) / 64 * 8 + 8 * rng_below(rng, 2);
         generate(rng, (int)rng_below(rng, GEN_COUNT), t, count);
         int32_t e[8];
         for (int j = 0; j < 8; j++) {
             float s = 0.0f;
-            for (uint32_t i = (uint32_t)j * stride; i < count && i < (uint32_t)(j + 1) * stride; i++)
+            for (uint32_t i = (uint32_t)j * stride; i < count && i < (uint32_t)(j + 1) * stride;
+                 i++)
                 s += t[i];
             int ej = rng_below(rng, 8) ? psh_sum_binade(s) + (int)rng_below(rng, 14) - 1
                                        : -101 + (int)rng_below(rng, 229);
@@ -267,21 +267,22 @@ static void check_kernel(Rng *const rng, float *const t, const uint64_t n)
 
 /* ---- D: the engine ------------------------------------------------------- */
 
-static double f64_sum(const float *const t, const size_t n)
-{
+static double f64_sum(const float *const t, const size_t n) {
     double s = 0.0;
     for (size_t i = 0; i < n; i++) s += t[i];
     return s;
 }
 
 static size_t make_chunks(Rng *const rng, const float *const t, const uint32_t n,
-                          PsnrHvsSumChunk *const ch, float *const compact, const int clean)
-{
+                          PsnrHvsSumChunk *const ch, float *const compact, const int clean) {
     const uint32_t style = rng_below(rng, 4);
     const int drop_zeros = rng_below(rng, 2);
     size_t nc = 0, w = 0;
     for (uint32_t a = 0; a < n;) {
-        uint32_t len = style == 0 ? n : 1 + rng_below(rng, style == 1 ? 40000 : style == 2 ? 3000 : 100);
+        uint32_t len = style == 0 ? n
+                                  : 1 + rng_below(rng, style == 1   ? 40000
+                                                       : style == 2 ? 3000
+                                                                    : 100);
         if (len > n - a) len = n - a;
         const float *src = t + a;
         size_t cnt = len;
@@ -297,13 +298,16 @@ static size_t make_chunks(Rng *const rng, const float *const t, const uint32_t n
         ch[nc].count = cnt;
         const double s = f64_sum(src, cnt);
         switch (clean ? 7 : rng_below(rng, 8)) {
-        case 0: ch[nc].approx = s * (1.0 + (rng_unit(rng) - 0.5) * 0.2); break;
+        case 0:
+            ch[nc].approx = s * (1.0 + (rng_unit(rng) - 0.5) * 0.2);
+            break;
         case 1: {
             static const double junk[5] = {0.0, -1.0, 1e300, 1e-300, NAN};
             ch[nc].approx = junk[rng_below(rng, 5)];
             break;
         }
-        default: ch[nc].approx = s;
+        default:
+            ch[nc].approx = s;
         }
         nc++;
         a += len;
@@ -313,8 +317,7 @@ static size_t make_chunks(Rng *const rng, const float *const t, const uint32_t n
 
 static void check_engine(Rng *const rng, const float *const t, const uint32_t n, const int gen,
                          PsnrHvsThreadPool *const pool, const int isa, PsnrHvsSumChunk *const ch,
-                         float *const compact)
-{
+                         float *const compact) {
     const float want = psnrhvs_sum_sequential(t, n);
     /* a clean stream has every approx right: its walk statistics are kept */
     const int clean = rng_below(rng, 4) != 0;
@@ -336,15 +339,16 @@ static void check_engine(Rng *const rng, const float *const t, const uint32_t n,
              psnrhvs_thread_pool_size(pool), want, got2);
     /* no scratch: the plain chain, still exact */
     const float got3 = psnrhvs_sum_chunks_scratch(ch, nc, pool, NULL, 0);
-    if (!same_bits(got3, want)) FAIL("no-scratch gen %s n %u: want %a got %a", gen_name[gen], n, want, got3);
+    if (!same_bits(got3, want))
+        FAIL("no-scratch gen %s n %u: want %a got %a", gen_name[gen], n, want, got3);
     cases += 3;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     uint64_t seed = 0x5eed2024u;
     double scale = 1.0;
-    if (argc > 1) seed = !strcmp(argv[1], "random") ? (uint64_t)time(NULL) : strtoull(argv[1], NULL, 0);
+    if (argc > 1)
+        seed = !strcmp(argv[1], "random") ? (uint64_t)time(NULL) : strtoull(argv[1], NULL, 0);
     if (argc > 2) scale = atof(argv[2]);
     printf("test_exact_sum: seed %" PRIu64 " scale %g (rerun: test_exact_sum %" PRIu64 " %g)\n",
            seed, scale, seed, scale);
@@ -369,7 +373,8 @@ int main(int argc, char **argv)
         check_portable_walk(&rng, t, n, gen);
         terms += n;
     }
-    printf("  B portable chunk walk: %" PRIu64 " streams, %" PRIu64 " terms\n", cases - before, terms);
+    printf("  B portable chunk walk: %" PRIu64 " streams, %" PRIu64 " terms\n", cases - before,
+           terms);
 
     before = cases;
     check_kernel(&rng, t, (uint64_t)(30000 * scale));
@@ -386,11 +391,13 @@ int main(int argc, char **argv)
         check_engine(&rng, t, n, gen, (s & 1) ? pool : NULL, isa, ch, compact);
         terms += 2 * (uint64_t)n;
     }
-    printf("  D engine (chunks and exact, C and AVX2, 1 and 2 threads): %" PRIu64
-           " sums, %" PRIu64 " terms\n", cases - before, terms);
+    printf("  D engine (chunks and exact, C and AVX2, 1 and 2 threads): %" PRIu64 " sums, %" PRIu64
+           " terms\n",
+           cases - before, terms);
 
     for (int g = 0; g < GEN_COUNT; g++)
-        printf("    %-12s %5.1f %% of %" PRIu64 " terms added one by one (exact approx)\n", gen_name[g],
+        printf("    %-12s %5.1f %% of %" PRIu64 " terms added one by one (exact approx)\n",
+               gen_name[g],
                total_terms[g] ? 100.0 * (double)chain_terms[g] / (double)total_terms[g] : 0.0,
                total_terms[g]);
     printf("test_exact_sum: %" PRIu64 " cases, %" PRIu64 " differences\n", cases, failures);

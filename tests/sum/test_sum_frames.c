@@ -40,8 +40,7 @@ static const Fixture fixtures[] = {
 
 static uint64_t failures, streams, nterms;
 
-static unsigned char *read_file(const char *const dir, const char *const name, size_t *const size)
-{
+static unsigned char *read_file(const char *const dir, const char *const name, size_t *const size) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     FILE *const f = fopen(path, "rb");
@@ -59,8 +58,7 @@ static unsigned char *read_file(const char *const dir, const char *const name, s
     return buf;
 }
 
-static int32_t sample(const unsigned char *const p, const int bytes, const size_t idx)
-{
+static int32_t sample(const unsigned char *const p, const int bytes, const size_t idx) {
     return bytes == 1 ? p[idx] : p[2 * idx] | p[2 * idx + 1] << 8;
 }
 
@@ -70,8 +68,7 @@ static int32_t sample(const unsigned char *const p, const int bytes, const size_
 static size_t plane_terms(const unsigned char *const ref, const unsigned char *const dist,
                           const int bytes, const int stride, const int w, const int h,
                           const int plane, float *const t, size_t *const row_start,
-                          size_t *const nrows)
-{
+                          size_t *const nrows) {
     size_t n = 0;
     *nrows = 0;
     for (int y = 0; y < h - 7; y += 7) {
@@ -92,8 +89,7 @@ static size_t plane_terms(const unsigned char *const ref, const unsigned char *c
     return n;
 }
 
-static double f64_sum(const float *const t, const size_t n)
-{
+static double f64_sum(const float *const t, const size_t n) {
     double s = 0.0;
     for (size_t i = 0; i < n; i++) s += t[i];
     return s;
@@ -101,8 +97,7 @@ static double f64_sum(const float *const t, const size_t n)
 
 static void check_stream(const float *const t, const size_t n, const size_t *const row_start,
                          const size_t nrows, PsnrHvsThreadPool *const pool, const char *const what,
-                         double *const raw)
-{
+                         double *const raw) {
     const float want = psnrhvs_sum_sequential(t, n);
     PsnrHvsSumChunk *const all = malloc(sizeof(*all) * (nrows + 1));
     PsnrHvsSumChunk *const nz = malloc(sizeof(*nz) * (nrows + 1));
@@ -127,8 +122,10 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
                 if (!same_bits(got[k], want)) {
                     failures++;
                     fprintf(stderr, "FAIL %s (%s, isa %d, %d threads): want %a got %a\n", what,
-                            k == 0 ? "all terms" : k == 1 ? "non-zero terms" : "exact", isa,
-                            psnrhvs_thread_pool_size(p), want, got[k]);
+                            k == 0   ? "all terms"
+                            : k == 1 ? "non-zero terms"
+                                     : "exact",
+                            isa, psnrhvs_thread_pool_size(p), want, got[k]);
                 }
             streams += 3;
         }
@@ -140,8 +137,7 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
     free(compact);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *const dir = argc > 1 ? argv[1] : "tests/data";
     PsnrHvsThreadPool *const pool = psnrhvs_thread_pool_create(2);
     int files = 0;
@@ -173,8 +169,8 @@ int main(int argc, char **argv)
                 const int sw = pl ? cw : fx->w, sh = pl ? ch : fx->h;
                 const int w = pl ? fx->w >> fx->ssx : fx->w, h = pl ? fx->h >> fx->ssy : fx->h;
                 size_t nrows;
-                const size_t n = plane_terms(ref + off, dist + off, bytes, sw, w, h, pl, t, rows,
-                                             &nrows);
+                const size_t n =
+                    plane_terms(ref + off, dist + off, bytes, sw, w, h, pl, t, rows, &nrows);
                 char what[256];
                 snprintf(what, sizeof(what), "%s frame %zu plane %d", fx->ref, fr, pl);
                 check_stream(t, n, rows, nrows, pool, what, &raw[pl]);
@@ -190,8 +186,9 @@ int main(int argc, char **argv)
         free(ref);
         free(dist);
     }
-    printf("test_sum_frames: %d fixtures, %" PRIu64 " sums over %" PRIu64
-           " terms, %" PRIu64 " differences\n", files, streams, nterms, failures);
+    printf("test_sum_frames: %d fixtures, %" PRIu64 " sums over %" PRIu64 " terms, %" PRIu64
+           " differences\n",
+           files, streams, nterms, failures);
     psnrhvs_thread_pool_destroy(pool);
     return failures != 0;
 }
