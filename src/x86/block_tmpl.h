@@ -111,23 +111,23 @@ static inline void v_fdct8x8(VI x[64]) {
 
 /* psh_block_variance_ratio per lane. */
 static inline VF v_variance_ratio(const VI x[64], ChainCursor *const cc) {
-    VF f[64];
     VF gmean = F_ZERO(), gvar = F_ZERO();
     VF means[4] = {F_ZERO(), F_ZERO(), F_ZERO(), F_ZERO()};
     VF vars[4] = {F_ZERO(), F_ZERO(), F_ZERO(), F_ZERO()};
     TMPL_UNROLL
     for (int k = 0; k < 64; k++) {
         const int q = (k >= 32) + 2 * ((k & 7) >= 4);
-        f[k] = F_CVT(x[k]);
-        gmean = F_ADD(gmean, f[k]);
-        means[q] = F_ADD(means[q], f[k]);
+        const VF f = F_CVT(x[k]);
+        gmean = F_ADD(gmean, f);
+        means[q] = F_ADD(means[q], f);
     }
     gmean = F_DIV(gmean, F_SET1(64.0f));
     for (int q = 0; q < 4; q++) means[q] = F_DIV(means[q], F_SET1(16.0f));
     TMPL_UNROLL
     for (int k = 0; k < 64; k++) {
         const int q = (k >= 32) + 2 * ((k & 7) >= 4);
-        const VF g = F_SUB(f[k], gmean), m = F_SUB(f[k], means[q]);
+        const VF f = F_CVT(x[k]); /* cheaper than keeping 64 vectors */
+        const VF g = F_SUB(f, gmean), m = F_SUB(f, means[q]);
         gvar = F_ADD(gvar, F_MUL(g, g));
         vars[q] = F_ADD(vars[q], F_MUL(m, m));
         chain_step(cc, 1);
