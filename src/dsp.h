@@ -20,8 +20,9 @@
  * PSH_MASK_PRODUCT_* mode.
  * chain (may be NULL): terms of an earlier row to add, in order, to a running
  * f32 sum before the call returns. The SIMD versions spread these dependent
- * additions through their vector work, which hides the chain's latency when
- * one thread scores a whole plane. */
+ * additions through their vector work, which hides the chain's latency (one
+ * thread scoring a plane passes the previous row; on N threads a row task
+ * passes the chain's next ready row). */
 #define PSNRHVS_ROW_TERMS_PAD 16
 typedef struct PsnrHvsChain {
     const float *terms; ///< advanced past the terms added
