@@ -4,8 +4,11 @@ set(CMAKE_C_STANDARD 11)
 set(CMAKE_C_STANDARD_REQUIRED ON)
 set(CMAKE_C_EXTENSIONS OFF)
 
-set(PSNRHVS_C_NUMERICS_FLAGS -ffp-contract=off -fno-fast-math -fno-math-errno
-    -fexcess-precision=standard)
+set(PSNRHVS_C_NUMERICS_FLAGS -ffp-contract=off -fno-fast-math -fno-math-errno)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  # Only GCC knows it; with SSE arithmetic it is the default anyway.
+  list(APPEND PSNRHVS_C_NUMERICS_FLAGS -fexcess-precision=standard)
+endif()
 set(PSNRHVS_C_WARNINGS -Wall -Wextra -Wundef -Werror=vla -Wno-unused-parameter)
 
 # Applied to a target: psnrhvs_numerics(<target>)

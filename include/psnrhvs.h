@@ -74,10 +74,12 @@ typedef struct PsnrHvsSettings {
     enum PsnrHvsMaskProduct mask_product; ///< default PSNRHVS_MASK_PRODUCT_FLOAT
     enum PsnrHvsBackend backend;          ///< default PSNRHVS_BACKEND_CPU
     int device;                           ///< GPU index for device backends, default 0
-    int threads;                          ///< CPU worker threads, 0 (default) = all cores
-    enum PsnrHvsIsa isa;                  ///< CPU instruction set, default PSNRHVS_ISA_AUTO
+    int threads;          ///< CPU threads scoring, the caller's included; 0 (default) = all cores,
+                          ///< fewer for small frames (about 8 block rows per thread at least)
+    enum PsnrHvsIsa isa;  ///< CPU instruction set, default PSNRHVS_ISA_AUTO
     int exact_helpers;    ///< 1: force integer sqrt/division helpers on devices; default 0
     int frames_in_flight; ///< frames a backend may queue, 0 (default) = backend's choice
+                          ///< (CPU: 3 with several threads, else 1; CUDA: 4; OpenCL: 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
     uint8_t reserved[32]; ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
