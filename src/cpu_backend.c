@@ -16,6 +16,19 @@
  * returns once every task has read its samples; otherwise it copies them
  * (frames in flight) and returns at once. One thread needs no worker and no
  * copy: send scores the frame on the caller's thread.
+ *
+ * Plane sums: the carried chain above is one dependent addition per non-zero
+ * term, about 2 ms per 4K frame; on many threads with one frame at a time it
+ * becomes the critical path. Then a frame's planes go through the exact-sum
+ * engine instead (src/sum, cpu_sum.c): row tasks keep their terms plus an
+ * f64 approximation, and the task that finishes the frame's last row sums
+ * each plane with the engine, one chunk per row, on the engine's thread pool
+ * (N threads, asleep otherwise). Same bits either way. The policy: the engine
+ * for a frame sent with no other queued, from PSNRHVS_CPU_ENGINE_MIN_THREADS
+ * threads on; the chain otherwise (queued frames keep every thread busy and
+ * hide the chains). The environment variable PSNRHVS_CPU_SUM = chain | engine
+ * | auto, read at open, forces a mode for tests and benchmarks (isa = scalar
+ * always runs the reference).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -27,6 +40,7 @@
 
 #include "core/block.h"
 #include "cpu.h"
+#include "cpu_sum.h"
 #include "dsp.h"
 #include "internal.h"
 #include "plane.h"
@@ -34,9 +48,10 @@
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
 
 typedef struct CpuRow {
-    float *terms; ///< a pooled buffer, waiting for the chain
+    float *terms; ///< a pooled buffer, waiting for the chain or the engine
     int count;
     int done;
+    double approx; ///< engine mode: the terms' approximate sum
 } CpuRow;
 
 typedef struct CpuPlane {
@@ -44,6 +59,7 @@ typedef struct CpuPlane {
     CpuRow *rows;
     int next_row; ///< the chain has added rows [0, next_row)
     int walking;  ///< a thread is adding rows to the chain
+    int engine;   ///< the engine sums the plane once the frame's rows are done
     float sum;
 } CpuPlane;
 
@@ -54,6 +70,7 @@ typedef struct CpuSlot {
     int state;
     float raw[3];
     uint64_t tag;
+    PsnrHvsCpuSum sum; ///< engine scratch
 } CpuSlot;
 
 typedef struct CpuBackend {
@@ -76,6 +93,11 @@ typedef struct CpuBackend {
     pthread_mutex_t lock;
     pthread_cond_t work, done;
     int quit;
+
+    enum PsnrHvsCpuSumMode sum_mode;
+    int engine_ok;           ///< the mode may pick the engine: scratch allocated
+    PsnrHvsThreadPool *pool; ///< the engine's threads (N > 1)
+    int pool_busy;           ///< a slot's sums are running on the pool
 } CpuBackend;
 
 static int pixel_bytes(const PsnrHvsContext *c) {
@@ -139,9 +161,12 @@ static void plane_complete(CpuBackend *b, CpuSlot *s, const int p, const float r
     }
 }
 
-/* Called with the lock held: a task has read all the samples it needs. */
-static void task_done(CpuBackend *b, CpuSlot *s) {
-    if (++s->tasks_done == b->task_base[3]) pthread_cond_broadcast(&b->done);
+/* Called with the lock held: a task has read all the samples it needs.
+ * Returns 1 for the frame's last task. */
+static int task_done(CpuBackend *b, CpuSlot *s) {
+    if (++s->tasks_done < b->task_base[3]) return 0;
+    pthread_cond_broadcast(&b->done);
+    return 1;
 }
 
 /* Row buffers (row_floats each) handed from the row that fills them to the
@@ -164,6 +189,43 @@ static void pool_put(CpuBackend *b, float *buf) {
     b->free_bufs[b->nfree++] = buf; /* room for every buffer made */
 }
 
+/* The engine for the frame being sent, or the chain (see the top). */
+static int engine_for_next(const CpuBackend *b) {
+    if (!b->engine_ok) return 0;
+    return b->sum_mode == PSNRHVS_CPU_SUM_ENGINE ||
+           (b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS && b->count == 0);
+}
+
+/* Plane p's raw sum through the engine, every row being done. */
+static float engine_plane_sum(const CpuBackend *b, CpuSlot *s, const int p,
+                              PsnrHvsThreadPool *pool) {
+    const CpuRow *const rows = s->plane[p].rows;
+    for (int r = 0; r < b->nby[p]; r++) {
+        s->sum.chunks[r].terms = rows[r].terms;
+        s->sum.chunks[r].count = (size_t)rows[r].count;
+        s->sum.chunks[r].approx = rows[r].approx;
+    }
+    return psnrhvs_cpu_sum_plane(&s->sum, b->nby[p], pool);
+}
+
+/* One thread, engine mode: every row's terms kept, then the engine. Out of
+ * memory, the plane falls back to the chain. */
+static float plane_score_engine(CpuBackend *b, CpuSlot *s, const PsnrHvsPlanePair *pair) {
+    const int p = pair->table, nby = b->nby[p];
+    CpuRow *const rows = s->plane[p].rows;
+    int by = 0;
+    for (; by < nby; by++) {
+        CpuRow *const r = &rows[by];
+        if (!(r->terms = pool_get(b))) break;
+        r->count = row_terms(b, pair, by, r->terms, NULL);
+        r->approx = psnrhvs_cpu_sum_approx(r->terms, r->count);
+    }
+    const float sum = by == nby ? engine_plane_sum(b, s, p, NULL) : 0.0f;
+    for (int r = 0; r < by; r++) pool_put(b, rows[r].terms), rows[r].terms = NULL;
+    if (by < nby) return plane_score(b, pair, b->bufs);
+    return psnrhvs_plane_finish(sum, pair->w, pair->h, pair->bitdepth);
+}
+
 /* Called with the lock held and pl->walking set: add every ready row. */
 static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
     CpuPlane *const pl = &s->plane[p];
@@ -184,14 +246,43 @@ static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
                        psnrhvs_plane_finish(pl->sum, pl->pair.w, pl->pair.h, pl->pair.bitdepth));
 }
 
+/* Called with the lock held by the thread that finished the frame's last
+ * row: the engine planes' sums. One frame at a time has the pool; another
+ * one's sums run on the finishing thread alone (forced engine, frames in
+ * flight). */
+static void engine_sums(CpuBackend *b, CpuSlot *s) {
+    int any = 0;
+    for (int p = 0; p < 3; p++) any |= s->plane[p].engine;
+    if (!any) return;
+    PsnrHvsThreadPool *const pool = b->pool_busy ? NULL : b->pool;
+    if (pool) b->pool_busy = 1;
+    pthread_mutex_unlock(&b->lock);
+    float raw[3] = {0};
+    for (int p = 0; p < 3; p++)
+        if (s->plane[p].engine) raw[p] = engine_plane_sum(b, s, p, pool);
+    pthread_mutex_lock(&b->lock);
+    if (pool) b->pool_busy = 0;
+    for (int p = 0; p < 3; p++) {
+        CpuPlane *const pl = &s->plane[p];
+        if (!pl->engine) continue;
+        for (int r = 0; r < b->nby[p]; r++)
+            pool_put(b, pl->rows[r].terms), pl->rows[r].terms = NULL;
+        pl->engine = 0;
+        plane_complete(b, s, p,
+                       psnrhvs_plane_finish(raw[p], pl->pair.w, pl->pair.h, pl->pair.bitdepth));
+    }
+}
+
 /*
  * One block row. Its terms go to a pooled buffer and wait there; a row task
  * of the same plane that starts while the chain's next row is ready carries
  * that row's terms into its kernel (PsnrHvsChain), which adds them under its
  * vector work. Once no task of the plane is left to start, finishing tasks
- * walk the rest. Called with the lock held; returns with it held.
+ * walk the rest. In engine mode the row only keeps its terms and their
+ * approximate sum. Called with the lock held; returns with it held, and 1
+ * for the frame's last task.
  */
-static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
+static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
     int p = 0;
     while (task >= b->task_base[p + 1]) p++;
     CpuPlane *const pl = &s->plane[p];
@@ -199,12 +290,26 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         pthread_mutex_unlock(&b->lock);
         const float raw = psnrhvs_plane_score_ref(&pl->pair);
         pthread_mutex_lock(&b->lock);
-        task_done(b, s);
         plane_complete(b, s, p, raw);
-        return;
+        return task_done(b, s);
     }
     const int by = task - b->task_base[p];
     float *const buf = pool_get(b);
+    /* Out of memory the plane goes back to the chain, which needs no more
+     * buffers (rows kept so far are walked like any ready row). */
+    if (!buf) pl->engine = 0;
+    if (pl->engine) {
+        pthread_mutex_unlock(&b->lock);
+        const int n = row_terms(b, &pl->pair, by, buf, NULL);
+        const double approx = psnrhvs_cpu_sum_approx(buf, n);
+        pthread_mutex_lock(&b->lock);
+        pl->rows[by] = (CpuRow){buf, n, 1, approx};
+        if (!pl->engine && !pl->walking && s->next_task >= b->task_base[p + 1]) {
+            pl->walking = 1;
+            walk_rows(b, s, p);
+        }
+        return task_done(b, s);
+    }
     PsnrHvsChain carry = {NULL, 0, 0.0f};
     float *carried = NULL;
     /* Rows up to by are not done, so next_row <= by is a valid row. */
@@ -220,7 +325,7 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
     pthread_mutex_unlock(&b->lock);
     const int n = row_terms(b, &pl->pair, by, buf ? buf : own, carried ? &carry : NULL);
     pthread_mutex_lock(&b->lock);
-    task_done(b, s);
+    const int last = task_done(b, s);
     if (carried) {
         pl->sum = carry.sum;
         pl->next_row++;
@@ -248,7 +353,7 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
         walk_rows(b, s, p);
-        return;
+        return last;
     }
     pl->rows[by].terms = buf;
     pl->rows[by].count = n;
@@ -257,6 +362,11 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         pl->walking = 1;
         walk_rows(b, s, p);
     }
+    return last;
+}
+
+static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
+    if (run_row(b, s, task, own)) engine_sums(b, s);
 }
 
 /* Called with the lock held: runs the oldest task waiting, if any. */
@@ -291,6 +401,7 @@ static void cpu_close(PsnrHvsContext *c) {
         pthread_mutex_unlock(&b->lock);
     }
     for (int i = 0; i < b->started; i++) pthread_join(b->threads[i], NULL);
+    psnrhvs_thread_pool_destroy(b->pool);
     if (b->threads) {
         pthread_mutex_destroy(&b->lock);
         pthread_cond_destroy(&b->work);
@@ -304,6 +415,7 @@ static void cpu_close(PsnrHvsContext *c) {
             for (int r = 0; s->plane[p].rows && r < b->nby[p]; r++) free(s->plane[p].rows[r].terms);
             free(s->plane[p].rows);
         }
+        psnrhvs_cpu_sum_free(&s->sum);
     }
     for (int i = 0; b->bufs && i < b->nbufs; i++) free(b->bufs[i]);
     for (int i = 0; i < b->nfree; i++) free(b->free_bufs[i]);
@@ -390,15 +502,27 @@ static int cpu_open(PsnrHvsContext *c) {
     if (!b->bufs) goto error;
     for (int i = 0; i < b->nbufs; i++)
         if (!(b->bufs[i] = malloc(b->row_floats * sizeof(float)))) goto error;
-    if (b->nthreads == 1) return 0;
 
-    for (int i = 0; i < b->capacity; i++) {
+    b->sum_mode = psnrhvs_cpu_sum_mode(c);
+    b->engine_ok =
+        !b->use_ref &&
+        (b->sum_mode == PSNRHVS_CPU_SUM_ENGINE ||
+         (b->sum_mode == PSNRHVS_CPU_SUM_AUTO && b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS));
+    for (int i = 0; i < b->capacity && !b->use_ref && (b->nthreads > 1 || b->engine_ok); i++) {
         CpuSlot *const s = &b->ring[i];
         for (int p = 0; p < c->num_planes; p++) {
-            if (b->use_ref) continue;
             s->plane[p].rows = calloc((size_t)b->nby[p], sizeof(CpuRow));
             if (!s->plane[p].rows) goto error;
         }
+        if (b->engine_ok && psnrhvs_cpu_sum_init(&s->sum, b->nbx, b->nby, c->num_planes))
+            goto error;
+    }
+    if (b->nthreads == 1) return 0;
+
+    err = PSNRHVS_ERR(EAGAIN);
+    if (b->engine_ok && !(b->pool = psnrhvs_thread_pool_create(b->nthreads))) {
+        psnrhvs_log(c, "cannot start the exact-sum engine's threads");
+        goto error;
     }
     b->threads = calloc((size_t)b->nthreads, sizeof(*b->threads));
     if (!b->threads) goto error;
@@ -409,7 +533,6 @@ static int cpu_open(PsnrHvsContext *c) {
     for (; b->started < b->nthreads - 1; b->started++)
         if (pthread_create(&b->threads[b->started], NULL, worker, b)) {
             psnrhvs_log(c, "cannot start worker threads");
-            err = PSNRHVS_ERR(EAGAIN);
             goto error;
         }
     return 0;
@@ -427,11 +550,12 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
     s->raw[0] = s->raw[1] = s->raw[2] = 0.0f;
     s->tag = tag;
 
+    const int engine = engine_for_next(b);
     if (b->nthreads == 1) {
         for (int p = 0; p < c->num_planes; p++) {
             const PsnrHvsPlanePair pair =
                 make_pair(c, p, ref->data[p], ref->stride[p], dist->data[p], dist->stride[p]);
-            s->raw[p] = plane_score(b, &pair, b->bufs);
+            s->raw[p] = engine ? plane_score_engine(b, s, &pair) : plane_score(b, &pair, b->bufs);
         }
         s->state = SLOT_DONE;
         b->count++;
@@ -467,6 +591,7 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
         }
         pl->next_row = 0;
         pl->walking = 0;
+        pl->engine = engine;
         pl->sum = 0.0f;
         if (pl->rows) memset(pl->rows, 0, (size_t)b->nby[p] * sizeof(*pl->rows));
     }
