@@ -23,7 +23,7 @@
 
 #include "core/block.h"
 #include "cuda/kernels.h"
-#include "psnrhvs.h"
+#include "fixture.h"
 
 #define NFRAMES  8
 #define NSTREAMS 4
@@ -43,65 +43,13 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static uint32_t rng(uint32_t *x) {
-    *x ^= *x << 13;
-    *x ^= *x >> 17;
-    *x ^= *x << 5;
-    return *x;
-}
-
-/* One 4:2:0 frame pair in file layout: textured reference, distorted copy
- * with sparse noise (same generator as tests/cuda/cuda_parity.c). */
-static void gen_frame(unsigned char *ref, unsigned char *dist, int w, int h, int bitdepth, int f,
+/* Frame f of the set: textured reference, distorted copy with sparse noise
+ * (tests/common's generator, as in tests/cuda/cuda_parity.c), 4:2:0 in file
+ * layout; each frame has its own generator state. */
+static void gen_frame(const FrameLayout *l, unsigned char *ref, unsigned char *dist, int f,
                       uint32_t seed) {
-    const int bps = bitdepth > 8 ? 2 : 1, max = (1 << bitdepth) - 1;
-    const int pw[3] = {w, (w + 1) / 2, (w + 1) / 2}, ph[3] = {h, (h + 1) / 2, (h + 1) / 2};
     uint32_t x = seed * 2654435761u + 1;
-    size_t at = 0;
-    for (int p = 0; p < 3; p++) {
-        for (int y = 0; y < ph[p]; y++) {
-            for (int i = 0; i < pw[p]; i++, at += bps) {
-                int v;
-                const int region = ((i / 97) + (y / 61) + f) % 4;
-                if (region == 0)
-                    v = (i * 3 + y * 2 + f * 5) % (max + 1);
-                else if (region == 1)
-                    v = ((i ^ y) * 7 + f) & max;
-                else if (region == 2)
-                    v = (int)(rng(&x) & (uint32_t)max);
-                else
-                    v = ((i / 16 + y / 16) & 1) ? max / 4 : max - max / 4;
-                int d = v;
-                const uint32_t r = rng(&x);
-                if ((r & 7) == 0) d += (int)((r >> 8) % 9) - 4;
-                if ((r & 0x3ff) == 1) d = max - d;
-                d = d < 0 ? 0 : d > max ? max : d;
-                if (bps == 1) {
-                    ref[at] = (unsigned char)v;
-                    dist[at] = (unsigned char)d;
-                } else {
-                    const uint16_t rv = (uint16_t)v, dv = (uint16_t)d;
-                    memcpy(ref + at, &rv, 2);
-                    memcpy(dist + at, &dv, 2);
-                }
-            }
-        }
-    }
-}
-
-static size_t file_frame_bytes(int w, int h, int bitdepth) {
-    return ((size_t)w * h + 2 * (size_t)((w + 1) / 2) * ((h + 1) / 2)) * (bitdepth > 8 ? 2 : 1);
-}
-
-static PsnrHvsPicture picture(const unsigned char *base, int w, int h, int bitdepth) {
-    const int bps = bitdepth > 8 ? 2 : 1, cw = (w + 1) / 2, ch = (h + 1) / 2;
-    PsnrHvsPicture p;
-    p.data[0] = base;
-    p.data[1] = base + (size_t)w * h * bps;
-    p.data[2] = base + ((size_t)w * h + (size_t)cw * ch) * bps;
-    p.stride[0] = (ptrdiff_t)w * bps;
-    p.stride[1] = p.stride[2] = (ptrdiff_t)cw * bps;
-    return p;
+    frame_generate(l, f, &x, ref, dist);
 }
 
 /* Packed device layout of kernels.h from a file-layout frame. */
@@ -119,12 +67,13 @@ static void pack(const PsnrHvsCudaJob *job, const PsnrHvsPicture *pic, unsigned 
 static int gen_files(int argc, char **argv) {
     if (argc < 8) return 2;
     const int w = atoi(argv[2]), h = atoi(argv[3]), bd = atoi(argv[4]), n = atoi(argv[5]);
-    const size_t fb = file_frame_bytes(w, h, bd);
+    FrameLayout l;
+    frame_layout(&l, w, h, bd, PSNRHVS_PIXEL_LAYOUT_I420);
+    const size_t fb = l.frame_bytes;
     unsigned char *r = malloc(fb * NFRAMES), *d = malloc(fb * NFRAMES);
     FILE *fr = fopen(argv[6], "wb"), *fd = fopen(argv[7], "wb");
     if (!r || !d || !fr || !fd) return 1;
-    for (int f = 0; f < NFRAMES; f++)
-        gen_frame(r + f * fb, d + f * fb, w, h, bd, f, (uint32_t)f + 11);
+    for (int f = 0; f < NFRAMES; f++) gen_frame(&l, r + f * fb, d + f * fb, f, (uint32_t)f + 11);
     for (int f = 0; f < n; f++) {
         const size_t at = (size_t)(f % NFRAMES) * fb;
         if (fwrite(r + at, 1, fb, fr) != fb || fwrite(d + at, 1, fb, fd) != fb) return 1;
@@ -136,11 +85,12 @@ static int gen_files(int argc, char **argv) {
     return 0;
 }
 
-static double lib_fps(enum PsnrHvsBackend backend, int threads, int w, int h, int bd,
+static double lib_fps(enum PsnrHvsBackend backend, int threads, const FrameLayout *l,
                       unsigned char *const ref[NFRAMES], unsigned char *const dist[NFRAMES],
                       int frames, PsnrHvsScore *scores, char *isa, size_t isa_size) {
     PsnrHvsSettings s;
     psnrhvs_default_settings(&s);
+    const int w = l->w[0], h = l->h[0], bd = l->bitdepth;
     s.width = w, s.height = h, s.bitdepth = bd, s.backend = backend, s.threads = threads;
     PsnrHvsContext *c;
     const double t_open = now();
@@ -148,7 +98,7 @@ static double lib_fps(enum PsnrHvsBackend backend, int threads, int w, int h, in
     const char *in = psnrhvs_isa_name(c);
     snprintf(isa, isa_size, "%s", in ? in : "-");
     /* One untimed frame: first-use costs stay out of the number. */
-    PsnrHvsPicture r = picture(ref[0], w, h, bd), d = picture(dist[0], w, h, bd);
+    PsnrHvsPicture r = frame_picture(l, ref[0], 0), d = frame_picture(l, dist[0], 0);
     PsnrHvsScore sc;
     if (psnrhvs_score(c, &r, &d, &sc)) return -1;
     const double t0 = now();
@@ -157,8 +107,8 @@ static double lib_fps(enum PsnrHvsBackend backend, int threads, int w, int h, in
     int sent = 0, got = 0;
     while (got < frames) {
         while (sent < frames) {
-            r = picture(ref[sent % NFRAMES], w, h, bd);
-            d = picture(dist[sent % NFRAMES], w, h, bd);
+            r = frame_picture(l, ref[sent % NFRAMES], 0);
+            d = frame_picture(l, dist[sent % NFRAMES], 0);
             const int err = psnrhvs_send(c, &r, &d, (uint64_t)sent);
             if (err == PSNRHVS_ERR(EAGAIN)) break;
             if (err) return -1;
@@ -194,22 +144,23 @@ int main(int argc, char **argv) {
            prop.multiProcessorCount);
 
     /* Frames in file layout (ordinary memory) and packed (pinned). */
-    const size_t fb = file_frame_bytes(w, h, bd);
+    FrameLayout l;
+    frame_layout(&l, w, h, bd, PSNRHVS_PIXEL_LAYOUT_I420);
+    const size_t fb = l.frame_bytes;
     unsigned char *ref[NFRAMES], *dist[NFRAMES];
     for (int f = 0; f < NFRAMES; f++) {
         ref[f] = malloc(fb);
         dist[f] = malloc(fb);
         if (!ref[f] || !dist[f]) return 1;
-        gen_frame(ref[f], dist[f], w, h, bd, f, (uint32_t)f + 11);
+        gen_frame(&l, ref[f], dist[f], f, (uint32_t)f + 11);
     }
     PsnrHvsCudaJob plan;
-    const int pw[3] = {w, w >> 1, w >> 1}, ph[3] = {h, h >> 1, h >> 1};
-    psnrhvs_cuda_plan(&plan, 3, pw, ph, bd, PSH_MASK_PRODUCT_FLOAT);
+    psnrhvs_cuda_plan(&plan, 3, l.scored_w, l.scored_h, bd, PSH_MASK_PRODUCT_FLOAT);
     const size_t frame_bytes = plan.frame_bytes;
     unsigned char *pinned[NFRAMES], *dev_frame[NFRAMES];
     for (int f = 0; f < NFRAMES; f++) {
         CK(cudaMallocHost((void **)&pinned[f], frame_bytes));
-        const PsnrHvsPicture r = picture(ref[f], w, h, bd), d = picture(dist[f], w, h, bd);
+        const PsnrHvsPicture r = frame_picture(&l, ref[f], 0), d = frame_picture(&l, dist[f], 0);
         pack(&plan, &r, pinned[f], 0);
         pack(&plan, &d, pinned[f], 1);
         CK(cudaMalloc((void **)&dev_frame[f], frame_bytes));
@@ -344,10 +295,10 @@ int main(int argc, char **argv) {
     char gisa[32], cisa[32];
     const int lib_frames = iters / 2 > NFRAMES ? iters / 2 : NFRAMES;
     const double gfps =
-        lib_fps(PSNRHVS_BACKEND_CUDA, 0, w, h, bd, ref, dist, lib_frames, gs, gisa, sizeof(gisa));
+        lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, lib_frames, gs, gisa, sizeof(gisa));
     const int cf = cpu_frames < NFRAMES ? NFRAMES : cpu_frames;
     const double cfps =
-        lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, w, h, bd, ref, dist, cf, cs, cisa, sizeof(cisa));
+        lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, &l, ref, dist, cf, cs, cisa, sizeof(cisa));
     int same = gfps > 0 && cfps > 0;
     for (int f = 0; f < NFRAMES && same; f++)
         if (memcmp(gs[f].raw, cs[f].raw, sizeof(gs[f].raw))) same = 0;
