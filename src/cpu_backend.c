@@ -200,12 +200,15 @@ static int engine_for_next(const CpuBackend *b) {
 static float engine_plane_sum(const CpuBackend *b, CpuSlot *s, const int p,
                               PsnrHvsThreadPool *pool) {
     const CpuRow *const rows = s->plane[p].rows;
+    size_t terms = 0;
     for (int r = 0; r < b->nby[p]; r++) {
         s->sum.chunks[r].terms = rows[r].terms;
         s->sum.chunks[r].count = (size_t)rows[r].count;
         s->sum.chunks[r].approx = rows[r].approx;
+        terms += (size_t)rows[r].count;
     }
-    return psnrhvs_cpu_sum_plane(&s->sum, b->nby[p], pool);
+    return psnrhvs_cpu_sum_plane(&s->sum, b->nby[p],
+                                 terms >= PSNRHVS_CPU_ENGINE_POOL_TERMS ? pool : NULL);
 }
 
 /* One thread, engine mode: every row's terms kept, then the engine. Out of
@@ -519,16 +522,16 @@ static int cpu_open(PsnrHvsContext *c) {
     }
     if (b->nthreads == 1) return 0;
 
-    err = PSNRHVS_ERR(EAGAIN);
-    if (b->engine_ok && !(b->pool = psnrhvs_thread_pool_create(b->nthreads))) {
-        psnrhvs_log(c, "cannot start the exact-sum engine's threads");
-        goto error;
-    }
     b->threads = calloc((size_t)b->nthreads, sizeof(*b->threads));
     if (!b->threads) goto error;
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->work, NULL);
     pthread_cond_init(&b->done, NULL);
+    err = PSNRHVS_ERR(EAGAIN);
+    if (b->engine_ok && !(b->pool = psnrhvs_thread_pool_create(b->nthreads))) {
+        psnrhvs_log(c, "cannot start the exact-sum engine's threads");
+        goto error;
+    }
     /* The caller's thread is the last of the N: it scores while it waits. */
     for (; b->started < b->nthreads - 1; b->started++)
         if (pthread_create(&b->threads[b->started], NULL, worker, b)) {

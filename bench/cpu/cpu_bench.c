@@ -4,8 +4,12 @@
  * one run, on generated 4:2:0 content (smooth structure plus noise; the
  * distorted picture a blurred, noisy copy). "best Nt" scores one frame at a
  * time (psnrhvs_score: no copy), "Nt pipe" keeps 3 frames in flight with
- * psnrhvs_send/receive (each send copies its pictures). Every path's raw
- * plane scores are compared bit for bit with the reference's.
+ * psnrhvs_send/receive (each send copies its pictures). "Nt chain" and
+ * "Nt engine" score one frame at a time with the plane sums forced to the
+ * carried chain or to the exact-sum engine (PSNRHVS_CPU_SUM at open; "best
+ * Nt" leaves the choice to the backend), measured alternately, best of 2
+ * runs each. Every path's raw plane scores are compared bit for bit with
+ * the reference's.
  *
  * usage: cpu_bench [--frames=N] [--threads=N] [--sizes=WxH,...] [--bits=8,10]
  * SPDX-License-Identifier: BSD-2-Clause
@@ -129,7 +133,7 @@ typedef struct Result {
 /* ms/frame over nframes (cycling through the frames): psnrhvs_score one at a
  * time (sync), or send/receive with up to 3 frames in flight. */
 static int run(Result *res, Frame *frames, const int nfr, const int nframes, const int bits,
-               const enum PsnrHvsIsa isa, const int threads, const int sync) {
+               const enum PsnrHvsIsa isa, const int threads, const int sync, const char *sum) {
     PsnrHvsSettings s;
     psnrhvs_default_settings(&s);
     s.width = frames[0].w[0];
@@ -137,8 +141,16 @@ static int run(Result *res, Frame *frames, const int nfr, const int nframes, con
     s.bitdepth = bits;
     s.isa = isa;
     s.threads = threads;
+    /* sum: PSNRHVS_CPU_SUM for this context (read at open), NULL: as set */
+    char *const saved = sum && getenv("PSNRHVS_CPU_SUM") ? strdup(getenv("PSNRHVS_CPU_SUM")) : NULL;
+    if (sum) setenv("PSNRHVS_CPU_SUM", sum, 1);
     PsnrHvsContext *c;
     const int err = psnrhvs_open(&c, &s);
+    if (sum && saved)
+        setenv("PSNRHVS_CPU_SUM", saved, 1);
+    else if (sum)
+        unsetenv("PSNRHVS_CPU_SUM");
+    free(saved);
     if (err) return err;
     res->isa = psnrhvs_isa_name(c);
     int sent = 0, got = 0;
@@ -207,9 +219,9 @@ int main(int argc, char **argv) {
     }
     if (threads < 1) threads = 1;
     printf("psnrhvs cpu_bench: ms/frame, 4:2:0, %d threads for the N-thread columns\n", threads);
-    printf("%-10s %4s %5s %8s %8s %8s %8s %8s %7s %7s %7s %7s %7s %s\n", "size", "bits", "nz%",
-           "scalar", "avx2 1t", "best 1t", "best Nt", "Nt pipe", "isa", "1t/ref", "Nt/ref", "Nt/1t",
-           "pipe/1t", "bits");
+    printf("%-10s %4s %5s %8s %8s %8s %8s %8s %8s %9s %7s %7s %7s %7s %7s %7s %s\n", "size", "bits",
+           "nz%", "scalar", "avx2 1t", "best 1t", "best Nt", "Nt pipe", "Nt chain", "Nt engine",
+           "isa", "1t/ref", "Nt/ref", "Nt/1t", "pipe/1t", "chn/eng", "bits");
     int status = 0;
     for (int si = 0; si < nsizes; si++)
         for (int bi = 0; bi < nbits; bi++) {
@@ -220,13 +232,18 @@ int main(int argc, char **argv) {
             Frame fr[2];
             for (int k = 0; k < 2; k++) gen_frame(&fr[k], w, h, bits, 7 * k + bits);
             const double nz = nonzero_share(&fr[0], bits);
-            Result ref, avx2 = {0}, one, many, pipe;
-            const int fast = 4 * nframes;
-            int e = run(&ref, fr, 2, nframes, bits, PSNRHVS_ISA_SCALAR, 1, 1);
-            const int have_avx2 = !run(&avx2, fr, 2, fast, bits, PSNRHVS_ISA_AVX2, 1, 1);
-            e = e ? e : run(&one, fr, 2, fast, bits, PSNRHVS_ISA_AUTO, 1, 1);
-            e = e ? e : run(&many, fr, 2, fast * threads, bits, PSNRHVS_ISA_AUTO, threads, 1);
-            e = e ? e : run(&pipe, fr, 2, fast * threads, bits, PSNRHVS_ISA_AUTO, threads, 0);
+            Result ref, avx2 = {0}, one, many, pipe, chain[2], engine[2];
+            const int fast = 4 * nframes, nt = fast * threads;
+            int e = run(&ref, fr, 2, nframes, bits, PSNRHVS_ISA_SCALAR, 1, 1, NULL);
+            const int have_avx2 = !run(&avx2, fr, 2, fast, bits, PSNRHVS_ISA_AVX2, 1, 1, NULL);
+            e = e ? e : run(&one, fr, 2, fast, bits, PSNRHVS_ISA_AUTO, 1, 1, NULL);
+            e = e ? e : run(&many, fr, 2, nt, bits, PSNRHVS_ISA_AUTO, threads, 1, NULL);
+            e = e ? e : run(&pipe, fr, 2, nt, bits, PSNRHVS_ISA_AUTO, threads, 0, NULL);
+            for (int k = 0; k < 2 && !e; k++) {
+                e = run(&chain[k], fr, 2, nt, bits, PSNRHVS_ISA_AUTO, threads, 1, "chain");
+                e = e ? e
+                      : run(&engine[k], fr, 2, nt, bits, PSNRHVS_ISA_AUTO, threads, 1, "engine");
+            }
             if (e) {
                 fprintf(stderr, "%dx%d %d-bit: error %d\n", w, h, bits, e);
                 return 1;
@@ -234,6 +251,10 @@ int main(int argc, char **argv) {
             const int same = !memcmp(ref.raw, one.raw, sizeof(ref.raw)) &&
                              !memcmp(ref.raw, many.raw, sizeof(ref.raw)) &&
                              !memcmp(ref.raw, pipe.raw, sizeof(ref.raw)) &&
+                             !memcmp(ref.raw, chain[0].raw, sizeof(ref.raw)) &&
+                             !memcmp(ref.raw, chain[1].raw, sizeof(ref.raw)) &&
+                             !memcmp(ref.raw, engine[0].raw, sizeof(ref.raw)) &&
+                             !memcmp(ref.raw, engine[1].raw, sizeof(ref.raw)) &&
                              (!have_avx2 || !memcmp(ref.raw, avx2.raw, sizeof(ref.raw)));
             char sz[32], a2[16];
             snprintf(sz, sizeof(sz), "%dx%d", w, h);
@@ -241,10 +262,13 @@ int main(int argc, char **argv) {
                 snprintf(a2, sizeof(a2), "%.2f", avx2.ms);
             else
                 snprintf(a2, sizeof(a2), "n/a");
-            printf(
-                "%-10s %4d %5.1f %8.2f %8s %8.2f %8.2f %8.2f %7s %6.1fx %6.1fx %6.2fx %6.2fx %s\n",
-                sz, bits, 100 * nz, ref.ms, a2, one.ms, many.ms, pipe.ms, one.isa, ref.ms / one.ms,
-                ref.ms / many.ms, one.ms / many.ms, one.ms / pipe.ms, same ? "same" : "DIFFERENT");
+            const double chn = chain[0].ms < chain[1].ms ? chain[0].ms : chain[1].ms;
+            const double eng = engine[0].ms < engine[1].ms ? engine[0].ms : engine[1].ms;
+            printf("%-10s %4d %5.1f %8.2f %8s %8.2f %8.2f %8.2f %8.2f %9.2f %7s %6.1fx %6.1fx "
+                   "%6.2fx %6.2fx %6.2fx %s\n",
+                   sz, bits, 100 * nz, ref.ms, a2, one.ms, many.ms, pipe.ms, chn, eng, one.isa,
+                   ref.ms / one.ms, ref.ms / many.ms, one.ms / many.ms, one.ms / pipe.ms, chn / eng,
+                   same ? "same" : "DIFFERENT");
             fflush(stdout);
             status |= !same;
             for (int k = 0; k < 2; k++) free(fr[k].ref), free(fr[k].dist);
