@@ -64,6 +64,32 @@ static void pack(const PsnrHvsCudaJob *job, const PsnrHvsPicture *pic, unsigned 
     }
 }
 
+/* Device time of work queued on st[0] and, with streams > 1, on st[1..]
+ * forked from it at the start and joined back into it at the stop. */
+typedef struct Timer {
+    cudaStream_t st[NSTREAMS];
+    cudaEvent_t start, stop, done[NSTREAMS];
+    int streams;
+} Timer;
+
+static void timer_start(Timer *t, int streams) {
+    t->streams = streams;
+    CK(cudaEventRecord(t->start, t->st[0]));
+    for (int i = 1; i < streams; i++) CK(cudaStreamWaitEvent(t->st[i], t->start, 0));
+}
+
+static float timer_stop_ms(Timer *t) {
+    for (int i = 1; i < t->streams; i++) {
+        CK(cudaEventRecord(t->done[i], t->st[i]));
+        CK(cudaStreamWaitEvent(t->st[0], t->done[i], 0));
+    }
+    CK(cudaEventRecord(t->stop, t->st[0]));
+    CK(cudaEventSynchronize(t->stop));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, t->start, t->stop));
+    return ms;
+}
+
 static int gen_files(int argc, char **argv) {
     if (argc < 8) return 2;
     const int w = atoi(argv[2]), h = atoi(argv[3]), bd = atoi(argv[4]), n = atoi(argv[5]);
@@ -168,19 +194,18 @@ int main(int argc, char **argv) {
     }
     void *ws[NSTREAMS];
     unsigned char *slot_frame[NSTREAMS];
-    cudaStream_t st[NSTREAMS];
-    cudaEvent_t ev_end[NSTREAMS];
+    Timer t;
+    cudaStream_t *const st = t.st;
     float *sums;
     CK(cudaMallocHost((void **)&sums, sizeof(float) * 3 * NSTREAMS));
     for (int i = 0; i < NSTREAMS; i++) {
         CK(cudaMalloc(&ws[i], plan.workspace_bytes));
         CK(cudaMalloc((void **)&slot_frame[i], frame_bytes));
         CK(cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking));
-        CK(cudaEventCreate(&ev_end[i]));
+        CK(cudaEventCreate(&t.done[i]));
     }
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    CK(cudaEventCreate(&t.start));
+    CK(cudaEventCreate(&t.stop));
     printf("workspace %.1f MB per frame in flight, packed frame pair %.2f MB, %lld blocks\n",
            plan.workspace_bytes / 1e6, frame_bytes / 1e6, plan.blocks);
 
@@ -199,47 +224,32 @@ int main(int argc, char **argv) {
                            st[0]));
         CK(cudaStreamSynchronize(st[0]));
     }
-    CK(cudaEventRecord(e0, st[0]));
+    timer_start(&t, 1);
     for (int i = 0; i < iters; i++)
         CK((cudaError_t)psnrhvs_cuda_enqueue(&job[0][i % NFRAMES], st[0]));
-    CK(cudaEventRecord(e1, st[0]));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    const double one_stream = ms / iters;
+    const double one_stream = timer_stop_ms(&t) / iters;
     printf("RESULT %s resident 1-stream: %.4f ms/frame\n", tag, one_stream);
 
     double stage_ms[PSNRHVS_CUDA_STAGES];
     for (int s = 0; s < PSNRHVS_CUDA_STAGES; s++) {
         const int n = iters / 4 > 8 ? iters / 4 : 8;
-        CK(cudaEventRecord(e0, st[0]));
+        timer_start(&t, 1);
         for (int i = 0; i < n; i++)
             CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], s, s));
-        CK(cudaEventRecord(e1, st[0]));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        stage_ms[s] = ms / n;
+        stage_ms[s] = timer_stop_ms(&t) / n;
     }
     printf("RESULT %s stages ms: terms %.4f supers %.4f maps %.4f walk %.4f\n", tag, stage_ms[0],
            stage_ms[1], stage_ms[2], stage_ms[3]);
 
     CK(cudaDeviceSynchronize());
-    CK(cudaEventRecord(e0, st[0]));
-    for (int i = 1; i < NSTREAMS; i++) CK(cudaStreamWaitEvent(st[i], e0, 0));
+    timer_start(&t, NSTREAMS);
     for (int i = 0; i < iters; i++) {
         const int k = i % NSTREAMS;
         CK((cudaError_t)psnrhvs_cuda_enqueue(&job[k][i % NFRAMES], st[k]));
         CK(cudaMemcpyAsync(sums + 3 * k, job[k][i % NFRAMES].sum, sizeof(float) * 3,
                            cudaMemcpyDeviceToHost, st[k]));
     }
-    for (int i = 1; i < NSTREAMS; i++) {
-        CK(cudaEventRecord(ev_end[i], st[i]));
-        CK(cudaStreamWaitEvent(st[0], ev_end[i], 0));
-    }
-    CK(cudaEventRecord(e1, st[0]));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    const double resident = ms / iters;
+    const double resident = timer_stop_ms(&t) / iters;
     printf("RESULT %s resident %d-streams: %.4f ms/frame (%.0f fps)\n", tag, NSTREAMS, resident,
            1000.0 / resident);
     /* The last NSTREAMS frames' sums must match the warm-up's (determinism). */
@@ -252,13 +262,11 @@ int main(int argc, char **argv) {
 
     /* (b) pinned uploads: bandwidth alone, then upload + compute in flight. */
     CK(cudaDeviceSynchronize());
-    CK(cudaEventRecord(e0, st[0]));
+    timer_start(&t, 1);
     for (int i = 0; i < iters; i++)
         CK(cudaMemcpyAsync(slot_frame[i % NSTREAMS], pinned[i % NFRAMES], frame_bytes,
                            cudaMemcpyHostToDevice, st[0]));
-    CK(cudaEventRecord(e1, st[0]));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
+    float ms = timer_stop_ms(&t);
     const double h2d_gbs = (double)frame_bytes * iters / (ms * 1e-3) / 1e9;
     const double h2d_fps = iters / (ms * 1e-3);
     PsnrHvsCudaJob sjob[NSTREAMS];
@@ -267,8 +275,7 @@ int main(int argc, char **argv) {
         psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i]);
     }
     CK(cudaDeviceSynchronize());
-    CK(cudaEventRecord(e0, st[0]));
-    for (int i = 1; i < NSTREAMS; i++) CK(cudaStreamWaitEvent(st[i], e0, 0));
+    timer_start(&t, NSTREAMS);
     for (int i = 0; i < iters; i++) {
         const int k = i % NSTREAMS;
         CK(cudaMemcpyAsync(slot_frame[k], pinned[i % NFRAMES], frame_bytes, cudaMemcpyHostToDevice,
@@ -277,13 +284,7 @@ int main(int argc, char **argv) {
         CK(cudaMemcpyAsync(sums + 3 * k, sjob[k].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
                            st[k]));
     }
-    for (int i = 1; i < NSTREAMS; i++) {
-        CK(cudaEventRecord(ev_end[i], st[i]));
-        CK(cudaStreamWaitEvent(st[0], ev_end[i], 0));
-    }
-    CK(cudaEventRecord(e1, st[0]));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
+    ms = timer_stop_ms(&t);
     const double pinned_fps = iters / (ms * 1e-3);
     printf("RESULT %s h2d bandwidth: %.2f GB/s (%.0f frame pairs/s, %.2f MB each)\n", tag, h2d_gbs,
            h2d_fps, frame_bytes / 1e6);
