@@ -47,6 +47,9 @@
 
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
 
+/* Stored rows waiting for the chain at which a finishing task walks them. */
+#define PSNRHVS_CPU_CHAIN_LAG_ROWS 8
+
 typedef struct CpuRow {
     float *terms; ///< a pooled buffer, waiting for the chain or the engine
     int count;
@@ -59,6 +62,7 @@ typedef struct CpuPlane {
     CpuRow *rows;
     int next_row; ///< the chain has added rows [0, next_row)
     int walking;  ///< a thread is adding rows to the chain
+    int stored;   ///< rows whose terms were stored (added or waiting)
     int engine;   ///< the engine sums the plane once the frame's rows are done
     float sum;
 } CpuPlane;
@@ -307,6 +311,7 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         const double approx = psnrhvs_cpu_sum_approx(buf, n);
         pthread_mutex_lock(&b->lock);
         pl->rows[by] = (CpuRow){buf, n, 1, approx};
+        pl->stored++;
         if (!pl->engine && !pl->walking && s->next_task >= b->task_base[p + 1]) {
             pl->walking = 1;
             walk_rows(b, s, p);
@@ -361,7 +366,13 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
     pl->rows[by].terms = buf;
     pl->rows[by].count = n;
     pl->rows[by].done = 1;
-    if (!pl->walking && s->next_task >= b->task_base[p + 1]) {
+    pl->stored++;
+    /* Walk now when no task of the plane is left to carry the chain, or when
+     * it lags: on many threads rows get done faster than carried, one per
+     * kernel call, and a thread that walks keeps the chain off the frame's
+     * critical path. */
+    if (!pl->walking && (s->next_task >= b->task_base[p + 1] ||
+                         pl->stored - pl->next_row >= PSNRHVS_CPU_CHAIN_LAG_ROWS)) {
         pl->walking = 1;
         walk_rows(b, s, p);
     }
@@ -594,6 +605,7 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
         }
         pl->next_row = 0;
         pl->walking = 0;
+        pl->stored = 0;
         pl->engine = engine;
         pl->sum = 0.0f;
         if (pl->rows) memset(pl->rows, 0, (size_t)b->nby[p] * sizeof(*pl->rows));
