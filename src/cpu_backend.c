@@ -101,7 +101,6 @@ typedef struct CpuBackend {
     enum PsnrHvsCpuSumMode sum_mode;
     int engine_ok;           ///< the mode may pick the engine: scratch allocated
     PsnrHvsThreadPool *pool; ///< the engine's threads (N > 1)
-    int pool_busy;           ///< a slot's sums are running on the pool
 } CpuBackend;
 
 static int pixel_bytes(const PsnrHvsContext *c) {
@@ -254,21 +253,17 @@ static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
 }
 
 /* Called with the lock held by the thread that finished the frame's last
- * row: the engine planes' sums. One frame at a time has the pool; another
- * one's sums run on the finishing thread alone (forced engine, frames in
- * flight). */
+ * row: the engine planes' sums. Only one engine call runs at a time (see
+ * psnrhvs_cpu_sum_plane), so the pool is never used twice at once. */
 static void engine_sums(CpuBackend *b, CpuSlot *s) {
     int any = 0;
     for (int p = 0; p < 3; p++) any |= s->plane[p].engine;
     if (!any) return;
-    PsnrHvsThreadPool *const pool = b->pool_busy ? NULL : b->pool;
-    if (pool) b->pool_busy = 1;
     pthread_mutex_unlock(&b->lock);
     float raw[3] = {0};
     for (int p = 0; p < 3; p++)
-        if (s->plane[p].engine) raw[p] = engine_plane_sum(b, s, p, pool);
+        if (s->plane[p].engine) raw[p] = engine_plane_sum(b, s, p, b->pool);
     pthread_mutex_lock(&b->lock);
-    if (pool) b->pool_busy = 0;
     for (int p = 0; p < 3; p++) {
         CpuPlane *const pl = &s->plane[p];
         if (!pl->engine) continue;

@@ -5,6 +5,7 @@
 #include "cpu_sum.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,21 @@ void psnrhvs_cpu_sum_free(PsnrHvsCpuSum *const s) {
     memset(s, 0, sizeof(*s));
 }
 
+/* The engine keeps process-wide state (its statistics for
+ * psnrhvs_sum_last_stats, the lazily chosen kernel), so one call runs at a
+ * time. A plane that finds it busy (frames in flight with the engine forced,
+ * or another context) is added as the plain chain: the same bits. */
+static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+
 float psnrhvs_cpu_sum_plane(PsnrHvsCpuSum *const s, const int nrows, PsnrHvsThreadPool *pool) {
-    return psnrhvs_sum_chunks_scratch(s->chunks, (size_t)nrows, pool, s->scratch, s->scratch_size);
+    if (pthread_mutex_trylock(&engine_lock)) {
+        float r = 0.0f;
+        for (int c = 0; c < nrows; c++)
+            for (size_t i = 0; i < s->chunks[c].count; i++) r += s->chunks[c].terms[i];
+        return r;
+    }
+    const float r =
+        psnrhvs_sum_chunks_scratch(s->chunks, (size_t)nrows, pool, s->scratch, s->scratch_size);
+    pthread_mutex_unlock(&engine_lock);
+    return r;
 }

@@ -48,7 +48,9 @@ int psnrhvs_cpu_sum_init(PsnrHvsCpuSum *s, const int *nbx, const int *nby, int n
 void psnrhvs_cpu_sum_free(PsnrHvsCpuSum *s);
 
 /* The plane's f32 chain over s->chunks[0 .. nrows), filled by the caller;
- * pool may be NULL (the calling thread does all the work). */
+ * pool may be NULL (the calling thread does all the work). Thread-safe: one
+ * engine call runs at a time in the process (it uses pool then); a call that
+ * finds another running adds the chain itself. */
 float psnrhvs_cpu_sum_plane(PsnrHvsCpuSum *s, int nrows, PsnrHvsThreadPool *pool);
 
 #endif /* PSNRHVS_SRC_CPU_SUM_H */
