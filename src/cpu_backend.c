@@ -18,17 +18,18 @@
  * copy: send scores the frame on the caller's thread.
  *
  * Plane sums: the carried chain above is one dependent addition per non-zero
- * term, about 2 ms per 4K frame; on many threads with one frame at a time it
- * becomes the critical path. Then a frame's planes go through the exact-sum
- * engine instead (src/sum, cpu_sum.c): row tasks keep their terms plus an
- * f64 approximation, and the task that finishes the frame's last row sums
- * each plane with the engine, one chunk per row, on the engine's thread pool
- * (N threads, asleep otherwise). Same bits either way. The policy: the engine
- * for a frame sent with no other queued, from PSNRHVS_CPU_ENGINE_MIN_THREADS
- * threads on; the chain otherwise (queued frames keep every thread busy and
- * hide the chains). The environment variable PSNRHVS_CPU_SUM = chain | engine
- * | auto, read at open, forces a mode for tests and benchmarks (isa = scalar
- * always runs the reference).
+ * term, about 1.5 ms per 4K frame; on many threads with one frame at a time
+ * it becomes the critical path. Then a frame's planes go through the
+ * exact-sum algebra instead (cpu_sum.c): each row task also computes its
+ * terms' maps (binades guessed from the rows known so far), and ready rows
+ * are walked in order applying them, a few ns per segment of 256 terms, so
+ * the plane's sum keeps up with any number of threads. Same bits either way.
+ * The policy (auto): the engine for a frame sent with no other queued, from
+ * PSNRHVS_CPU_ENGINE_MIN_THREADS threads on and with a SIMD lane kernel; the
+ * chain otherwise (queued frames keep every thread busy and hide the
+ * chains). The environment variable PSNRHVS_CPU_SUM = chain | engine | auto,
+ * read at open, forces a mode for tests and benchmarks (isa = scalar always
+ * runs the reference).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -55,15 +56,18 @@ typedef struct CpuRow {
     int count;
     int done;
     double approx; ///< engine mode: the terms' approximate sum
+    int known;     ///< engine mode: approx is set
 } CpuRow;
 
 typedef struct CpuPlane {
     PsnrHvsPlanePair pair;
     CpuRow *rows;
-    int next_row; ///< the chain has added rows [0, next_row)
-    int walking;  ///< a thread is adding rows to the chain
-    int stored;   ///< rows whose terms were stored (added or waiting)
-    int engine;   ///< the engine sums the plane once the frame's rows are done
+    int next_row;     ///< the chain has added rows [0, next_row)
+    int walking;      ///< a thread is adding rows to the chain
+    int stored;       ///< rows whose terms were stored (added or waiting)
+    int engine;       ///< the engine sums the plane once the frame's rows are done
+    int front;        ///< engine mode: rows [0, front) have their approx known
+    double front_sum; ///< their sum
     float sum;
 } CpuPlane;
 
@@ -74,7 +78,7 @@ typedef struct CpuSlot {
     int state;
     float raw[3];
     uint64_t tag;
-    PsnrHvsCpuSum sum; ///< engine scratch
+    PsnrHvsCpuSum sum; ///< engine mode: the rows' maps
 } CpuSlot;
 
 typedef struct CpuBackend {
@@ -99,8 +103,7 @@ typedef struct CpuBackend {
     int quit;
 
     enum PsnrHvsCpuSumMode sum_mode;
-    int engine_ok;           ///< the mode may pick the engine: scratch allocated
-    PsnrHvsThreadPool *pool; ///< the engine's threads (N > 1)
+    int engine_ok; ///< the mode may pick the engine: maps allocated
 } CpuBackend;
 
 static int pixel_bytes(const PsnrHvsContext *c) {
@@ -164,12 +167,9 @@ static void plane_complete(CpuBackend *b, CpuSlot *s, const int p, const float r
     }
 }
 
-/* Called with the lock held: a task has read all the samples it needs.
- * Returns 1 for the frame's last task. */
-static int task_done(CpuBackend *b, CpuSlot *s) {
-    if (++s->tasks_done < b->task_base[3]) return 0;
-    pthread_cond_broadcast(&b->done);
-    return 1;
+/* Called with the lock held: a task has read all the samples it needs. */
+static void task_done(CpuBackend *b, CpuSlot *s) {
+    if (++s->tasks_done == b->task_base[3]) pthread_cond_broadcast(&b->done);
 }
 
 /* Row buffers (row_floats each) handed from the row that fills them to the
@@ -199,49 +199,52 @@ static int engine_for_next(const CpuBackend *b) {
            (b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS && b->count == 0);
 }
 
-/* Plane p's raw sum through the engine, every row being done. */
-static float engine_plane_sum(const CpuBackend *b, CpuSlot *s, const int p,
-                              PsnrHvsThreadPool *pool) {
-    const CpuRow *const rows = s->plane[p].rows;
-    size_t terms = 0;
-    for (int r = 0; r < b->nby[p]; r++) {
-        s->sum.chunks[r].terms = rows[r].terms;
-        s->sum.chunks[r].count = (size_t)rows[r].count;
-        s->sum.chunks[r].approx = rows[r].approx;
-        terms += (size_t)rows[r].count;
-    }
-    return psnrhvs_cpu_sum_plane(&s->sum, b->nby[p],
-                                 terms >= PSNRHVS_CPU_ENGINE_POOL_TERMS ? pool : NULL);
+/* Called with the lock held, before row by of an engine plane is known: the
+ * f64 sum of rows [0, by) as far as known, rows still running counted at
+ * the mean of the known ones (or at own, the row's approx); *slack: their
+ * share, the estimate's uncertainty. */
+static double engine_prefix(CpuPlane *pl, const int by, const double own, double *slack) {
+    while (pl->front < by && pl->rows[pl->front].known)
+        pl->front_sum += pl->rows[pl->front++].approx;
+    double sum = pl->front_sum;
+    int known = pl->front;
+    for (int r = pl->front; r < by; r++)
+        if (pl->rows[r].known) sum += pl->rows[r].approx, known++;
+    const double mean = known ? sum / known : own;
+    *slack = (by - known) * mean;
+    return sum + *slack;
 }
 
-/* One thread, engine mode: every row's terms kept, then the engine. Out of
- * memory, the plane falls back to the chain. */
+/* One thread, engine mode (for tests: the carried chain is faster here):
+ * each row's maps from the exact prefix, then applied. */
 static float plane_score_engine(CpuBackend *b, CpuSlot *s, const PsnrHvsPlanePair *pair) {
-    const int p = pair->table, nby = b->nby[p];
-    CpuRow *const rows = s->plane[p].rows;
-    int by = 0;
-    for (; by < nby; by++) {
-        CpuRow *const r = &rows[by];
-        if (!(r->terms = pool_get(b))) break;
-        r->count = row_terms(b, pair, by, r->terms, NULL);
-        r->approx = psnrhvs_cpu_sum_approx(r->terms, r->count);
+    PsnrHvsCpuRowMaps *const maps = s->sum.rows[pair->table];
+    float *const buf = b->bufs[0];
+    double prefix = 0.0;
+    float sum = 0.0f;
+    for (int by = 0; by < b->nby[pair->table]; by++) {
+        const int n = row_terms(b, pair, by, buf, NULL);
+        const double approx = psnrhvs_cpu_sum_approx(buf, n);
+        psnrhvs_cpu_sum_row_maps(&maps[by], buf, n, approx, prefix, 0.0);
+        sum = psnrhvs_cpu_sum_walk_row(sum, &maps[by], buf, n);
+        prefix += approx;
     }
-    const float sum = by == nby ? engine_plane_sum(b, s, p, NULL) : 0.0f;
-    for (int r = 0; r < by; r++) pool_put(b, rows[r].terms), rows[r].terms = NULL;
-    if (by < nby) return plane_score(b, pair, b->bufs);
     return psnrhvs_plane_finish(sum, pair->w, pair->h, pair->bitdepth);
 }
 
-/* Called with the lock held and pl->walking set: add every ready row. */
+/* Called with the lock held and pl->walking set: add every ready row (in
+ * engine mode through its maps). */
 static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
     CpuPlane *const pl = &s->plane[p];
     const int nby = b->nby[p];
     while (pl->next_row < nby && pl->rows[pl->next_row].done) {
         CpuRow *const r = &pl->rows[pl->next_row];
+        const PsnrHvsCpuRowMaps *const maps = pl->engine ? &s->sum.rows[p][pl->next_row] : NULL;
         float *const t = r->terms;
         r->terms = NULL;
         pthread_mutex_unlock(&b->lock);
-        pl->sum = add_chain(pl->sum, t, r->count);
+        pl->sum = maps ? psnrhvs_cpu_sum_walk_row(pl->sum, maps, t, r->count)
+                       : add_chain(pl->sum, t, r->count);
         pthread_mutex_lock(&b->lock);
         pool_put(b, t);
         pl->next_row++;
@@ -252,39 +255,16 @@ static void walk_rows(CpuBackend *b, CpuSlot *s, const int p) {
                        psnrhvs_plane_finish(pl->sum, pl->pair.w, pl->pair.h, pl->pair.bitdepth));
 }
 
-/* Called with the lock held by the thread that finished the frame's last
- * row: the engine planes' sums. Only one engine call runs at a time (see
- * psnrhvs_cpu_sum_plane), so the pool is never used twice at once. */
-static void engine_sums(CpuBackend *b, CpuSlot *s) {
-    int any = 0;
-    for (int p = 0; p < 3; p++) any |= s->plane[p].engine;
-    if (!any) return;
-    pthread_mutex_unlock(&b->lock);
-    float raw[3] = {0};
-    for (int p = 0; p < 3; p++)
-        if (s->plane[p].engine) raw[p] = engine_plane_sum(b, s, p, b->pool);
-    pthread_mutex_lock(&b->lock);
-    for (int p = 0; p < 3; p++) {
-        CpuPlane *const pl = &s->plane[p];
-        if (!pl->engine) continue;
-        for (int r = 0; r < b->nby[p]; r++)
-            pool_put(b, pl->rows[r].terms), pl->rows[r].terms = NULL;
-        pl->engine = 0;
-        plane_complete(b, s, p,
-                       psnrhvs_plane_finish(raw[p], pl->pair.w, pl->pair.h, pl->pair.bitdepth));
-    }
-}
-
 /*
  * One block row. Its terms go to a pooled buffer and wait there; a row task
  * of the same plane that starts while the chain's next row is ready carries
  * that row's terms into its kernel (PsnrHvsChain), which adds them under its
  * vector work. Once no task of the plane is left to start, finishing tasks
- * walk the rest. In engine mode the row only keeps its terms and their
- * approximate sum. Called with the lock held; returns with it held, and 1
- * for the frame's last task.
+ * walk the rest. In engine mode the row computes its terms' maps, and the
+ * rows are walked through their maps as soon as they are ready (a few ns
+ * per segment). Called with the lock held; returns with it held.
  */
-static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
+static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
     int p = 0;
     while (task >= b->task_base[p + 1]) p++;
     CpuPlane *const pl = &s->plane[p];
@@ -292,8 +272,9 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         pthread_mutex_unlock(&b->lock);
         const float raw = psnrhvs_plane_score_ref(&pl->pair);
         pthread_mutex_lock(&b->lock);
+        task_done(b, s);
         plane_complete(b, s, p, raw);
-        return task_done(b, s);
+        return;
     }
     const int by = task - b->task_base[p];
     float *const buf = pool_get(b);
@@ -305,13 +286,23 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         const int n = row_terms(b, &pl->pair, by, buf, NULL);
         const double approx = psnrhvs_cpu_sum_approx(buf, n);
         pthread_mutex_lock(&b->lock);
-        pl->rows[by] = (CpuRow){buf, n, 1, approx};
+        double slack;
+        const double prefix = engine_prefix(pl, by, approx, &slack);
+        pl->rows[by].approx = approx;
+        pl->rows[by].known = 1;
+        pthread_mutex_unlock(&b->lock);
+        psnrhvs_cpu_sum_row_maps(&s->sum.rows[p][by], buf, n, approx, prefix, slack);
+        pthread_mutex_lock(&b->lock);
+        pl->rows[by].terms = buf;
+        pl->rows[by].count = n;
+        pl->rows[by].done = 1;
         pl->stored++;
-        if (!pl->engine && !pl->walking && s->next_task >= b->task_base[p + 1]) {
+        task_done(b, s);
+        if (!pl->walking) {
             pl->walking = 1;
             walk_rows(b, s, p);
         }
-        return task_done(b, s);
+        return;
     }
     PsnrHvsChain carry = {NULL, 0, 0.0f};
     float *carried = NULL;
@@ -328,7 +319,7 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
     pthread_mutex_unlock(&b->lock);
     const int n = row_terms(b, &pl->pair, by, buf ? buf : own, carried ? &carry : NULL);
     pthread_mutex_lock(&b->lock);
-    const int last = task_done(b, s);
+    task_done(b, s);
     if (carried) {
         pl->sum = carry.sum;
         pl->next_row++;
@@ -356,7 +347,7 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
         walk_rows(b, s, p);
-        return last;
+        return;
     }
     pl->rows[by].terms = buf;
     pl->rows[by].count = n;
@@ -371,11 +362,6 @@ static int run_row(CpuBackend *b, CpuSlot *s, const int task, float *own) {
         pl->walking = 1;
         walk_rows(b, s, p);
     }
-    return last;
-}
-
-static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
-    if (run_row(b, s, task, own)) engine_sums(b, s);
 }
 
 /* Called with the lock held: runs the oldest task waiting, if any. */
@@ -410,7 +396,6 @@ static void cpu_close(PsnrHvsContext *c) {
         pthread_mutex_unlock(&b->lock);
     }
     for (int i = 0; i < b->started; i++) pthread_join(b->threads[i], NULL);
-    psnrhvs_thread_pool_destroy(b->pool);
     if (b->threads) {
         pthread_mutex_destroy(&b->lock);
         pthread_cond_destroy(&b->work);
@@ -514,9 +499,9 @@ static int cpu_open(PsnrHvsContext *c) {
 
     b->sum_mode = psnrhvs_cpu_sum_mode(c);
     b->engine_ok =
-        !b->use_ref &&
-        (b->sum_mode == PSNRHVS_CPU_SUM_ENGINE ||
-         (b->sum_mode == PSNRHVS_CPU_SUM_AUTO && b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS));
+        !b->use_ref && (b->sum_mode == PSNRHVS_CPU_SUM_ENGINE ||
+                        (b->sum_mode == PSNRHVS_CPU_SUM_AUTO &&
+                         b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS && psnrhvs_cpu_sum_simd()));
     for (int i = 0; i < b->capacity && !b->use_ref && (b->nthreads > 1 || b->engine_ok); i++) {
         CpuSlot *const s = &b->ring[i];
         for (int p = 0; p < c->num_planes; p++) {
@@ -534,10 +519,6 @@ static int cpu_open(PsnrHvsContext *c) {
     pthread_cond_init(&b->work, NULL);
     pthread_cond_init(&b->done, NULL);
     err = PSNRHVS_ERR(EAGAIN);
-    if (b->engine_ok && !(b->pool = psnrhvs_thread_pool_create(b->nthreads))) {
-        psnrhvs_log(c, "cannot start the exact-sum engine's threads");
-        goto error;
-    }
     /* The caller's thread is the last of the N: it scores while it waits. */
     for (; b->started < b->nthreads - 1; b->started++)
         if (pthread_create(&b->threads[b->started], NULL, worker, b)) {
@@ -602,6 +583,8 @@ static int cpu_send(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsP
         pl->walking = 0;
         pl->stored = 0;
         pl->engine = engine;
+        pl->front = 0;
+        pl->front_sum = 0.0;
         pl->sum = 0.0f;
         if (pl->rows) memset(pl->rows, 0, (size_t)b->nby[p] * sizeof(*pl->rows));
     }
