@@ -65,7 +65,7 @@ typedef struct CpuPlane {
     int next_row;     ///< the chain has added rows [0, next_row)
     int walking;      ///< a thread is adding rows to the chain
     int stored;       ///< rows whose terms were stored (added or waiting)
-    int engine;       ///< the engine sums the plane once the frame's rows are done
+    int engine;       ///< rows are added through their maps (cpu_sum.c)
     int front;        ///< engine mode: rows [0, front) have their approx known
     double front_sum; ///< their sum
     float sum;
@@ -502,9 +502,9 @@ static int cpu_open(PsnrHvsContext *c) {
         !b->use_ref && (b->sum_mode == PSNRHVS_CPU_SUM_ENGINE ||
                         (b->sum_mode == PSNRHVS_CPU_SUM_AUTO &&
                          b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS && psnrhvs_cpu_sum_simd()));
-    for (int i = 0; i < b->capacity && !b->use_ref && (b->nthreads > 1 || b->engine_ok); i++) {
+    for (int i = 0; i < b->capacity && !b->use_ref; i++) {
         CpuSlot *const s = &b->ring[i];
-        for (int p = 0; p < c->num_planes; p++) {
+        for (int p = 0; p < c->num_planes && b->nthreads > 1; p++) {
             s->plane[p].rows = calloc((size_t)b->nby[p], sizeof(CpuRow));
             if (!s->plane[p].rows) goto error;
         }
