@@ -56,7 +56,6 @@ typedef struct CpuRow {
     int count;
     int done;
     double approx; ///< engine mode: the terms' approximate sum
-    int known;     ///< engine mode: approx is set
 } CpuRow;
 
 typedef struct CpuPlane {
@@ -66,8 +65,8 @@ typedef struct CpuPlane {
     int walking;      ///< a thread is adding rows to the chain
     int stored;       ///< rows whose terms were stored (added or waiting)
     int engine;       ///< rows are added through their maps (cpu_sum.c)
-    int front;        ///< engine mode: rows [0, front) have their approx known
-    double front_sum; ///< their sum
+    int front;        ///< engine mode: rows [0, front) are done
+    double front_sum; ///< their approx summed
     float sum;
 } CpuPlane;
 
@@ -199,20 +198,17 @@ static int engine_for_next(const CpuBackend *b) {
            (b->nthreads >= PSNRHVS_CPU_ENGINE_MIN_THREADS && b->count == 0);
 }
 
-/* Called with the lock held, before row by of an engine plane is known: the
- * f64 sum of rows [0, by) as far as known, rows still running counted at
- * the mean of the known ones (or at own, the row's approx); *slack: their
- * share, the estimate's uncertainty. */
-static double engine_prefix(CpuPlane *pl, const int by, const double own, double *slack) {
-    while (pl->front < by && pl->rows[pl->front].known)
+/* Called with the lock held as row by of an engine plane starts: the f64
+ * sum of the done rows before it and their count. The row's maps are for a
+ * prefix estimated from these (engine_row). */
+static double engine_known(CpuPlane *pl, const int by, int *known) {
+    while (pl->front < by && pl->rows[pl->front].done)
         pl->front_sum += pl->rows[pl->front++].approx;
     double sum = pl->front_sum;
-    int known = pl->front;
+    *known = pl->front;
     for (int r = pl->front; r < by; r++)
-        if (pl->rows[r].known) sum += pl->rows[r].approx, known++;
-    const double mean = known ? sum / known : own;
-    *slack = (by - known) * mean;
-    return sum + *slack;
+        if (pl->rows[r].done) sum += pl->rows[r].approx, ++*known;
+    return sum;
 }
 
 /* One thread, engine mode (for tests: the carried chain is faster here):
@@ -282,20 +278,17 @@ static void run_task(CpuBackend *b, CpuSlot *s, const int task, float *own) {
      * buffers (rows kept so far are walked like any ready row). */
     if (!buf) pl->engine = 0;
     if (pl->engine) {
+        int known;
+        const double known_sum = engine_known(pl, by, &known);
         pthread_mutex_unlock(&b->lock);
         const int n = row_terms(b, &pl->pair, by, buf, NULL);
         const double approx = psnrhvs_cpu_sum_approx(buf, n);
+        /* Rows before this one still running count at the mean of the done
+         * ones (or at this row's sum); their share is the uncertainty. */
+        const double slack = (by - known) * (known ? known_sum / known : approx);
+        psnrhvs_cpu_sum_row_maps(&s->sum.rows[p][by], buf, n, approx, known_sum + slack, slack);
         pthread_mutex_lock(&b->lock);
-        double slack;
-        const double prefix = engine_prefix(pl, by, approx, &slack);
-        pl->rows[by].approx = approx;
-        pl->rows[by].known = 1;
-        pthread_mutex_unlock(&b->lock);
-        psnrhvs_cpu_sum_row_maps(&s->sum.rows[p][by], buf, n, approx, prefix, slack);
-        pthread_mutex_lock(&b->lock);
-        pl->rows[by].terms = buf;
-        pl->rows[by].count = n;
-        pl->rows[by].done = 1;
+        pl->rows[by] = (CpuRow){buf, n, 1, approx};
         pl->stored++;
         task_done(b, s);
         if (!pl->walking) {
