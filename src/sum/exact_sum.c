@@ -12,6 +12,7 @@
  * otherwise lane by lane, otherwise the plain chain over that segment.
  * Correctness never depends on the guesses (docs/exact-sum.md).
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -52,11 +53,12 @@ float psnrhvs_sum_sequential(const float *const t, const size_t n) {
     return r;
 }
 
-static int sum_isa = -1;
+/* Chosen once, lazily; atomic because engine calls may race to set it. */
+static _Atomic int sum_isa = -1;
 
-/* Walk statistics of the last psnrhvs_sum_chunks() call (single-threaded
- * phase, so plain stores). */
-static PsnrHvsSumStats last_stats;
+/* Walk statistics of the calling thread's last psnrhvs_sum_chunks() call
+ * (the walk runs on the caller; concurrent callers keep their own). */
+static _Thread_local PsnrHvsSumStats last_stats;
 
 static int cpu_isa(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
