@@ -112,6 +112,10 @@ done
 step "CPU backend, 16 threads (scalar reference vs SIMD, chain vs engine)"
 "$B/bench/cpu/cpu_bench" --threads=16 2>&1 | tee -a "$S"
 
+step "exact-sum engine vs the sequential chain (one 2160p frame of terms), 2 and 16 threads"
+"$B/bench/sum/bench_sum" 2 10 2>&1 | tail -8 | tee -a "$S"
+"$B/bench/sum/bench_sum" 16 10 2>&1 | tail -8 | tee -a "$S"
+
 step "CLI end to end from files, 3840x2160 8-bit (steady state: frames of the longer run less the shorter)"
 T=/tmp/gpu_files
 mkdir -p $T
