@@ -28,15 +28,10 @@ typedef struct PsnrHvsBackendOps {
     const char *(*isa_name)(const PsnrHvsContext *c);
 } PsnrHvsBackendOps;
 
+/* The registry (lib.c) lists those built in, by HAVE_CUDA etc. */
 extern const PsnrHvsBackendOps psnrhvs_backend_cpu;
-#if HAVE_CUDA
 extern const PsnrHvsBackendOps psnrhvs_backend_cuda;
-#endif
-#if HAVE_OPENCL
 extern const PsnrHvsBackendOps psnrhvs_backend_opencl;
-#endif
-#if HAVE_HIP
 extern const PsnrHvsBackendOps psnrhvs_backend_hip;
-#endif
 
 #endif /* PSNRHVS_SRC_BACKEND_H */
