@@ -134,9 +134,19 @@ PSH_INLINE float psh_div_rn_int(float a, float b) {
     eb -= 150;
     while (ma < 0x800000u) ma <<= 1, ea--;
     while (mb < 0x800000u) mb <<= 1, eb--;
-    const psh_u64 num = ma << 26;
-    const psh_u64 q = num / mb;
-    const int sticky = num - q * mb != 0;
+    /* q = floor(ma * 2^26 / mb) by restoring division, one quotient bit a
+     * step: no 64-bit divide, which device compilers call as a subroutine
+     * with a stack frame (private memory). */
+    psh_u64 q = 0, rem = ma;
+    for (int k = 0; k < 27; k++) {
+        q <<= 1;
+        if (rem >= mb) {
+            rem -= mb;
+            q |= 1;
+        }
+        rem <<= 1;
+    }
+    const int sticky = rem != 0;
     const int len = q >= ((psh_u64)1 << 26) ? 27 : 26;
     /* a / b = (q + rem / mb) * 2^e; the result's leading bit is 2^(e + len - 1). */
     const int e = ea - eb - 26;
