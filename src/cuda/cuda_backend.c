@@ -16,6 +16,7 @@
 #include "core/block.h"
 #include "cuda/kernels.h"
 #include "internal.h"
+#include "staging.h"
 #include "thread_pool.h"
 
 #define DEFAULT_FRAMES_IN_FLIGHT 4
@@ -216,43 +217,17 @@ static int cuda_open(PsnrHvsContext *const c) {
 }
 
 /* The scored area of each plane, rows packed, as psnrhvs_cuda_plan laid
- * out: the rows of ref then dist planes, split into tasks for the pool. */
-typedef struct PackJob {
-    const PsnrHvsCudaJob *job;
-    const PsnrHvsPicture *pic[2];
-    unsigned char *dst;
-    long long rows;
-    int ntasks;
-} PackJob;
-
-static void pack_task(void *const arg, const int task, const int worker) {
-    const PackJob *const pj = arg;
-    const long long r0 = pj->rows * task / pj->ntasks, r1 = pj->rows * (task + 1) / pj->ntasks;
-    long long base = 0;
-    for (int side = 0; side < 2; side++) {
-        const PsnrHvsPicture *const pic = pj->pic[side];
-        for (int p = 0; p < pj->job->num_planes; p++) {
-            const PsnrHvsCudaPlane *const pl = &pj->job->plane[p];
-            const long long y0 = r0 > base ? r0 - base : 0;
-            const long long y1 = r1 - base < pl->h ? r1 - base : pl->h;
-            unsigned char *out = pj->dst + (side ? pl->dist_off : pl->ref_off) + y0 * pl->pitch;
-            const unsigned char *in = (const unsigned char *)pic->data[p] + y0 * pic->stride[p];
-            for (long long y = y0; y < y1; y++, out += pl->pitch, in += pic->stride[p])
-                memcpy(out, in, (size_t)pl->pitch);
-            base += pl->h;
-        }
-    }
-}
-
+ * out: the rows of ref then dist planes. */
 static void pack(const CudaBackend *const b, const PsnrHvsCudaJob *const job,
                  const PsnrHvsPicture *const ref, const PsnrHvsPicture *const dist,
                  unsigned char *const dst) {
-    PackJob pj = {.job = job, .pic = {ref, dist}, .dst = dst};
-    for (int p = 0; p < job->num_planes; p++) pj.rows += 2 * job->plane[p].h;
-    const int size = psnrhvs_thread_pool_size(b->pool);
-    pj.ntasks = size > 1 ? 4 * size : 1;
-    if (pj.ntasks > pj.rows) pj.ntasks = (int)pj.rows;
-    psnrhvs_thread_pool_run(b->pool, pj.ntasks, pack_task, &pj);
+    PsnrHvsStagingLayout layout = {.num_planes = job->num_planes};
+    for (int p = 0; p < job->num_planes; p++) {
+        const PsnrHvsCudaPlane *const pl = &job->plane[p];
+        layout.plane[p] = (PsnrHvsStagingPlane){(size_t)pl->ref_off, (size_t)pl->dist_off,
+                                                (size_t)pl->pitch, (int)pl->h};
+    }
+    psnrhvs_staging_pack(&layout, ref, dist, dst, b->pool);
 }
 
 static int cuda_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,

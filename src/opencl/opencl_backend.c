@@ -22,13 +22,17 @@
 #endif
 
 #include "internal.h"
+#include "staging.h"
+#include "thread_pool.h"
 
 /* Generated from src/core/ and kernels.cl by cmake/EmbedOpenCL.cmake. */
 extern const char psnrhvs_opencl_source[];
 
-#define CHUNK          64 /* blocks per chunk: PSH_CL_CHUNK in kernels.cl */
-#define CHUNK_BYTES    48 /* sizeof(PshClChunk) in kernels.cl */
-#define MAP_BYTES      16 /* sizeof(PshSumMap) */
+#define CHUNK       64 /* blocks per chunk: PSH_CL_CHUNK in kernels.cl */
+#define CHUNK_BYTES 48 /* sizeof(PshClChunk) in kernels.cl */
+#define MAP_BYTES   16 /* sizeof(PshSumMap) */
+/* Threads copying pictures into pinned memory when settings.threads is 0. */
+#define PACK_THREADS   8
 #define DEFAULT_FRAMES 3
 #define MAX_DEVICES    64
 
@@ -55,6 +59,8 @@ typedef struct ClBackend {
     cl_kernel k[3];
     cl_mem terms, chunk_sum, chunks, block_maps, sums;
     size_t plane_off[3], half_bytes;
+    PsnrHvsStagingLayout staging; /* ref planes, then dist planes at half_bytes */
+    PsnrHvsThreadPool *pool;      /* copies pictures into the staging buffers */
     int nbx[3], nblocks[3], nchunks[3];
     ClSlot *slots;
     int capacity, head, count;
@@ -202,6 +208,7 @@ static void cl_close(PsnrHvsContext *const c) {
     if (b->copy_q) clReleaseCommandQueue(b->copy_q);
     if (b->compute_q) clReleaseCommandQueue(b->compute_q);
     if (b->ctx) clReleaseContext(b->ctx);
+    psnrhvs_thread_pool_destroy(b->pool);
     free(b);
     c->backend = NULL;
 }
@@ -280,6 +287,16 @@ static int cl_open(PsnrHvsContext *const c) {
         b->nchunks[p] = (b->nblocks[p] + CHUNK - 1) / CHUNK;
         if ((size_t)b->nchunks[p] > max_chunks) max_chunks = b->nchunks[p];
     }
+    b->staging.num_planes = c->num_planes;
+    for (int p = 0; p < c->num_planes; p++)
+        b->staging.plane[p] =
+            (PsnrHvsStagingPlane){b->plane_off[p], b->half_bytes + b->plane_off[p],
+                                  (size_t)c->plane_w[p] * bps, c->plane_h[p]};
+    b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
+    if (!b->pool) {
+        ret = PSNRHVS_ERR(ENOMEM);
+        goto error;
+    }
     b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : DEFAULT_FRAMES;
     if ((ret = alloc_buffer(c, b, &b->terms, CL_MEM_READ_WRITE,
                             max_chunks * CHUNK * 64 * sizeof(float), "terms buffer")) ||
@@ -331,29 +348,16 @@ error:
     return ret;
 }
 
-static void copy_plane(uint8_t *dst, const void *const src, const ptrdiff_t stride,
-                       const size_t row_bytes, const int h) {
-    const uint8_t *s = src;
-    for (int y = 0; y < h; y++, s += stride, dst += row_bytes) memcpy(dst, s, row_bytes);
-}
-
 static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                    const PsnrHvsPicture *const dist, const uint64_t tag) {
     ClBackend *const b = c->backend;
     if (b->count == b->capacity) return PSNRHVS_ERR(EAGAIN);
     const int si = (b->head + b->count) % b->capacity;
     ClSlot *const s = &b->slots[si];
-    const int bps = c->s.bitdepth > 8 ? 2 : 1;
     const double t0 = b->profile ? now_ms() : 0.0;
     /* The slot's last frame was received, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
-    for (int p = 0; p < c->num_planes; p++) {
-        const size_t row = (size_t)c->plane_w[p] * bps;
-        copy_plane((uint8_t *)s->host + b->plane_off[p], ref->data[p], ref->stride[p], row,
-                   c->plane_h[p]);
-        copy_plane((uint8_t *)s->host + b->half_bytes + b->plane_off[p], dist->data[p],
-                   dist->stride[p], row, c->plane_h[p]);
-    }
+    psnrhvs_staging_pack(&b->staging, ref, dist, (unsigned char *)s->host, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
     cl_event uploaded;
     cl_int err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, 2 * b->half_bytes, s->host,
