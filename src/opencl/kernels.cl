@@ -10,9 +10,10 @@
  *   psh_cl_maps:  the approximate prefix of each chunk gives the binades the
  *                 chain can be in there; the sum map (src/core/exact_sum.h) of
  *                 each block and of the whole chunk for those binades;
- *   psh_cl_walk:  one work-group walks the chunks in order from r = 0,
- *                 applying a chunk's map where it fits, else its block maps,
- *                 else adding a block's terms one by one.
+ *   psh_cl_walk:  one work-group walks the chunks in order from r = 0, a
+ *                 window of PSH_CL_CHUNK chunk maps composed at once where it
+ *                 fits, else a chunk's map, else its block maps, else a
+ *                 block's terms one by one.
  * No kernel waits on another work-group, so nothing relies on forward
  * progress between work-groups (shared/spec/exact-parallel-sum.md).
  * SPDX-License-Identifier: BSD-2-Clause
@@ -180,7 +181,8 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
     __local psh_i32 ce[PSH_CL_CHUNK][2];
     __local PshSumMap cm[PSH_CL_CHUNK][2];
     __local PshSumMap bm[PSH_CL_CHUNK][2];
-    __local int fail;
+    __local PshSumMap red[PSH_CL_CHUNK];
+    __local int fail, window_e, window_ok;
     const int lid = (int)get_local_id(0);
     float r = 0.0f; /* the chain, held by work-item 0 */
     for (int base = 0; base < nchunks; base += PSH_CL_CHUNK) {
@@ -192,7 +194,34 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
             cm[lid][0] = c->m[0];
             cm[lid][1] = c->m[1];
         }
+        if (lid == 0) {
+            window_e = psh_sum_binade(r);
+            window_ok = 1;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
+        /* The whole window at once: where every chunk has a map for the
+         * chain's binade, their composition (in order) applies if and only if
+         * the chain stays in that binade to the window's end, and then gives
+         * what applying them one by one gives (the maps' algebra is exact
+         * inside a binade). Most windows pass: the chain crosses a power of
+         * two only a few dozen times a plane. */
+        const int cand = lid >= n                 ? 0
+                         : ce[lid][0] == window_e ? 0
+                         : ce[lid][1] == window_e ? 1
+                                                  : -1;
+        if (cand < 0) window_ok = 0;
+        red[lid] = lid < n && cand >= 0 ? cm[lid][cand] : psh_sum_map_identity();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (window_ok) {
+            for (int m = 1; m < PSH_CL_CHUNK; m <<= 1) {
+                if ((lid & (2 * m - 1)) == 0)
+                    red[lid] = psh_sum_map_compose(red[lid], red[lid + m]);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (lid == 0) window_ok = psh_sum_map_apply(red[0], window_e, &r);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (window_ok) continue;
+        }
         int pos = 0;
         for (;;) {
             if (lid == 0) {
