@@ -24,7 +24,7 @@ step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max \
     --format=csv,noheader 2>&1 | tee -a "$S"
 say "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-say "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+say "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git in the copy)")"
 
 # NVIDIA's OpenCL ICD is installed but not registered there.
 if ldconfig -p | grep -q libnvidia-opencl.so.1; then

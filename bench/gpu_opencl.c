@@ -1,5 +1,5 @@
 /*
- * OpenCL backend bench, driven by bench/gpu_opencl.sh:
+ * OpenCL backend bench, driven by bench/gpu.sh:
  *   gpu_opencl parity W H BITDEPTH FRAMES   CPU (16 threads) vs OpenCL, both
  *                                           helper paths, raw scores memcmp
  *   gpu_opencl speed W H BITDEPTH FRAMES    ms/frame of the CPU backend with

@@ -1,5 +1,5 @@
 /*
- * CUDA backend benchmark (run by bench/gpu_cuda.sh). For one geometry:
+ * CUDA backend benchmark (run by bench/gpu.sh). For one geometry:
  *   resident  kernel time per frame with the frames already on the device
  *             (CUDA events; one stream, and 4 streams in flight), per stage
  *   pinned    throughput with uploads from pinned host memory, against the
