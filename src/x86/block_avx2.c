@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "dsp.h"
+#include "x86/transpose_avx2.h"
 
 #define LANES 8
 typedef __m256i VI;
@@ -103,29 +104,10 @@ static void init_lut(void) {
     }
 }
 
-static inline void transpose8(__m256 v[8]) {
-    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
-    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
-    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
-    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
-    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
-    v[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-    v[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-    v[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-    v[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-    v[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-    v[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-    v[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-    v[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
 /* The non-zero terms of blocks 0..n-1, block by block, k order inside. */
 static inline int emit_terms(float *out, VF t[64], const int n) {
     /* After the transposes t[g * 8 + b] holds terms 8g..8g+7 of block b. */
-    for (int g = 0; g < 8; g++) transpose8(t + 8 * g);
+    for (int g = 0; g < 8; g++) psnrhvs_transpose8_avx2(t + 8 * g);
     int count = 0;
     for (int b = 0; b < n; b++) {
         for (int g = 0; g < 8; g++) {
