@@ -13,14 +13,11 @@
 #include <string.h>
 
 #include "core/block.h"
+#include "rng.h"
 
 static uint64_t rng_state;
 static uint32_t rnd(void) {
-    /* xorshift64*: deterministic for a printed seed. */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
+    return psnrhvs_test_rnd(&rng_state);
 }
 
 static int failures;
