@@ -10,10 +10,10 @@
  *   psh_cl_maps:  the approximate prefix of each chunk gives the binades the
  *                 chain can be in there; the sum map (src/core/exact_sum.h) of
  *                 each block and of the whole chunk for those binades;
- *   psh_cl_walk:  one work-group walks the chunks in order from r = 0, a
- *                 window of PSH_CL_CHUNK chunk maps composed at once where it
- *                 fits, else a chunk's map, else its block maps, else a
- *                 block's terms one by one.
+ *   psh_cl_windows: the maps of windows of PSH_CL_CHUNK chunks, composed;
+ *   psh_cl_walk:  one work-group walks from r = 0 in order, a window's map
+ *                 where it fits, else its chunks' maps, else a chunk's block
+ *                 maps, else a block's terms one by one.
  * No kernel waits on another work-group, so nothing relies on forward
  * progress between work-groups (shared/spec/exact-parallel-sum.md).
  * SPDX-License-Identifier: BSD-2-Clause
@@ -174,18 +174,76 @@ PSH_INLINE int psh_cl_apply(const __local psh_i32 *const e, const __local PshSum
     return 0;
 }
 
+/* A window is PSH_CL_CHUNK consecutive chunks. For the two binades the chain
+ * most likely starts it in (its first chunk's candidates), the composition of
+ * its chunks' maps for that binade, where every chunk has one: inside one
+ * binade the maps compose exactly, so the walk can step a window at a time. */
+__kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
+psh_cl_windows(__global const PshClChunk *const chunks, const int nchunks,
+               __global PshClChunk *const windows) {
+    __local PshSumMap red[PSH_CL_CHUNK];
+    __local int ok;
+    const int lid = (int)get_local_id(0);
+    const int w = (int)get_group_id(0);
+    const int chunk = w * PSH_CL_CHUNK + lid;
+    for (int c = 0; c < 2; c++) {
+        const int e = chunks[w * PSH_CL_CHUNK].e[c];
+        if (lid == 0) ok = e != PSH_SUM_NO_BINADE;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        PshSumMap m = psh_sum_map_identity();
+        if (chunk < nchunks) {
+            __global const PshClChunk *const ch = chunks + chunk;
+            if (ch->e[0] == e)
+                m = ch->m[0];
+            else if (ch->e[1] == e)
+                m = ch->m[1];
+            else
+                ok = 0;
+        }
+        red[lid] = m;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int n = 1; n < PSH_CL_CHUNK; n <<= 1) {
+            if ((lid & (2 * n - 1)) == 0) red[lid] = psh_sum_map_compose(red[lid], red[lid + n]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) {
+            windows[w].e[c] = ok ? e : PSH_SUM_NO_BINADE;
+            windows[w].m[c] = red[0];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
 psh_cl_walk(__global const float *const terms, __global const PshClChunk *const chunks,
-            __global const PshSumMap *const block_maps, const int nchunks,
-            __global float *const out, const int out_index) {
+            __global const PshSumMap *const block_maps, __global const PshClChunk *const windows,
+            const int nchunks, __global float *const out, const int out_index) {
     __local psh_i32 ce[PSH_CL_CHUNK][2];
     __local PshSumMap cm[PSH_CL_CHUNK][2];
     __local PshSumMap bm[PSH_CL_CHUNK][2];
-    __local PshSumMap red[PSH_CL_CHUNK];
-    __local int fail, window_e, window_ok;
+    __local int fail, next_window;
     const int lid = (int)get_local_id(0);
+    const int nwindows = (nchunks + PSH_CL_CHUNK - 1) / PSH_CL_CHUNK;
     float r = 0.0f; /* the chain, held by work-item 0 */
-    for (int base = 0; base < nchunks; base += PSH_CL_CHUNK) {
+    int w = 0;
+    for (;;) {
+        /* Whole windows, by work-item 0 alone, while their maps apply. */
+        if (lid == 0) {
+            for (; w < nwindows; w++) {
+                const PshClChunk win = windows[w];
+                const int be = psh_sum_binade(r);
+                if (!(win.e[0] == be && psh_sum_map_apply(win.m[0], be, &r)) &&
+                    !(win.e[1] == be && psh_sum_map_apply(win.m[1], be, &r)))
+                    break;
+            }
+            next_window = w;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        w = next_window;
+        if (w >= nwindows) break;
+        /* This window crosses a binade or its guess was wrong: chunk by
+         * chunk, with its chunk maps loaded by all work-items at once. */
+        const int base = w * PSH_CL_CHUNK;
         const int n = min(PSH_CL_CHUNK, nchunks - base);
         if (lid < n) {
             __global const PshClChunk *const c = chunks + base + lid;
@@ -194,34 +252,7 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
             cm[lid][0] = c->m[0];
             cm[lid][1] = c->m[1];
         }
-        if (lid == 0) {
-            window_e = psh_sum_binade(r);
-            window_ok = 1;
-        }
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* The whole window at once: where every chunk has a map for the
-         * chain's binade, their composition (in order) applies if and only if
-         * the chain stays in that binade to the window's end, and then gives
-         * what applying them one by one gives (the maps' algebra is exact
-         * inside a binade). Most windows pass: the chain crosses a power of
-         * two only a few dozen times a plane. */
-        const int cand = lid >= n                 ? 0
-                         : ce[lid][0] == window_e ? 0
-                         : ce[lid][1] == window_e ? 1
-                                                  : -1;
-        if (cand < 0) window_ok = 0;
-        red[lid] = lid < n && cand >= 0 ? cm[lid][cand] : psh_sum_map_identity();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (window_ok) {
-            for (int m = 1; m < PSH_CL_CHUNK; m <<= 1) {
-                if ((lid & (2 * m - 1)) == 0)
-                    red[lid] = psh_sum_map_compose(red[lid], red[lid + m]);
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-            if (lid == 0) window_ok = psh_sum_map_apply(red[0], window_e, &r);
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (window_ok) continue;
-        }
         int pos = 0;
         for (;;) {
             if (lid == 0) {
@@ -248,6 +279,7 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
             pos++;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
+        w++;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) out[out_index] = r;

@@ -36,17 +36,19 @@ extern const char psnrhvs_opencl_source[];
 #define DEFAULT_FRAMES 3
 #define MAX_DEVICES    64
 
-/* The three kernels, then a probe without private data (list_devices). */
-static const char *const kernel_names[4] = {"psh_cl_terms", "psh_cl_maps", "psh_cl_walk",
-                                            "psh_cl_probe"};
+/* The four kernels, in queue order, then a probe without private data
+ * (list_devices). */
+#define NKERNELS 4
+static const char *const kernel_names[NKERNELS + 1] = {
+    "psh_cl_terms", "psh_cl_maps", "psh_cl_windows", "psh_cl_walk", "psh_cl_probe"};
 
 typedef struct ClSlot {
-    cl_mem input;             /* ref planes then dist planes, packed */
-    cl_mem staging;           /* pinned host copy made in send */
-    void *host;               /* staging, mapped */
-    cl_event done;            /* the read of this frame's plane sums */
-    cl_event prof[1 + 3 * 3]; /* upload, then 3 kernels per plane (profiling) */
-    double copy_ms;           /* host copy in send (profiling) */
+    cl_mem input;                    /* ref planes then dist planes, packed */
+    cl_mem staging;                  /* pinned host copy made in send */
+    void *host;                      /* staging, mapped */
+    cl_event done;                   /* the read of this frame's plane sums */
+    cl_event prof[1 + NKERNELS * 3]; /* upload, then each kernel per plane (profiling) */
+    double copy_ms;                  /* host copy in send (profiling) */
     float sums[4];
     uint64_t tag;
 } ClSlot;
@@ -56,8 +58,8 @@ typedef struct ClBackend {
     cl_device_id dev;
     cl_command_queue copy_q, compute_q;
     cl_program prog;
-    cl_kernel k[3];
-    cl_mem terms, chunk_sum, chunks, block_maps, sums;
+    cl_kernel k[NKERNELS];
+    cl_mem terms, chunk_sum, chunks, block_maps, windows, sums;
     size_t plane_off[3], half_bytes;
     PsnrHvsStagingLayout staging; /* ref planes, then dist planes at half_bytes */
     PsnrHvsThreadPool *pool;      /* copies pictures into the staging buffers */
@@ -66,7 +68,7 @@ typedef struct ClBackend {
     int capacity, head, count;
     /* PSNRHVS_OPENCL_PROFILE set: per-stage device times, logged at close */
     int profile, profiled;
-    double prof_ms[1 + 3], copy_ms;
+    double prof_ms[1 + NKERNELS], copy_ms;
 } ClBackend;
 
 typedef struct ClDeviceList {
@@ -190,19 +192,20 @@ static void cl_close(PsnrHvsContext *const c) {
         const double n = b->profiled;
         psnrhvs_log(c,
                     "opencl profile, ms per frame over %d frames: host copy %.3f, upload %.3f, "
-                    "terms %.3f, maps %.3f, walk %.3f",
+                    "terms %.3f, maps %.3f, windows %.3f, walk %.3f",
                     b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
-                    b->prof_ms[2] / n, b->prof_ms[3] / n);
+                    b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
     }
     if (b->copy_q) clFinish(b->copy_q);
     if (b->compute_q) clFinish(b->compute_q);
     for (int i = 0; b->slots && i < b->capacity; i++) release_slot(&b->slots[i], b->compute_q);
     if (b->compute_q) clFinish(b->compute_q);
     free(b->slots);
-    cl_mem *const mems[] = {&b->terms, &b->chunk_sum, &b->chunks, &b->block_maps, &b->sums};
+    cl_mem *const mems[] = {&b->terms,      &b->chunk_sum, &b->chunks,
+                            &b->block_maps, &b->windows,   &b->sums};
     for (size_t i = 0; i < sizeof(mems) / sizeof(mems[0]); i++)
         if (*mems[i]) clReleaseMemObject(*mems[i]);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NKERNELS; i++)
         if (b->k[i]) clReleaseKernel(b->k[i]);
     if (b->prog) clReleaseProgram(b->prog);
     if (b->copy_q) clReleaseCommandQueue(b->copy_q);
@@ -269,7 +272,7 @@ static int cl_open(PsnrHvsContext *const c) {
         ret = PSNRHVS_ERR(EIO);
         goto error;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NKERNELS; i++) {
         b->k[i] = clCreateKernel(b->prog, kernel_names[i], &err);
         if (err != CL_SUCCESS) goto cl_fail;
     }
@@ -302,6 +305,9 @@ static int cl_open(PsnrHvsContext *const c) {
                             max_chunks * CHUNK * 64 * sizeof(float), "terms buffer")) ||
         (ret = alloc_buffer(c, b, &b->chunk_sum, CL_MEM_READ_WRITE, max_chunks * sizeof(float),
                             "chunk sums buffer")) ||
+        (ret =
+             alloc_buffer(c, b, &b->windows, CL_MEM_READ_WRITE,
+                          (max_chunks + CHUNK - 1) / CHUNK * CHUNK_BYTES, "window maps buffer")) ||
         (ret = alloc_buffer(c, b, &b->chunks, CL_MEM_READ_WRITE, max_chunks * CHUNK_BYTES,
                             "chunk maps buffer")) ||
         (ret = alloc_buffer(c, b, &b->block_maps, CL_MEM_READ_WRITE,
@@ -326,7 +332,8 @@ static int cl_open(PsnrHvsContext *const c) {
         if (err != CL_SUCCESS) goto cl_fail;
     }
     /* Touch every buffer once so that a device too small says so now. */
-    const cl_mem scratch[] = {b->terms, b->chunk_sum, b->chunks, b->block_maps, b->sums};
+    const cl_mem scratch[] = {b->terms,      b->chunk_sum, b->chunks,
+                              b->block_maps, b->windows,   b->sums};
     for (size_t i = 0; i < sizeof(scratch) / sizeof(scratch[0]); i++) {
         const cl_uint zero = 0;
         err = clEnqueueFillBuffer(b->compute_q, scratch[i], &zero, sizeof(zero), 0, sizeof(zero), 0,
@@ -390,7 +397,7 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
         clSetKernelArg(k, 9, sizeof(mask_product), &mask_product);
         clSetKernelArg(k, 10, sizeof(cl_mem), &b->terms);
         clSetKernelArg(k, 11, sizeof(cl_mem), &b->chunk_sum);
-        cl_event *const ev = b->profile ? &s->prof[1 + 3 * p] : NULL;
+        cl_event *const ev = b->profile ? &s->prof[1 + NKERNELS * p] : NULL;
         err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, p == 0,
                                      p == 0 ? &uploaded : NULL, ev);
         if (err != CL_SUCCESS) break;
@@ -403,14 +410,23 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                                      ev ? ev + 1 : NULL);
         if (err != CL_SUCCESS) break;
         k = b->k[2];
+        const size_t windows_global = (size_t)((nchunks + CHUNK - 1) / CHUNK) * CHUNK;
+        clSetKernelArg(k, 0, sizeof(cl_mem), &b->chunks);
+        clSetKernelArg(k, 1, sizeof(nchunks), &nchunks);
+        clSetKernelArg(k, 2, sizeof(cl_mem), &b->windows);
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &windows_global, &local, 0, NULL,
+                                     ev ? ev + 2 : NULL);
+        if (err != CL_SUCCESS) break;
+        k = b->k[3];
         clSetKernelArg(k, 0, sizeof(cl_mem), &b->terms);
         clSetKernelArg(k, 1, sizeof(cl_mem), &b->chunks);
         clSetKernelArg(k, 2, sizeof(cl_mem), &b->block_maps);
-        clSetKernelArg(k, 3, sizeof(nchunks), &nchunks);
-        clSetKernelArg(k, 4, sizeof(cl_mem), &b->sums);
-        clSetKernelArg(k, 5, sizeof(out_index), &out_index);
+        clSetKernelArg(k, 3, sizeof(cl_mem), &b->windows);
+        clSetKernelArg(k, 4, sizeof(nchunks), &nchunks);
+        clSetKernelArg(k, 5, sizeof(cl_mem), &b->sums);
+        clSetKernelArg(k, 6, sizeof(out_index), &out_index);
         err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &local, &local, 0, NULL,
-                                     ev ? ev + 2 : NULL);
+                                     ev ? ev + 3 : NULL);
     }
     clReleaseEvent(uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the kernels");
@@ -439,12 +455,12 @@ static int cl_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag
     if (err == CL_SUCCESS && status < 0) err = status;
     if (err != CL_SUCCESS) return cl_error(c, err, "scoring a frame");
     if (b->profile) {
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < 1 + NKERNELS * 3; i++) {
             cl_ulong t0 = 0, t1 = 0;
             if (!s->prof[i]) continue;
             clGetEventProfilingInfo(s->prof[i], CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL);
             clGetEventProfilingInfo(s->prof[i], CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL);
-            b->prof_ms[i ? 1 + (i - 1) % 3 : 0] += (double)(t1 - t0) * 1e-6;
+            b->prof_ms[i ? 1 + (i - 1) % NKERNELS : 0] += (double)(t1 - t0) * 1e-6;
         }
         release_prof(s);
         b->copy_ms += s->copy_ms;
@@ -489,7 +505,7 @@ static void describe_kernels(const cl_platform_id plat, const cl_device_id dev, 
         clReleaseContext(ctx);
         return;
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NKERNELS + 1; i++) {
         cl_kernel k = clCreateKernel(prog, kernel_names[i], &err);
         if (err != CL_SUCCESS) continue;
         cl_ulong priv = 0, local = 0;
