@@ -51,6 +51,21 @@ size_t psnrhvs_stream_read(InputStream *const s, void *const buf, const size_t s
     return done;
 }
 
+int psnrhvs_stream_read_frame(InputStream *const s, uint8_t *const buf, const size_t frame_bytes,
+                              const unsigned frame_idx, const int eof_ok) {
+    const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
+    if (got == frame_bytes) return 1;
+    if (ferror(s->f)) {
+        psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
+        return -1;
+    }
+    if (!got && eof_ok) return 0;
+    /* A partial last frame is never scored. */
+    psnrhvs_stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx,
+                         s->name, frame_bytes, got);
+    return -1;
+}
+
 static int has_y4m_extension(const char *const path) {
     const size_t len = strlen(path);
     return len >= 4 && (!strcmp(path + len - 4, ".y4m") || !strcmp(path + len - 4, ".Y4M"));

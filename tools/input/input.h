@@ -59,6 +59,13 @@ typedef struct InputStream {
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
 size_t psnrhvs_stream_read(InputStream *s, void *buf, size_t size);
 
+/**
+ * Read one frame's samples: 1 when whole; 0 at a clean end of input when
+ * eof_ok (nothing read); -1 with s->err set on a read error or a short frame.
+ */
+int psnrhvs_stream_read_frame(InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx,
+                              int eof_ok);
+
 /** Set s->err (printf format). */
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))

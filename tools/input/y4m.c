@@ -174,15 +174,8 @@ static int y4m_read(void *const priv, InputStream *const s, uint8_t *const buf,
                              frame_idx);
         return -1;
     }
-    const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
-    if (got == frame_bytes) return 1;
-    if (ferror(s->f)) {
-        psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
-        return -1;
-    }
-    psnrhvs_stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx,
-                         s->name, frame_bytes, got);
-    return -1;
+    /* After a FRAME header, a missing body is a truncated frame too. */
+    return psnrhvs_stream_read_frame(s, buf, frame_bytes, frame_idx, 0);
 }
 
 const Demuxer psnrhvs_demuxer_y4m = {

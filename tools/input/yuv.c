@@ -2,9 +2,6 @@
  * psnrhvs: raw planar YUV reader (frames back to back, no header).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include <errno.h>
-#include <string.h>
-
 #include "input/input.h"
 
 static int yuv_probe(const uint8_t *const data, const size_t size) {
@@ -17,17 +14,8 @@ static int yuv_open(void *const priv, InputStream *const s, InputFormat *const f
 
 static int yuv_read(void *const priv, InputStream *const s, uint8_t *const buf,
                     const size_t frame_bytes, const unsigned frame_idx) {
-    const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
-    if (got == frame_bytes) return 1;
-    if (ferror(s->f)) {
-        psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
-        return -1;
-    }
-    if (!got) return 0;
-    /* A file size that is not a multiple of the frame size ends here. */
-    psnrhvs_stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx,
-                         s->name, frame_bytes, got);
-    return -1;
+    /* A file size that is not a multiple of the frame size ends in an error. */
+    return psnrhvs_stream_read_frame(s, buf, frame_bytes, frame_idx, 1);
 }
 
 const Demuxer psnrhvs_demuxer_yuv = {
