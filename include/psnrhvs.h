@@ -29,6 +29,10 @@ extern "C" {
 
 /** Largest luma width or height accepted (keeps every byte count in 64 bits). */
 #define PSNRHVS_MAX_DIMENSION 65536
+/** Most frames a context holds in flight (PsnrHvsSettings.frames_in_flight). */
+#define PSNRHVS_MAX_FRAMES_IN_FLIGHT 64
+/** Most CPU threads a context runs (PsnrHvsSettings.threads). */
+#define PSNRHVS_MAX_THREADS 256
 
 enum PsnrHvsPixelLayout {
     PSNRHVS_PIXEL_LAYOUT_I420 = 0, ///< 4:2:0, chroma (w>>1) x (h>>1)
@@ -74,12 +78,13 @@ typedef struct PsnrHvsSettings {
     enum PsnrHvsMaskProduct mask_product; ///< default PSNRHVS_MASK_PRODUCT_FLOAT
     enum PsnrHvsBackend backend;          ///< default PSNRHVS_BACKEND_CPU
     int device;                           ///< GPU index for device backends, default 0
-    int threads;          ///< CPU threads scoring, the caller's included; 0 (default) = all cores,
-                          ///< fewer for small frames (about 8 block rows per thread at least)
+    int threads;          ///< CPU threads, the caller's included, 0..PSNRHVS_MAX_THREADS:
+                          ///< scoring (cpu) or packing uploads (devices); 0 (default) = all
+                          ///< cores, fewer for small frames (about 8 block rows per thread)
     enum PsnrHvsIsa isa;  ///< CPU instruction set, default PSNRHVS_ISA_AUTO
     int exact_helpers;    ///< 1: force integer sqrt/division helpers on devices; default 0
-    int frames_in_flight; ///< frames a backend may queue, 0 (default) = backend's choice
-                          ///< (CPU: 3 with several threads, else 1; CUDA: 4; OpenCL: 3)
+    int frames_in_flight; ///< frames sent and not yet received, 0..PSNRHVS_MAX_FRAMES_IN_FLIGHT;
+                          ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
     uint8_t reserved[32]; ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
@@ -108,6 +113,12 @@ typedef struct PsnrHvsScore {
     uint64_t tag;       ///< the tag given to psnrhvs_send()
 } PsnrHvsScore;
 
+/**
+ * A scorer for one geometry. Its calls are serialised: several threads may
+ * use one context, one call at a time (a call waits for the one under way),
+ * but frames come back in the order they were sent, whoever sent them.
+ * Contexts are independent of each other.
+ */
 typedef struct PsnrHvsContext PsnrHvsContext;
 
 /** @return the library version string, e.g. "1.0.0". */
@@ -116,7 +127,7 @@ PSNRHVS_API const char *psnrhvs_version(void);
 /** @return PSNRHVS_API_VERSION_* packed as (major << 16) | (minor << 8) | patch. */
 PSNRHVS_API unsigned psnrhvs_version_api(void);
 
-/** Fill settings with the defaults listed in PsnrHvsSettings. */
+/** Fill settings with the defaults listed in PsnrHvsSettings (NULL: nothing). */
 PSNRHVS_API void psnrhvs_default_settings(PsnrHvsSettings *s);
 
 /**

@@ -1,6 +1,8 @@
 /*
- * The backend interface: each backend is a thin host around src/core/ that
- * turns picture pairs into raw f32 plane scores. lib.c does everything else.
+ * The backend interface. The library (lib.c, frame.c) owns the settings, the
+ * geometry and packed layout, the frame queue and the final step; a backend
+ * only turns a picture pair, put into one of its slots, into the three f32
+ * chain sums of its planes (src/core/ on its device), and hands them back.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_SRC_BACKEND_H
@@ -14,13 +16,18 @@
 typedef struct PsnrHvsBackendOps {
     const char *name;
     enum PsnrHvsBackend id;
-    /* Set c->backend; returns 0 or a PSNRHVS_ERR code (after logging why). */
+    int default_slots; ///< frames in flight when settings.frames_in_flight is 0
+    /* Set up c->slots slots for c->geom and set c->backend; 0 or a
+     * PSNRHVS_ERR code (after logging why). */
     int (*open)(PsnrHvsContext *c);
-    /* Queue one pair (copying what it needs); PSNRHVS_ERR(EAGAIN) when full. */
-    int (*send)(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsPicture *dist,
-                uint64_t tag);
-    /* The oldest queued pair's raw plane scores, waiting for them. */
-    int (*receive)(PsnrHvsContext *c, float raw[3], uint64_t *tag);
+    /* Score a pair into a free slot. The samples may not be read after the
+     * call returns (the caller may reuse its buffers). c->queued frames are
+     * in other slots. */
+    int (*submit)(PsnrHvsContext *c, int slot, const PsnrHvsPicture *ref,
+                  const PsnrHvsPicture *dist);
+    /* Wait for a submitted slot and give its planes' f32 chain sums (unused
+     * planes untouched); the slot is free afterwards, even on error. */
+    int (*collect)(PsnrHvsContext *c, int slot, float sums[3]);
     void (*close)(PsnrHvsContext *c);
     /* Optional: describe the devices, one per line. */
     int (*list_devices)(int verbose, char *buf, size_t size);

@@ -41,6 +41,7 @@ DEF_ROW_TERMS_C(psnrhvs_row_terms_16bpc_c, uint16_t)
 void psnrhvs_dsp_init(PsnrHvsDspContext *const dsp, const unsigned flags) {
     dsp->row_terms[0] = psnrhvs_row_terms_8bpc_c;
     dsp->row_terms[1] = psnrhvs_row_terms_16bpc_c;
+    dsp->sum_lanes = psnrhvs_sum_lanes_c;
     dsp->isa = "c";
 #if HAVE_AVX2 || HAVE_AVX512
     psnrhvs_dsp_init_x86(dsp, flags);

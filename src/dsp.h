@@ -8,6 +8,7 @@
 #define PSNRHVS_SRC_DSP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The terms of nblocks horizontally adjacent 8x8 blocks (step 7) of one
  * block row: ref and dist point at block 0's top-left sample (uint8_t at 8
@@ -35,8 +36,26 @@ typedef struct PsnrHvsChain {
               PsnrHvsChain *chain)
 typedef decl_row_terms_fn(*PsnrHvsRowTermsFn);
 
+/* The lane kernel of the exact-sum engine (src/sum, docs/exact-sum.md):
+ * lane j reduces terms[j*stride .. j*stride + len_j), len_j = clamp(count -
+ * j*stride, 0, stride), to its sum map for binade e[j] in
+ * [PSNRHVS_SUM_KERNEL_EMIN, 127] and writes it to d[j]. Entries are
+ * normalised: every entry of 2^23 or more (it crosses, since n >= 2^23
+ * there) is written as PSNRHVS_SUM_KERNEL_CROSS. */
+#define PSNRHVS_SUM_LANES 8
+/* Lowest binade the kernels accept. From 2^-101 up, a subnormal term is below
+ * a quarter of the spacing, so the SIMD kernel may treat its exponent field as
+ * if it were normal (docs/exact-sum.md, "Subnormals"). */
+#define PSNRHVS_SUM_KERNEL_EMIN  (-101)
+#define PSNRHVS_SUM_KERNEL_CROSS (1u << 24)
+#define decl_sum_lanes_fn(name)                                                                    \
+    void(name)(const float *terms, uint32_t count, uint32_t stride,                                \
+               const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2])
+typedef decl_sum_lanes_fn(*PsnrHvsSumLanesFn);
+
 typedef struct PsnrHvsDspContext {
     PsnrHvsRowTermsFn row_terms[2]; ///< [0]: 8 bits, [1]: 10 and 12 bits
+    PsnrHvsSumLanesFn sum_lanes;    ///< the exact-sum engine's lane kernel
     const char *isa;                ///< "c", "avx2", "avx512": the highest level in use
 } PsnrHvsDspContext;
 
@@ -45,5 +64,6 @@ void psnrhvs_dsp_init(PsnrHvsDspContext *dsp, unsigned flags);
 
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_c);
 decl_row_terms_fn(psnrhvs_row_terms_16bpc_c);
+decl_sum_lanes_fn(psnrhvs_sum_lanes_c);
 
 #endif /* PSNRHVS_SRC_DSP_H */

@@ -5,19 +5,24 @@
 #ifndef PSNRHVS_SRC_INTERNAL_H
 #define PSNRHVS_SRC_INTERNAL_H
 
-#include <stdarg.h>
+#include <pthread.h>
+#include <stdint.h>
 
 #include "psnrhvs.h"
 #include "backend.h"
+#include "frame.h"
 
 struct PsnrHvsContext {
     PsnrHvsSettings s;
-    int num_planes; ///< planes scored: 3, or 1 for 4:0:0 / luma only
-    int plane_w[3]; ///< scored (libvmaf) plane sizes
-    int plane_h[3];
-    int queued; ///< frames sent and not yet received
+    PsnrHvsFrameGeometry geom;
     const PsnrHvsBackendOps *ops;
     void *backend; ///< the backend's own state
+    /* The frame queue: slots [head, head + queued) (mod slots) hold frames
+     * sent and not yet received, oldest first. */
+    int slots;
+    int head, queued;
+    uint64_t tags[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
+    pthread_mutex_t lock; ///< one public call on the context at a time
 };
 
 #if defined(__GNUC__)
@@ -29,17 +34,5 @@ struct PsnrHvsContext {
 /* Formats one message and hands it to the settings' logger. */
 void psnrhvs_log(const PsnrHvsContext *c, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
 void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
-
-/* libvmaf's scored plane size (chroma rounded down, spec section 1). */
-void psnrhvs_plane_size(enum PsnrHvsPixelLayout layout, int width, int height, int plane, int *w,
-                        int *h);
-
-/* Number of 8x8 blocks (step 7) along a plane dimension; 0 below 8. */
-static inline int psnrhvs_blocks_along(int n) {
-    return n < 8 ? 0 : (n - 8) / 7 + 1;
-}
-
-/* The raw score from a plane's f32 sum (spec section 3, last step). */
-float psnrhvs_plane_finish(float sum, int w, int h, int bitdepth);
 
 #endif /* PSNRHVS_SRC_INTERNAL_H */

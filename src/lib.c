@@ -1,16 +1,21 @@
 /*
- * Public entry points: settings checks, backend dispatch, dB conversion.
+ * Public entry points: settings checks, backend choice, the frame queue and
+ * the final step from plane sums to scores. Backends only fill slots.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* Until the version header is generated from project(VERSION). */
+#ifndef PSNRHVS_VERSION_STRING
 #define PSNRHVS_VERSION_STRING "1.0.0"
+#endif
 
 const char *psnrhvs_version(void) {
     return PSNRHVS_VERSION_STRING;
@@ -21,7 +26,8 @@ unsigned psnrhvs_version_api(void) {
            PSNRHVS_API_VERSION_PATCH;
 }
 
-void psnrhvs_default_settings(PsnrHvsSettings *s) {
+void psnrhvs_default_settings(PsnrHvsSettings *const s) {
+    if (!s) return;
     memset(s, 0, sizeof(*s));
     s->layout = PSNRHVS_PIXEL_LAYOUT_I420;
     s->bitdepth = 8;
@@ -54,26 +60,6 @@ void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) {
     va_end(ap);
 }
 
-void psnrhvs_plane_size(enum PsnrHvsPixelLayout layout, int width, int height, int plane, int *w,
-                        int *h) {
-    *w = width;
-    *h = height;
-    if (plane == 0) return;
-    switch (layout) {
-    case PSNRHVS_PIXEL_LAYOUT_I420:
-        *w = width >> 1, *h = height >> 1;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I422:
-        *w = width >> 1;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I444:
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I400:
-        *w = *h = 0;
-        break;
-    }
-}
-
 static const PsnrHvsBackendOps *const backends[] = {
 #if HAVE_CUDA
     &psnrhvs_backend_cuda,
@@ -97,9 +83,9 @@ int psnrhvs_backend_available(enum PsnrHvsBackend b) {
     return find_backend(b) != NULL;
 }
 
-static const char *layout_name(enum PsnrHvsPixelLayout l) {
-    static const char *const names[] = {"4:2:0", "4:2:2", "4:4:4", "4:0:0"};
-    return names[l];
+static const char *backend_name(const enum PsnrHvsBackend b) {
+    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip"};
+    return (unsigned)b <= PSNRHVS_BACKEND_HIP ? names[b] : "?";
 }
 
 static int check_settings(const PsnrHvsSettings *s) {
@@ -124,34 +110,40 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "bit depth %d is not supported (8, 10 or 12)", s->bitdepth);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->mask_product > PSNRHVS_MASK_PRODUCT_EXACT ||
-        (unsigned)s->isa > PSNRHVS_ISA_AVX512 || s->threads < 0 || s->device < 0 ||
-        s->frames_in_flight < 0 || (unsigned)s->backend > PSNRHVS_BACKEND_HIP) {
-        psnrhvs_log_settings(s, "invalid settings (mask_product, isa, threads, device, "
-                                "frames_in_flight or backend out of range)");
+    if ((unsigned)s->mask_product > PSNRHVS_MASK_PRODUCT_EXACT) {
+        psnrhvs_log_settings(s, "unknown mask_product %d", (int)s->mask_product);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if ((unsigned)s->isa > PSNRHVS_ISA_AVX512) {
+        psnrhvs_log_settings(s, "unknown isa %d", (int)s->isa);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if ((unsigned)s->backend > PSNRHVS_BACKEND_HIP) {
+        psnrhvs_log_settings(s, "unknown backend %d", (int)s->backend);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if (s->threads < 0 || s->threads > PSNRHVS_MAX_THREADS) {
+        psnrhvs_log_settings(s, "threads %d is out of range (0..%d, 0 = all cores)", s->threads,
+                             PSNRHVS_MAX_THREADS);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if (s->frames_in_flight < 0 || s->frames_in_flight > PSNRHVS_MAX_FRAMES_IN_FLIGHT) {
+        psnrhvs_log_settings(s, "frames_in_flight %d is out of range (0..%d, 0 = the backend's)",
+                             s->frames_in_flight, PSNRHVS_MAX_FRAMES_IN_FLIGHT);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if (s->device < 0) {
+        psnrhvs_log_settings(s, "device %d is negative", s->device);
         return PSNRHVS_ERR(EINVAL);
     }
     return 0;
 }
 
-static int check_geometry(PsnrHvsContext *c) {
-    const PsnrHvsSettings *s = &c->s;
-    c->num_planes = s->layout == PSNRHVS_PIXEL_LAYOUT_I400 || !s->enable_chroma ? 1 : 3;
-    for (int p = 0; p < 3; p++)
-        psnrhvs_plane_size(s->layout, s->width, s->height, p, &c->plane_w[p], &c->plane_h[p]);
-    if (c->plane_w[0] < 8 || c->plane_h[0] < 8) {
-        psnrhvs_log(c, "frame %dx%d is smaller than one 8x8 block: PSNR-HVS is undefined", s->width,
-                    s->height);
-        return PSNRHVS_ERR(ERANGE);
-    }
-    if (c->num_planes == 3 && (c->plane_w[1] < 8 || c->plane_h[1] < 8)) {
-        psnrhvs_log(c,
-                    "chroma planes of a %dx%d %s frame are %dx%d, smaller than one 8x8 block; "
-                    "score luma only with enable_chroma=false",
-                    s->width, s->height, layout_name(s->layout), c->plane_w[1], c->plane_h[1]);
-        return PSNRHVS_ERR(ERANGE);
-    }
-    return 0;
+static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const ops) {
+    c->ops = ops;
+    c->s.backend = ops->id;
+    c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
+    return ops->open(c);
 }
 
 int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
@@ -163,27 +155,29 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     PsnrHvsContext *c = calloc(1, sizeof(*c));
     if (!c) return PSNRHVS_ERR(ENOMEM);
     c->s = *s;
-    if ((err = check_geometry(c))) goto error;
+    if ((err = psnrhvs_frame_geometry(&c->geom, &c->s))) goto error;
 
     if (s->backend == PSNRHVS_BACKEND_AUTO) {
-        /* Try each device backend in registry order, then the CPU. */
+        /* Each device backend in registry order, then the CPU. */
         for (int i = 0; backends[i]; i++) {
-            c->ops = backends[i];
-            c->s.backend = backends[i]->id;
-            if (!(err = c->ops->open(c))) break;
+            if (!(err = open_backend(c, backends[i]))) break;
             if (backends[i]->id != PSNRHVS_BACKEND_CPU)
                 psnrhvs_log(c, "backend %s unavailable, trying the next one", backends[i]->name);
         }
         if (err) goto error;
     } else {
-        c->ops = find_backend(s->backend);
-        if (!c->ops) {
-            static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip"};
-            psnrhvs_log(c, "backend %s is not built into this library", names[s->backend]);
+        const PsnrHvsBackendOps *const ops = find_backend(s->backend);
+        if (!ops) {
+            psnrhvs_log(c, "backend %s is not built into this library", backend_name(s->backend));
             err = PSNRHVS_ERR(ENOSYS);
             goto error;
         }
-        if ((err = c->ops->open(c))) goto error;
+        if ((err = open_backend(c, ops))) goto error;
+    }
+    if (pthread_mutex_init(&c->lock, NULL)) {
+        c->ops->close(c);
+        err = PSNRHVS_ERR(ENOMEM);
+        goto error;
     }
     *out = c;
     return 0;
@@ -209,45 +203,72 @@ void psnrhvs_raw_to_db(PsnrHvsScore *const o) {
 
 static int check_picture(const PsnrHvsContext *c, const PsnrHvsPicture *p) {
     if (!p) return 0;
-    for (int i = 0; i < c->num_planes; i++)
-        if (!p->data[i] || p->stride[i] < (ptrdiff_t)c->plane_w[i] * (c->s.bitdepth > 8 ? 2 : 1))
-            return 0;
+    for (int i = 0; i < c->geom.num_planes; i++)
+        if (!p->data[i] || p->stride[i] < (ptrdiff_t)c->geom.plane[i].row_bytes) return 0;
     return 1;
+}
+
+static int send_locked(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
+                       const PsnrHvsPicture *const dist, const uint64_t tag) {
+    if (!check_picture(c, ref) || !check_picture(c, dist)) return PSNRHVS_ERR(EINVAL);
+    if (c->queued == c->slots) return PSNRHVS_ERR(EAGAIN);
+    const int slot = (c->head + c->queued) % c->slots;
+    const int err = c->ops->submit(c, slot, ref, dist);
+    if (err) return err;
+    c->tags[slot] = tag;
+    c->queued++;
+    return 0;
+}
+
+static int receive_locked(PsnrHvsContext *const c, PsnrHvsScore *const out) {
+    if (!c->queued) return PSNRHVS_ERR(EAGAIN);
+    const int slot = c->head;
+    float sums[3] = {0.0f, 0.0f, 0.0f};
+    const int err = c->ops->collect(c, slot, sums);
+    c->head = (c->head + 1) % c->slots;
+    c->queued--;
+    if (err) return err;
+    memset(out, 0, sizeof(*out));
+    out->num_planes = c->geom.num_planes;
+    out->tag = c->tags[slot];
+    for (int p = 0; p < c->geom.num_planes; p++)
+        out->raw[p] = psnrhvs_frame_finish(&c->geom, p, sums[p]);
+    psnrhvs_raw_to_db(out);
+    return 0;
 }
 
 int psnrhvs_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                  const PsnrHvsPicture *const dist, const uint64_t tag) {
-    if (!c || !check_picture(c, ref) || !check_picture(c, dist)) return PSNRHVS_ERR(EINVAL);
-    const int err = c->ops->send(c, ref, dist, tag);
-    if (!err) c->queued++;
+    if (!c) return PSNRHVS_ERR(EINVAL);
+    pthread_mutex_lock(&c->lock);
+    const int err = send_locked(c, ref, dist, tag);
+    pthread_mutex_unlock(&c->lock);
     return err;
 }
 
 int psnrhvs_receive(PsnrHvsContext *const c, PsnrHvsScore *const out) {
     if (!c || !out) return PSNRHVS_ERR(EINVAL);
-    if (!c->queued) return PSNRHVS_ERR(EAGAIN);
-    memset(out, 0, sizeof(*out));
-    out->num_planes = c->num_planes;
-    const int err = c->ops->receive(c, out->raw, &out->tag);
-    c->queued--;
-    if (err) return err;
-    psnrhvs_raw_to_db(out);
-    return 0;
+    pthread_mutex_lock(&c->lock);
+    const int err = receive_locked(c, out);
+    pthread_mutex_unlock(&c->lock);
+    return err;
 }
 
 int psnrhvs_score(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                   const PsnrHvsPicture *const dist, PsnrHvsScore *const out) {
     if (!c || !out) return PSNRHVS_ERR(EINVAL);
-    if (c->queued) return PSNRHVS_ERR(EBUSY);
-    const int err = psnrhvs_send(c, ref, dist, 0);
-    if (err) return err;
-    return psnrhvs_receive(c, out);
+    pthread_mutex_lock(&c->lock);
+    int err = c->queued ? PSNRHVS_ERR(EBUSY) : send_locked(c, ref, dist, 0);
+    if (!err) err = receive_locked(c, out);
+    pthread_mutex_unlock(&c->lock);
+    return err;
 }
 
 void psnrhvs_close(PsnrHvsContext **const pc) {
     if (!pc || !*pc) return;
     PsnrHvsContext *c = *pc;
     c->ops->close(c);
+    pthread_mutex_destroy(&c->lock);
     free(c);
     *pc = NULL;
 }
@@ -261,6 +282,7 @@ const char *psnrhvs_isa_name(const PsnrHvsContext *c) {
 }
 
 int psnrhvs_list_devices(enum PsnrHvsBackend b, int verbose, char *buf, size_t size) {
+    if (!buf && size) return PSNRHVS_ERR(EINVAL);
     const PsnrHvsBackendOps *ops = find_backend(b);
     if (!ops) return PSNRHVS_ERR(ENOSYS);
     if (!ops->list_devices) {

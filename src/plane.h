@@ -24,7 +24,7 @@ void psnrhvs_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int
                         int bitdepth);
 
 /* The scalar reference (libvmaf's loop): every block in raster order, one
- * running f32 sum of all terms (spec section 3). Returns the raw score. */
-float psnrhvs_plane_score_ref(const PsnrHvsPlanePair *p);
+ * running f32 sum of all terms (spec section 3). Returns that sum. */
+float psnrhvs_plane_sum_ref(const PsnrHvsPlanePair *p);
 
 #endif /* PSNRHVS_SRC_PLANE_H */

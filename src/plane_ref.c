@@ -6,7 +6,6 @@
 #include "plane.h"
 
 #include "core/block.h"
-#include "internal.h"
 
 void psnrhvs_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int x, int y,
                         int bitdepth) {
@@ -22,18 +21,7 @@ void psnrhvs_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int
     }
 }
 
-float psnrhvs_plane_finish(float sum, int w, int h, int bitdepth) {
-    /* libvmaf's count is an int; 64 bits keep the same value for every
-     * size it can handle and stay correct beyond. */
-    const int64_t count = (int64_t)psnrhvs_blocks_along(w) * psnrhvs_blocks_along(h) * 64;
-    const int max = (1 << bitdepth) - 1;
-    /* Both divisions in f32 with the integers converted first, as libvmaf.
-     * A plane with no block gives 0/0 = NaN there; callers refuse it. */
-    sum = sum / (float)count;
-    return sum / (float)(max * max);
-}
-
-float psnrhvs_plane_score_ref(const PsnrHvsPlanePair *p) {
+float psnrhvs_plane_sum_ref(const PsnrHvsPlanePair *p) {
     float sum = 0.0f;
     for (int y = 0; y < p->h - 7; y += 7) {
         for (int x = 0; x < p->w - 7; x += 7) {
@@ -45,5 +33,5 @@ float psnrhvs_plane_score_ref(const PsnrHvsPlanePair *p) {
             for (int k = 0; k < 64; k++) sum += terms[k];
         }
     }
-    return psnrhvs_plane_finish(sum, p->w, p->h, p->bitdepth);
+    return sum;
 }

@@ -2,10 +2,12 @@
 # from src/CMakeLists.txt so that build rules and the source list change apart.
 set(PSNRHVS_LIB_SOURCES
   lib.c
-  cpu_backend.c
-  cpu_sum.c
+  frame.c
+  thread_pool.c
   cpu.c
   dsp.c
   plane_ref.c
-  staging.c
+  cpu_backend.c
+  sum/exact_sum.c
+  test_hooks.c
 )

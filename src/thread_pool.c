@@ -1,32 +1,26 @@
 /*
- * psnrhvs: a small pthread pool running parallel-for loops.
+ * psnrhvs: a small pthread pool running jobs of numbered tasks.
  * SPDX-License-Identifier: BSD-2-Clause
  *
- * Workers sleep on a condition variable between runs. A run publishes
- * (fn, arg, ntasks) under the mutex and bumps a generation counter; tasks are
- * then claimed with an atomic counter, so the mutex is not touched per task.
+ * One mutex guards the queue of jobs with tasks left to hand out. Tasks are
+ * coarse (a block row, a slice of a copy), so a lock round trip per task is
+ * noise; in exchange jobs can be queued and waited for independently.
  */
+#include "thread_pool.h"
+
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "thread_pool.h"
-
 struct PsnrHvsThreadPool {
     pthread_mutex_t lock;
-    pthread_cond_t wake; /* workers: a new run or shutdown */
-    pthread_cond_t done; /* caller: the last worker left the run */
+    pthread_cond_t work; /* workers: a task was queued, or shutdown */
+    pthread_cond_t done; /* waiters: a job finished */
     pthread_t *threads;
     int nthreads; /* calling thread included */
     int nworkers; /* started threads */
-    unsigned generation;
     int shutdown;
-    int busy; /* workers still inside the current run */
-    void (*fn)(void *arg, int task, int worker);
-    void *arg;
-    int ntasks;
-    atomic_int next;
+    PsnrHvsThreadJob *head, *tail; /* jobs with tasks not yet handed out */
 };
 
 typedef struct WorkerStart {
@@ -34,50 +28,57 @@ typedef struct WorkerStart {
     int id;
 } WorkerStart;
 
-static void run_tasks(PsnrHvsThreadPool *const pool, const int id) {
-    const int ntasks = pool->ntasks;
-    for (;;) {
-        const int task = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
-        if (task >= ntasks) break;
-        pool->fn(pool->arg, task, id);
+/* Called with the lock held: the next task in queue order, if any. */
+static int take(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob **const job, int *const task) {
+    PsnrHvsThreadJob *const j = pool->head;
+    if (!j) return 0;
+    *job = j;
+    *task = j->claimed++;
+    if (j->claimed == j->ntasks) {
+        pool->head = j->next;
+        if (!pool->head) pool->tail = NULL;
     }
+    return 1;
+}
+
+/* Runs a taken task, dropping the lock meanwhile. */
+static void run_task(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job, const int task,
+                     const int worker) {
+    pthread_mutex_unlock(&pool->lock);
+    job->fn(job->arg, task, worker);
+    pthread_mutex_lock(&pool->lock);
+    if (++job->finished == job->ntasks) pthread_cond_broadcast(&pool->done);
 }
 
 static void *worker_main(void *const data) {
     WorkerStart *const start = data;
     PsnrHvsThreadPool *const pool = start->pool;
     const int id = start->id;
-    unsigned seen = 0;
     free(start);
-
     pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        while (!pool->shutdown && pool->generation == seen)
-            pthread_cond_wait(&pool->wake, &pool->lock);
-        if (pool->shutdown) break;
-        seen = pool->generation;
-        pthread_mutex_unlock(&pool->lock);
-        run_tasks(pool, id);
-        pthread_mutex_lock(&pool->lock);
-        if (--pool->busy == 0) pthread_cond_signal(&pool->done);
+    while (!pool->shutdown) {
+        PsnrHvsThreadJob *job;
+        int task;
+        if (take(pool, &job, &task))
+            run_task(pool, job, task, id);
+        else
+            pthread_cond_wait(&pool->work, &pool->lock);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
 }
 
 PsnrHvsThreadPool *psnrhvs_thread_pool_create(int nthreads) {
-    PsnrHvsThreadPool *pool;
     if (nthreads < 0) return NULL;
     if (nthreads == 0) {
         const long n = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
     }
-    pool = calloc(1, sizeof(*pool));
+    PsnrHvsThreadPool *const pool = calloc(1, sizeof(*pool));
     if (!pool) return NULL;
     pool->nthreads = nthreads;
-    atomic_init(&pool->next, 0);
     if (pthread_mutex_init(&pool->lock, NULL)) goto error_mutex;
-    if (pthread_cond_init(&pool->wake, NULL)) goto error_wake;
+    if (pthread_cond_init(&pool->work, NULL)) goto error_work;
     if (pthread_cond_init(&pool->done, NULL)) goto error_done;
     if (nthreads > 1) {
         pool->threads = malloc(sizeof(*pool->threads) * (size_t)(nthreads - 1));
@@ -100,8 +101,8 @@ error:
     psnrhvs_thread_pool_destroy(pool);
     return NULL;
 error_done:
-    pthread_cond_destroy(&pool->wake);
-error_wake:
+    pthread_cond_destroy(&pool->work);
+error_work:
     pthread_mutex_destroy(&pool->lock);
 error_mutex:
     free(pool);
@@ -112,12 +113,12 @@ void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *const pool) {
     if (!pool) return;
     pthread_mutex_lock(&pool->lock);
     pool->shutdown = 1;
-    pthread_cond_broadcast(&pool->wake);
+    pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
     for (int i = 0; i < pool->nworkers; i++) pthread_join(pool->threads[i], NULL);
     free(pool->threads);
     pthread_cond_destroy(&pool->done);
-    pthread_cond_destroy(&pool->wake);
+    pthread_cond_destroy(&pool->work);
     pthread_mutex_destroy(&pool->lock);
     free(pool);
 }
@@ -126,29 +127,60 @@ int psnrhvs_thread_pool_size(const PsnrHvsThreadPool *const pool) {
     return pool ? pool->nworkers + 1 : 1;
 }
 
-void psnrhvs_thread_pool_run(PsnrHvsThreadPool *const pool, const int ntasks,
-                             void (*const fn)(void *arg, int task, int worker), void *const arg) {
-    if (ntasks <= 0) return;
-    if (!pool || pool->nworkers == 0 || ntasks == 1) {
-        for (int task = 0; task < ntasks; task++) fn(arg, task, 0);
+void psnrhvs_thread_pool_submit(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job,
+                                const int ntasks, const PsnrHvsTaskFn fn, void *const arg) {
+    job->fn = fn;
+    job->arg = arg;
+    job->ntasks = ntasks > 0 ? ntasks : 0;
+    job->claimed = job->finished = 0;
+    job->next = NULL;
+    if (!job->ntasks) return;
+    if (!pool || !pool->nworkers) {
+        for (int task = 0; task < job->ntasks; task++) fn(arg, task, 0);
+        job->claimed = job->finished = job->ntasks;
         return;
     }
     pthread_mutex_lock(&pool->lock);
-    pool->fn = fn;
-    pool->arg = arg;
-    pool->ntasks = ntasks;
-    atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
-    pool->busy = pool->nworkers;
-    pool->generation++;
-    pthread_cond_broadcast(&pool->wake);
+    if (pool->tail)
+        pool->tail->next = job;
+    else
+        pool->head = job;
+    pool->tail = job;
+    if (job->ntasks == 1)
+        pthread_cond_signal(&pool->work);
+    else
+        pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
+}
 
-    run_tasks(pool, 0);
-
-    /* Workers may still be finishing a task, or may not have woken at all yet
-     * (they then find the counter exhausted): wait for every one of them, so
-     * the next run cannot be joined late by a stale worker. */
+void psnrhvs_thread_pool_wait(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job) {
+    if (!pool || !pool->nworkers) return; /* submit ran it */
     pthread_mutex_lock(&pool->lock);
-    while (pool->busy) pthread_cond_wait(&pool->done, &pool->lock);
+    while (job->finished < job->ntasks) {
+        PsnrHvsThreadJob *j;
+        int task;
+        if (take(pool, &j, &task))
+            run_task(pool, j, task, 0);
+        else
+            pthread_cond_wait(&pool->done, &pool->lock);
+    }
     pthread_mutex_unlock(&pool->lock);
+}
+
+int psnrhvs_thread_pool_help(PsnrHvsThreadPool *const pool) {
+    if (!pool || !pool->nworkers) return 0;
+    pthread_mutex_lock(&pool->lock);
+    PsnrHvsThreadJob *job;
+    int task;
+    const int ran = take(pool, &job, &task);
+    if (ran) run_task(pool, job, task, 0);
+    pthread_mutex_unlock(&pool->lock);
+    return ran;
+}
+
+void psnrhvs_thread_pool_run(PsnrHvsThreadPool *const pool, const int ntasks,
+                             const PsnrHvsTaskFn fn, void *const arg) {
+    PsnrHvsThreadJob job;
+    psnrhvs_thread_pool_submit(pool, &job, ntasks, fn, arg);
+    psnrhvs_thread_pool_wait(pool, &job);
 }

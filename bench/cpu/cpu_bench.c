@@ -6,7 +6,7 @@
  * time (psnrhvs_score: no copy), "Nt pipe" keeps 3 frames in flight with
  * psnrhvs_send/receive (each send copies its pictures). "Nt chain" and
  * "Nt engine" score one frame at a time with the plane sums forced to the
- * carried chain or to the exact-sum engine (PSNRHVS_CPU_SUM at open; "best
+ * carried chain or to the exact-sum engine (the test hook, read at open; "best
  * Nt" leaves the choice to the backend), measured alternately, best of 2
  * runs each. Every path's raw plane scores are compared bit for bit with
  * the reference's.
@@ -25,6 +25,7 @@
 
 #include "dsp.h"
 #include "psnrhvs.h"
+#include "test_hooks.h"
 
 static uint64_t rng = 0x853c49e6748fea9bull;
 
@@ -141,16 +142,14 @@ static int run(Result *res, Frame *frames, const int nfr, const int nframes, con
     s.bitdepth = bits;
     s.isa = isa;
     s.threads = threads;
-    /* sum: PSNRHVS_CPU_SUM for this context (read at open), NULL: as set */
-    char *const saved = sum && getenv("PSNRHVS_CPU_SUM") ? strdup(getenv("PSNRHVS_CPU_SUM")) : NULL;
-    if (sum) setenv("PSNRHVS_CPU_SUM", sum, 1);
+    /* sum: the plane sum forced for this context (test hook, read at open) */
+    psnrhvs_test_set_cpu_sum(!sum                     ? PSNRHVS_TEST_CPU_SUM_AUTO
+                             : !strcmp(sum, "chain")  ? PSNRHVS_TEST_CPU_SUM_CHAIN
+                             : !strcmp(sum, "engine") ? PSNRHVS_TEST_CPU_SUM_ENGINE
+                                                      : PSNRHVS_TEST_CPU_SUM_AUTO);
     PsnrHvsContext *c;
     const int err = psnrhvs_open(&c, &s);
-    if (sum && saved)
-        setenv("PSNRHVS_CPU_SUM", saved, 1);
-    else if (sum)
-        unsetenv("PSNRHVS_CPU_SUM");
-    free(saved);
+    psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_AUTO);
     if (err) return err;
     res->isa = psnrhvs_isa_name(c);
     int sent = 0, got = 0;

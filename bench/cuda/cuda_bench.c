@@ -21,8 +21,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/block.h"
 #include "cuda/kernels.h"
+#include "frame.h"
 #include "fixture.h"
 
 #define NFRAMES  8
@@ -50,18 +50,6 @@ static void gen_frame(const FrameLayout *l, unsigned char *ref, unsigned char *d
                       uint32_t seed) {
     uint32_t x = seed * 2654435761u + 1;
     frame_generate(l, f, &x, ref, dist);
-}
-
-/* Packed device layout of kernels.h from a file-layout frame. */
-static void pack(const PsnrHvsCudaJob *job, const PsnrHvsPicture *pic, unsigned char *dst,
-                 int dist) {
-    for (int p = 0; p < job->num_planes; p++) {
-        const PsnrHvsCudaPlane *pl = &job->plane[p];
-        unsigned char *out = dst + (dist ? pl->dist_off : pl->ref_off);
-        const unsigned char *in = pic->data[p];
-        for (int y = 0; y < pl->h; y++, out += pl->pitch, in += pic->stride[p])
-            memcpy(out, in, (size_t)pl->pitch);
-    }
 }
 
 /* Device time of work queued on st[0] and, with streams > 1, on st[1..]
@@ -180,15 +168,19 @@ int main(int argc, char **argv) {
         if (!ref[f] || !dist[f]) return 1;
         gen_frame(&l, ref[f], dist[f], f, (uint32_t)f + 11);
     }
+    PsnrHvsSettings gset;
+    psnrhvs_default_settings(&gset);
+    gset.width = w, gset.height = h, gset.bitdepth = bd;
+    PsnrHvsFrameGeometry geom;
+    if (psnrhvs_frame_geometry(&geom, &gset)) return 1;
     PsnrHvsCudaJob plan;
-    psnrhvs_cuda_plan(&plan, 3, l.scored_w, l.scored_h, bd, PSH_MASK_PRODUCT_FLOAT);
+    psnrhvs_cuda_plan(&plan, &geom);
     const size_t frame_bytes = plan.frame_bytes;
     unsigned char *pinned[NFRAMES], *dev_frame[NFRAMES];
     for (int f = 0; f < NFRAMES; f++) {
         CK(cudaMallocHost((void **)&pinned[f], frame_bytes));
         const PsnrHvsPicture r = frame_picture(&l, ref[f], 0), d = frame_picture(&l, dist[f], 0);
-        pack(&plan, &r, pinned[f], 0);
-        pack(&plan, &d, pinned[f], 1);
+        psnrhvs_frame_pack(&geom, &r, &d, pinned[f], NULL);
         CK(cudaMalloc((void **)&dev_frame[f], frame_bytes));
         CK(cudaMemcpy(dev_frame[f], pinned[f], frame_bytes, cudaMemcpyHostToDevice));
     }

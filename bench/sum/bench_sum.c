@@ -10,7 +10,12 @@
 #include <time.h>
 
 #include "core/tables.h"
+#include "cpu.h"
+#include "dsp.h"
 #include "sum/exact_sum.h"
+
+/* The C lane kernel and the best this CPU has. */
+static PsnrHvsSumLanesFn lanes_fn[2];
 
 typedef struct Plane {
     float *t, *nz;
@@ -80,7 +85,7 @@ static const char *const mode_name[NMODES] = {
 };
 
 static double run(const int mode, Plane *const planes, PsnrHvsThreadPool *const pool,
-                  float out[3]) {
+                  const PsnrHvsSumLanesFn lanes, float out[3]) {
     const double t0 = now();
     for (int p = 0; p < 3; p++) {
         Plane *const pl = &planes[p];
@@ -92,14 +97,14 @@ static double run(const int mode, Plane *const planes, PsnrHvsThreadPool *const 
             out[p] = psnrhvs_sum_sequential(pl->nz, pl->nnz);
             break;
         case ENG_NZ:
-            out[p] = psnrhvs_sum_chunks_scratch(pl->chunks, pl->rows, pool, pl->scratch,
-                                                pl->scratch_size);
+            out[p] = psnrhvs_sum_chunks(pl->chunks, pl->rows, pool, lanes, pl->scratch,
+                                        pl->scratch_size, NULL);
             break;
         case ENG_ALL:
-            out[p] = psnrhvs_sum_chunks(pl->all, pl->rows, pool);
+            out[p] = psnrhvs_sum_chunks(pl->all, pl->rows, pool, lanes, NULL, 0, NULL);
             break;
         case ENG_EXACT:
-            out[p] = psnrhvs_sum_exact(pl->t, pl->n, pool);
+            out[p] = psnrhvs_sum_exact(pl->t, pl->n, pool, lanes, NULL);
             break;
         }
     }
@@ -123,8 +128,14 @@ int main(int argc, char **argv) {
            n, 100.0 * (double)nnz / (double)n,
            (uint64_t)(argc > 3 ? strtoull(argv[3], NULL, 0) : 42), reps);
 
+    PsnrHvsDspContext dsp;
+    psnrhvs_dsp_init(&dsp, 0);
+    lanes_fn[0] = dsp.sum_lanes;
+    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    lanes_fn[1] = dsp.sum_lanes;
+    const int simd = lanes_fn[1] != lanes_fn[0];
     float want[3];
-    const double seq = run(SEQ_ALL, planes, NULL, want);
+    const double seq = run(SEQ_ALL, planes, NULL, lanes_fn[0], want);
     (void)seq;
     double best[NMODES][3][2]; /* mode, isa slot (0 C, 1 SIMD, 2 -), threads (1, all) */
     for (int m = 0; m < NMODES; m++)
@@ -134,10 +145,9 @@ int main(int argc, char **argv) {
         for (int m = 0; m < NMODES; m++) {
             const int isas = m <= SEQ_NZ ? 1 : 2;
             for (int a = 0; a < isas; a++) {
-                psnrhvs_sum_set_max_isa(a ? PSNRHVS_SUM_ISA_AVX2 : PSNRHVS_SUM_ISA_C);
                 for (int th = 0; th < (m <= SEQ_NZ ? 1 : 2); th++) {
                     float got[3];
-                    const double dt = run(m, planes, th ? pool : NULL, got);
+                    const double dt = run(m, planes, th ? pool : NULL, lanes_fn[a], got);
                     for (int p = 0; p < 3; p++) bad |= got[p] != want[p];
                     const int slot = m <= SEQ_NZ ? 2 : a;
                     if (dt < best[m][slot][th]) best[m][slot][th] = dt;
@@ -145,7 +155,6 @@ int main(int argc, char **argv) {
             }
         }
     }
-    const int simd = psnrhvs_sum_set_max_isa(PSNRHVS_SUM_ISA_AVX2);
     const double base = best[SEQ_ALL][2][0], base_nz = best[SEQ_NZ][2][0];
     printf("%-44s %-5s %7s %10s %8s %8s\n", "", "isa", "threads", "ms/frame", "Mterm/s", "x seq");
     for (int m = 0; m < NMODES; m++)
@@ -156,26 +165,21 @@ int main(int argc, char **argv) {
                 if (a == 0 && m > SEQ_NZ && !simd) continue;
                 printf("%-44s %-5s %7d %10.3f %8.0f %8.2f\n", mode_name[m],
                        a == 2 ? "-"
-                       : a    ? "avx2"
+                       : a    ? "simd"
                               : "c",
                        th ? all_threads : 1, dt * 1e3, (double)n / dt * 1e-6, base / dt);
             }
-    printf("speed-up of the engine (non-zero chunks, avx2, %d threads): %.2fx the all-terms "
+    printf("speed-up of the engine (non-zero chunks, %s, %d threads): %.2fx the all-terms "
            "chain, %.2fx the non-zero chain\n",
-           all_threads, base / best[ENG_NZ][1][1], base_nz / best[ENG_NZ][1][1]);
-    psnrhvs_sum_set_max_isa(PSNRHVS_SUM_ISA_AVX2);
-    size_t chain = 0, total = 0;
-    for (int p = 0; p < 3; p++) {
-        PsnrHvsSumStats st;
-        psnrhvs_sum_chunks_scratch(planes[p].chunks, planes[p].rows, pool, planes[p].scratch,
-                                   planes[p].scratch_size);
-        psnrhvs_sum_last_stats(&st);
-        chain += st.chain_terms;
-        total += st.terms;
-    }
+           dsp.isa, all_threads, base / best[ENG_NZ][1][1], base_nz / best[ENG_NZ][1][1]);
+    PsnrHvsSumStats st = {0};
+    for (int p = 0; p < 3; p++)
+        psnrhvs_sum_chunks(planes[p].chunks, planes[p].rows, pool, lanes_fn[1], planes[p].scratch,
+                           planes[p].scratch_size, &st);
+    const size_t chain = st.chain_terms, total = st.terms;
     printf("terms the engine added one by one (non-zero chunks): %zu of %zu (%.2f %%)\n", chain,
            total, 100.0 * (double)chain / (double)total);
-    printf("* with caller-owned scratch (psnrhvs_sum_chunks_scratch); the others allocate\n");
+    printf("* with caller-owned scratch; the others allocate\n");
     printf("results: %s\n", bad ? "DIFFERENT (bug)" : "all bit-identical to the sequential chain");
     psnrhvs_thread_pool_destroy(pool);
     for (int p = 0; p < 3; p++) {

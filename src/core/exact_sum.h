@@ -150,83 +150,75 @@ PSH_INLINE int psh_sum_map_apply(const PshSumMap m, const int e, float *const r)
     return 1;
 }
 
-/* Candidate binades of the chain's value where an approximation of it (for
- * example an f64 prefix sum rounded to f32) is `approx`: the chain lies within
- * PSH_SUM_DRIFT of it, so it is in binade lo or hi (usually the same one). */
-PSH_INLINE int psh_sum_binade_lo(const float approx) {
-    return psh_sum_binade(approx * (1.0f - PSH_SUM_DRIFT));
-}
-
-PSH_INLINE int psh_sum_binade_hi(const float approx) {
-    return psh_sum_binade(approx * (1.0f + PSH_SUM_DRIFT));
-}
-
-/* The binade the map of a chunk should be computed for, and the neighbour to
- * compute as well (PSH_SUM_NO_BINADE if the approximation is unambiguous). */
-PSH_INLINE int psh_sum_binade_guess(const float approx) {
-    return psh_sum_binade(approx);
-}
-
-PSH_INLINE int psh_sum_binade_alt(const float approx) {
-    const int e = psh_sum_binade(approx);
-    const int lo = psh_sum_binade_lo(approx), hi = psh_sum_binade_hi(approx);
-    if (lo != e) return lo;
-    if (hi != e) return hi;
-    return PSH_SUM_NO_BINADE;
-}
-
-/* The reference chain over n terms, continuing from r. Used as the exact
- * fallback for a chunk no precomputed map fits. */
-#define PSH_SUM_DEFINE_CHAIN(name, QUAL)                                                           \
-    PSH_INLINE float name(float r, const QUAL float *const t, const psh_u32 n) {                   \
-        psh_u32 i;                                                                                 \
-        for (i = 0; i < n; i++) r = r + t[i];                                                      \
-        return r;                                                                                  \
+/* The map of n consecutive terms for binade e, in order (a device may
+ * instead reduce with psh_sum_map_compose in any tree shape). */
+PSH_INLINE PshSumMap psh_sum_reduce(const float *const t, const psh_u32 n, const int e) {
+    PshSumMap m = psh_sum_map_identity();
+    psh_u32 i;
+    for (i = 0; i < n; i++) {
+        m = psh_sum_map_push(m, t[i], e);
+        if (m.d[0] >= PSH_SUM_CROSS && m.d[1] >= PSH_SUM_CROSS) break;
     }
+    return m;
+}
 
-/* The map of n consecutive terms for binade e (a chunk reduction, in order;
- * a device may instead reduce with psh_sum_map_compose in any tree shape). */
-#define PSH_SUM_DEFINE_REDUCE(name, QUAL)                                                          \
-    PSH_INLINE PshSumMap name(const QUAL float *const t, const psh_u32 n, const int e) {           \
-        PshSumMap m = psh_sum_map_identity();                                                      \
-        psh_u32 i;                                                                                 \
-        for (i = 0; i < n; i++) {                                                                  \
-            m = psh_sum_map_push(m, t[i], e);                                                      \
-            if (m.d[0] >= PSH_SUM_CROSS && m.d[1] >= PSH_SUM_CROSS) break;                         \
-        }                                                                                          \
-        return m;                                                                                  \
-    }
+/* The reference chain over n terms, continuing from r: the exact fallback
+ * for a run of terms no precomputed map fits. */
+PSH_INLINE float psh_sum_chain(float r, const float *const t, const psh_u32 n) {
+    psh_u32 i;
+    for (i = 0; i < n; i++) r = r + t[i];
+    return r;
+}
 
-/* The final in-order pass over one chunk: the chunk's precomputed maps for up
- * to two candidate binades (PSH_SUM_NO_BINADE where none), and its terms for
- * the exact fallback. Returns the chain's value after the chunk. */
+/*
+ * The sum plan, shared by every backend. A run of terms (a segment, a block,
+ * a chunk) gets maps for up to two candidate binades, chosen here from
+ * approximations only; the walk then adds the runs in order, each through
+ * the map of the binade the chain is really in (psh_sum_step), or term by
+ * term when none fits. The guesses steer speed, never the bits.
+ */
+typedef struct PshSumCandidates {
+    psh_i32 e[2]; ///< binades to compute maps for, PSH_SUM_NO_BINADE where none
+} PshSumCandidates;
+
+/* The chain's value where a run starts is about `at` and, up to the f32
+ * chain's drift from exact sums (PSH_SUM_DRIFT), between lo and hi. The
+ * candidates are the binade of `at` and the neighbour that range reaches
+ * into; where it reaches both ways, the neighbour nearer to `at` (its
+ * significand against sqrt 2). Backends differ only in how they bound the
+ * start: a GPU knows an approximate prefix (lo = hi = at), the CPU row tasks
+ * an uncertain one, a run may reach to its own end. */
+PSH_INLINE PshSumCandidates psh_sum_candidates(const float at, const float lo, const float hi) {
+    PshSumCandidates c;
+    const int e0 = psh_sum_binade(at);
+    const int elo = psh_sum_binade(lo * (1.0f - PSH_SUM_DRIFT));
+    const int ehi = psh_sum_binade(hi * (1.0f + PSH_SUM_DRIFT));
+    c.e[0] = e0;
+    if (elo < e0 && ehi > e0)
+        c.e[1] = (psh_float_as_u32(at) & 0x7fffffu) >= 0x3504f3u ? e0 + 1 : e0 - 1;
+    else if (elo < e0)
+        c.e[1] = e0 - 1;
+    else if (ehi > e0)
+        c.e[1] = e0 + 1;
+    else
+        c.e[1] = PSH_SUM_NO_BINADE;
+    return c;
+}
+
+/* A run's maps for its candidate binades, as the walk reads them. */
 typedef struct PshSumChunkMaps {
     psh_i32 e[2];
     psh_i32 pad[2];
     PshSumMap m[2];
 } PshSumChunkMaps;
 
-#define PSH_SUM_DEFINE_WALK_CHUNK(name, chain, QUAL)                                               \
-    PSH_INLINE float name(float r, const QUAL PshSumChunkMaps *const c, const QUAL float *const t, \
-                          const psh_u32 n) {                                                       \
-        const int e = psh_sum_binade(r);                                                           \
-        if (c->e[0] == e && psh_sum_map_apply(c->m[0], e, &r)) return r;                           \
-        if (c->e[1] == e && psh_sum_map_apply(c->m[1], e, &r)) return r;                           \
-        return chain(r, t, n);                                                                     \
-    }
-
-PSH_SUM_DEFINE_CHAIN(psh_sum_chain, )
-PSH_SUM_DEFINE_REDUCE(psh_sum_reduce, )
-PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk, psh_sum_chain, )
-/* OpenCL C 1.2 has no generic address space: global-memory variants. */
-#if PSH_OPENCL
-PSH_SUM_DEFINE_CHAIN(psh_sum_chain_global, PSH_GLOBAL)
-PSH_SUM_DEFINE_REDUCE(psh_sum_reduce_global, PSH_GLOBAL)
-PSH_SUM_DEFINE_WALK_CHUNK(psh_sum_walk_chunk_global, psh_sum_chain_global, PSH_GLOBAL)
-#else
-#define psh_sum_chain_global      psh_sum_chain
-#define psh_sum_reduce_global     psh_sum_reduce
-#define psh_sum_walk_chunk_global psh_sum_walk_chunk
-#endif
+/* One step of the walk: if the chain *r is in one of the run's candidate
+ * binades and that map keeps it there, apply it and return 1; otherwise
+ * return 0 and the caller descends to smaller runs or single terms. */
+PSH_INLINE int psh_sum_step(const PshSumChunkMaps m, float *const r) {
+    const int e = psh_sum_binade(*r);
+    if (m.e[0] == e && psh_sum_map_apply(m.m[0], e, r)) return 1;
+    return m.e[1] == e && psh_sum_map_apply(m.m[1], e, r);
+}
 
 #endif /* PSNRHVS_SRC_CORE_EXACT_SUM_H */

@@ -1,9 +1,8 @@
 /*
- * The CUDA backend: a thin host around kernels.cu. Each frame in flight owns
- * a slot: a pinned staging buffer, a device workspace and a stream. send packs
- * the caller's samples into the slot's pinned buffer (bytes at 8 bits, 16-bit
- * words above, only the scored area) and enqueues the upload, the kernels and
- * the readback of the plane sums; receive waits for the oldest slot.
+ * The CUDA backend: a thin host around kernels.cu. Each slot owns a pinned
+ * staging buffer, a device workspace and a stream. submit packs the pair
+ * into the slot's pinned buffer (frame.h) and enqueues the upload, the
+ * kernels and the readback of the plane sums; collect waits for them.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -13,15 +12,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/block.h"
 #include "cuda/kernels.h"
 #include "internal.h"
-#include "staging.h"
 #include "thread_pool.h"
 
-#define DEFAULT_FRAMES_IN_FLIGHT 4
-#define MAX_FRAMES_IN_FLIGHT     64
-#define ALIGN                    256
+#define ALIGN 256
 /* Threads packing pictures into pinned memory (settings.threads when set):
  * one thread copies about 5 GB/s, a 2160p pair is 25 MB. */
 #define DEFAULT_PACK_THREADS 8
@@ -32,13 +27,11 @@ typedef struct CudaSlot {
     unsigned char *host; ///< pinned: packed frame, then the plane sums
     void *workspace;     ///< device: packed frame, then the job's arrays
     PsnrHvsCudaJob job;
-    uint64_t tag;
 } CudaSlot;
 
 typedef struct CudaBackend {
     PsnrHvsThreadPool *pool;
     int device;
-    int nslots, head, count;
     size_t sum_off; ///< offset of the plane sums in each slot's pinned buffer
     CudaSlot slot[];
 } CudaBackend;
@@ -47,36 +40,28 @@ static size_t align_up(const size_t n) {
     return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
-void psnrhvs_cuda_plan(PsnrHvsCudaJob *const job, const int num_planes, const int w[3],
-                       const int h[3], const int bitdepth, const int mask_product) {
+void psnrhvs_cuda_plan(PsnrHvsCudaJob *const job, const struct PsnrHvsFrameGeometry *const g) {
     memset(job, 0, sizeof(*job));
-    job->num_planes = num_planes;
-    job->bitdepth = bitdepth;
-    job->mask_product = mask_product;
-    const size_t bps = bitdepth > 8 ? 2 : 1;
-    size_t plane_bytes[3] = {0, 0, 0}, all = 0;
-    for (int p = 0; p < num_planes; p++) {
-        plane_bytes[p] = (size_t)w[p] * (size_t)h[p] * bps;
-        all += plane_bytes[p];
-    }
+    job->num_planes = g->num_planes;
+    job->bitdepth = g->bitdepth;
+    job->mask_product = g->mask_product;
     long long blocks = 0;
-    size_t ref_off = 0;
-    for (int p = 0; p < num_planes; p++) {
+    for (int p = 0; p < g->num_planes; p++) {
+        const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
         PsnrHvsCudaPlane *const pl = &job->plane[p];
-        pl->w = w[p];
-        pl->h = h[p];
-        pl->bw = psnrhvs_blocks_along(w[p]);
-        pl->bh = psnrhvs_blocks_along(h[p]);
+        pl->w = gp->w;
+        pl->h = gp->h;
+        pl->bw = gp->bw;
+        pl->bh = gp->bh;
         pl->nb = (long long)pl->bw * pl->bh;
         pl->block_off = blocks;
-        pl->pitch = (long long)((size_t)w[p] * bps);
-        pl->ref_off = (long long)ref_off;
-        pl->dist_off = (long long)(all + ref_off);
-        ref_off += plane_bytes[p];
+        pl->pitch = (long long)gp->row_bytes;
+        pl->ref_off = (long long)gp->ref_off;
+        pl->dist_off = (long long)gp->dist_off;
         blocks += (pl->nb + PSNRHVS_CUDA_SUPER - 1) / PSNRHVS_CUDA_SUPER * PSNRHVS_CUDA_SUPER;
     }
     job->blocks = blocks;
-    job->frame_bytes = 2 * all;
+    job->frame_bytes = g->frame_bytes;
     const size_t n = (size_t)blocks;
     job->workspace_bytes =
         align_up(n * 64 * sizeof(float)) + align_up(n * sizeof(float)) +
@@ -130,7 +115,7 @@ static void cuda_close(PsnrHvsContext *const c) {
     CudaBackend *const b = c->backend;
     if (!b) return;
     cudaSetDevice(b->device);
-    for (int i = 0; i < b->nslots; i++) {
+    for (int i = 0; i < c->slots; i++) {
         CudaSlot *const s = &b->slot[i];
         if (s->stream) cudaStreamSynchronize(s->stream);
         if (s->done) cudaEventDestroy(s->done);
@@ -183,22 +168,19 @@ static int open_device(PsnrHvsContext *const c) {
 static int cuda_open(PsnrHvsContext *const c) {
     int err = open_device(c);
     if (err) return err;
-    int nslots = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : DEFAULT_FRAMES_IN_FLIGHT;
-    if (nslots > MAX_FRAMES_IN_FLIGHT) nslots = MAX_FRAMES_IN_FLIGHT;
-    CudaBackend *const b = calloc(1, sizeof(*b) + (size_t)nslots * sizeof(CudaSlot));
+    CudaBackend *const b = calloc(1, sizeof(*b) + (size_t)c->slots * sizeof(CudaSlot));
     if (!b) return PSNRHVS_ERR(ENOMEM);
     b->device = c->s.device;
-    b->nslots = nslots;
     c->backend = b;
     b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : DEFAULT_PACK_THREADS);
-
-    const int mp = c->s.mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? PSH_MASK_PRODUCT_EXACT
-                                                                   : PSH_MASK_PRODUCT_FLOAT;
+    if (!b->pool) {
+        cuda_close(c);
+        return PSNRHVS_ERR(ENOMEM);
+    }
     PsnrHvsCudaJob plan;
-    psnrhvs_cuda_plan(&plan, c->num_planes, c->plane_w, c->plane_h, c->s.bitdepth, mp);
+    psnrhvs_cuda_plan(&plan, &c->geom);
     b->sum_off = align_up(plan.frame_bytes);
-    const size_t frame_dev = align_up(plan.frame_bytes);
-    for (int i = 0; i < nslots; i++) {
+    for (int i = 0; i < c->slots; i++) {
         CudaSlot *const s = &b->slot[i];
         cudaError_t e;
         s->job = plan;
@@ -206,38 +188,23 @@ static int cuda_open(PsnrHvsContext *const c) {
             (e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming)) != cudaSuccess ||
             (e = cudaMallocHost((void **)&s->host, b->sum_off + 3 * sizeof(float))) !=
                 cudaSuccess ||
-            (e = cudaMalloc(&s->workspace, frame_dev + plan.workspace_bytes)) != cudaSuccess) {
+            (e = cudaMalloc(&s->workspace, b->sum_off + plan.workspace_bytes)) != cudaSuccess) {
             err = fail(c, e, "allocating a frame slot");
             cuda_close(c);
             return err;
         }
-        psnrhvs_cuda_bind(&s->job, (unsigned char *)s->workspace + frame_dev, s->workspace);
+        psnrhvs_cuda_bind(&s->job, (unsigned char *)s->workspace + b->sum_off, s->workspace);
     }
     return 0;
 }
 
-/* The scored area of each plane, rows packed, as psnrhvs_cuda_plan laid
- * out: the rows of ref then dist planes. */
-static void pack(const CudaBackend *const b, const PsnrHvsCudaJob *const job,
-                 const PsnrHvsPicture *const ref, const PsnrHvsPicture *const dist,
-                 unsigned char *const dst) {
-    PsnrHvsStagingLayout layout = {.num_planes = job->num_planes};
-    for (int p = 0; p < job->num_planes; p++) {
-        const PsnrHvsCudaPlane *const pl = &job->plane[p];
-        layout.plane[p] = (PsnrHvsStagingPlane){(size_t)pl->ref_off, (size_t)pl->dist_off,
-                                                (size_t)pl->pitch, (int)pl->h};
-    }
-    psnrhvs_staging_pack(&layout, ref, dist, dst, b->pool);
-}
-
-static int cuda_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
-                     const PsnrHvsPicture *const dist, const uint64_t tag) {
+static int cuda_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPicture *const ref,
+                       const PsnrHvsPicture *const dist) {
     CudaBackend *const b = c->backend;
-    if (b->count == b->nslots) return PSNRHVS_ERR(EAGAIN);
-    CudaSlot *const s = &b->slot[(b->head + b->count) % b->nslots];
+    CudaSlot *const s = &b->slot[slot];
     CHECK(c, cudaSetDevice(b->device));
-    /* The slot is free: its last frame was received, so its stream is idle. */
-    pack(b, &s->job, ref, dist, s->host);
+    /* The slot is free: its last frame was collected, so its stream is idle. */
+    psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
     CHECK(c, cudaMemcpyAsync(s->workspace, s->host, s->job.frame_bytes, cudaMemcpyHostToDevice,
                              s->stream));
     const cudaError_t e = (cudaError_t)psnrhvs_cuda_enqueue(&s->job, s->stream);
@@ -246,26 +213,15 @@ static int cuda_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                              (size_t)s->job.num_planes * sizeof(float), cudaMemcpyDeviceToHost,
                              s->stream));
     CHECK(c, cudaEventRecord(s->done, s->stream));
-    s->tag = tag;
-    b->count++;
     return 0;
 }
 
-static int cuda_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag) {
+static int cuda_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
     CudaBackend *const b = c->backend;
-    if (!b->count) return PSNRHVS_ERR(EAGAIN);
-    CudaSlot *const s = &b->slot[b->head];
-    b->head = (b->head + 1) % b->nslots;
-    b->count--;
-    *tag = s->tag;
+    CudaSlot *const s = &b->slot[slot];
     CHECK(c, cudaSetDevice(b->device));
     CHECK(c, cudaEventSynchronize(s->done));
-    float sum[3];
-    memcpy(sum, s->host + b->sum_off, sizeof(sum));
-    for (int p = 0; p < 3; p++)
-        raw[p] = p < c->num_planes
-                     ? psnrhvs_plane_finish(sum[p], c->plane_w[p], c->plane_h[p], c->s.bitdepth)
-                     : 0.0f;
+    memcpy(sums, s->host + b->sum_off, (size_t)c->geom.num_planes * sizeof(float));
     return 0;
 }
 
@@ -299,9 +255,10 @@ static int cuda_list_devices(const int verbose, char *const buf, const size_t si
 const PsnrHvsBackendOps psnrhvs_backend_cuda = {
     .name = "cuda",
     .id = PSNRHVS_BACKEND_CUDA,
+    .default_slots = 4,
     .open = cuda_open,
-    .send = cuda_send,
-    .receive = cuda_receive,
+    .submit = cuda_submit,
+    .collect = cuda_collect,
     .close = cuda_close,
     .list_devices = cuda_list_devices,
 };

@@ -172,10 +172,12 @@ __global__ void __launch_bounds__(1024, 1)
     __syncthreads();
     const float approx = (float)(before + warp_prefix[warp] + (incl - own));
 
-    /* This block's maps for its likely binades. */
+    /* This block's maps for its likely binades (the sum plan's candidates
+     * at the block's approximate start). */
+    const PshSumCandidates cand = psh_sum_candidates(approx, approx, approx);
     PshSumChunkMaps bm;
-    bm.e[0] = psh_sum_binade_guess(approx);
-    bm.e[1] = psh_sum_binade_alt(approx);
+    bm.e[0] = cand.e[0];
+    bm.e[1] = cand.e[1];
     bm.pad[0] = bm.pad[1] = 0;
     if (b < pl.nb) {
         bm.m[0] = block_map(job, g, bm.e[0]);
@@ -190,10 +192,8 @@ __global__ void __launch_bounds__(1024, 1)
     /* Chunk maps for the binades guessed at the chunk's start (lane 0), and
      * this warp's part of the super-chunk's (thread 0). */
     const int ec[2] = {
-        __shfl_sync(0xffffffffu,
-                    bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : psh_sum_binade_guess(approx), 0),
-        __shfl_sync(0xffffffffu,
-                    bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : psh_sum_binade_alt(approx), 0)};
+        __shfl_sync(0xffffffffu, bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : cand.e[0], 0),
+        __shfl_sync(0xffffffffu, bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : cand.e[1], 0)};
     __shared__ int es[2];
     if (threadIdx.x == 0) {
         es[0] = ec[0];

@@ -35,7 +35,7 @@ typedef struct PsnrHvsCudaJob {
     int num_planes, bitdepth, mask_product;
     PsnrHvsCudaPlane plane[3];
     long long blocks;       ///< padded blocks of all planes
-    size_t frame_bytes;     ///< packed samples: ref planes, then dist planes
+    size_t frame_bytes;     ///< the packed pair (frame.h)
     size_t workspace_bytes; ///< everything below, in one allocation
     /* Device pointers (psnrhvs_cuda_bind). */
     const unsigned char *frame;
@@ -48,9 +48,10 @@ typedef struct PsnrHvsCudaJob {
     float *sum; ///< the f32 chain's value per plane
 } PsnrHvsCudaJob;
 
-/* Fill geometry, offsets and sizes of a job (no device call). */
-void psnrhvs_cuda_plan(PsnrHvsCudaJob *job, int num_planes, const int w[3], const int h[3],
-                       int bitdepth, int mask_product);
+/* Fill geometry, offsets and sizes of a job for frames packed as g says
+ * (no device call). */
+struct PsnrHvsFrameGeometry; /* frame.h, host side only */
+void psnrhvs_cuda_plan(PsnrHvsCudaJob *job, const struct PsnrHvsFrameGeometry *g);
 
 /* Point a planned job at a workspace of job->workspace_bytes (256-aligned)
  * and a frame of job->frame_bytes. */

@@ -27,17 +27,9 @@
 #ifndef PSH_CL_CHUNK
 #define PSH_CL_CHUNK 64
 #endif
-/* 1: keep the reference coefficients in local memory (see psh_cl_terms). */
-#ifndef PSH_CL_LOCAL_COEFFS
-#define PSH_CL_LOCAL_COEFFS 0
-#endif
 
-/* Map slot [2 * i + c] of block i of a chunk: binade candidate c. */
-typedef struct PshClChunk {
-    psh_i32 e[2]; /* candidate binades, PSH_SUM_NO_BINADE where unused */
-    psh_i32 pad[2];
-    PshSumMap m[2]; /* the whole chunk's map for e[c] */
-} PshClChunk;
+/* A chunk's (and a window's) maps are a PshSumChunkMaps; its blocks' maps
+ * are pairs for the chunk's two candidates: slot [2 * i + c] of block i. */
 
 /* The 8x8 block at (x, y) of a packed plane of 8- or 16-bit samples. */
 PSH_INLINE void psh_cl_load(psh_i32 v[64], __global const uchar *const plane, const int width,
@@ -65,9 +57,6 @@ psh_cl_terms(__global const uchar *const ref, __global const uchar *const dist, 
              const int plane, const int bitdepth, const int mask_product,
              __global float *const terms, __global float *const chunk_sum) {
     __local float part[PSH_CL_CHUNK];
-#if PSH_CL_LOCAL_COEFFS
-    __local psh_i32 cs[64][PSH_CL_CHUNK];
-#endif
     const int lid = (int)get_local_id(0);
     const int b = (int)get_global_id(0);
     __global float *const out = terms + (size_t)get_group_id(0) * 64 * PSH_CL_CHUNK + lid;
@@ -75,29 +64,10 @@ psh_cl_terms(__global const uchar *const ref, __global const uchar *const dist, 
     if (b < nblocks) {
         const size_t y = (size_t)(b / nbx) * 7, x = (size_t)(b % nbx) * 7;
         float t[64];
-#if PSH_CL_LOCAL_COEFFS
-        /* psh_block_terms step by step, the reference block's coefficients
-         * parked in local memory while the distorted block is transformed:
-         * half the live registers, for devices that would spill. */
-        float thr_s;
-        {
-            psh_i32 s[64];
-            psh_cl_load(s, ref + ref_off, width, x, y, bitdepth);
-            thr_s = psh_block_transform(s, plane, mask_product);
-            PSH_UNROLL
-            for (int k = 0; k < 64; k++) cs[k][lid] = s[k];
-        }
-        psh_i32 d[64];
-        psh_cl_load(d, dist + dist_off, width, x, y, bitdepth);
-        const float thr = psh_block_limit(thr_s, psh_block_transform(d, plane, mask_product));
-        PSH_UNROLL
-        for (int k = 0; k < 64; k++) t[k] = psh_block_term(cs[k][lid], d[k], k, plane, thr);
-#else
         psh_i32 s[64], d[64];
         psh_cl_load(s, ref + ref_off, width, x, y, bitdepth);
         psh_cl_load(d, dist + dist_off, width, x, y, bitdepth);
         psh_block_terms(s, d, plane, mask_product, t);
-#endif
         PSH_UNROLL
         for (int k = 0; k < 64; k++) {
             out[k * PSH_CL_CHUNK] = t[k];
@@ -120,7 +90,7 @@ psh_cl_terms(__global const uchar *const ref, __global const uchar *const dist, 
 
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
 psh_cl_maps(__global const float *const terms, __global const float *const chunk_sum,
-            __global PshClChunk *const chunks, __global PshSumMap *const block_maps) {
+            __global PshSumChunkMaps *const chunks, __global PshSumMap *const block_maps) {
     __local float part[PSH_CL_CHUNK];
     __local PshSumMap red[PSH_CL_CHUNK];
     const int lid = (int)get_local_id(0);
@@ -135,12 +105,11 @@ psh_cl_maps(__global const float *const terms, __global const float *const chunk
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     const float prefix = part[0];
-    /* The chain starts this chunk in binade lo or (near a power of two) the
-     * next one, and may cross into the binade of the chunk's end: maps for the
-     * lowest and highest candidates. A wrong guess only costs speed. */
-    const int e0 = psh_sum_binade_lo(prefix);
-    int e1 = psh_sum_binade_hi(prefix + chunk_sum[g]);
-    if (e1 == e0) e1 = PSH_SUM_NO_BINADE;
+    /* The sum plan's candidates for the chunk's start; the range reaches to
+     * the chunk's end, so that after a crossing inside the chunk its later
+     * blocks have maps for the next binade. A wrong guess only costs speed. */
+    const PshSumCandidates cand = psh_sum_candidates(prefix, prefix, prefix + chunk_sum[g]);
+    const int e0 = cand.e[0], e1 = cand.e[1];
     __global const float *const t = terms + (size_t)g * 64 * PSH_CL_CHUNK + lid;
     __global PshSumMap *const bm = block_maps + ((size_t)g * PSH_CL_CHUNK + lid) * 2;
     for (int c = 0; c < 2; c++) {
@@ -165,13 +134,16 @@ psh_cl_maps(__global const float *const terms, __global const float *const chunk
     }
 }
 
-/* Applies the map of candidate c if the chain is in its binade and stays. */
-PSH_INLINE int psh_cl_apply(const __local psh_i32 *const e, const __local PshSumMap *const m,
-                            float *const r) {
-    const int be = psh_sum_binade(*r);
-    if (e[0] == be && psh_sum_map_apply(m[0], be, r)) return 1;
-    if (e[1] == be && psh_sum_map_apply(m[1], be, r)) return 1;
-    return 0;
+/* A walk step through local copies of a run's candidates and maps. */
+PSH_INLINE int psh_cl_step(const __local psh_i32 *const e, const __local PshSumMap *const m,
+                           float *const r) {
+    PshSumChunkMaps c;
+    c.e[0] = e[0];
+    c.e[1] = e[1];
+    c.pad[0] = c.pad[1] = 0;
+    c.m[0] = m[0];
+    c.m[1] = m[1];
+    return psh_sum_step(c, r);
 }
 
 /* A window is PSH_CL_CHUNK consecutive chunks. For the two binades the chain
@@ -179,8 +151,8 @@ PSH_INLINE int psh_cl_apply(const __local psh_i32 *const e, const __local PshSum
  * its chunks' maps for that binade, where every chunk has one: inside one
  * binade the maps compose exactly, so the walk can step a window at a time. */
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
-psh_cl_windows(__global const PshClChunk *const chunks, const int nchunks,
-               __global PshClChunk *const windows) {
+psh_cl_windows(__global const PshSumChunkMaps *const chunks, const int nchunks,
+               __global PshSumChunkMaps *const windows) {
     __local PshSumMap red[PSH_CL_CHUNK];
     __local int ok;
     const int lid = (int)get_local_id(0);
@@ -192,7 +164,7 @@ psh_cl_windows(__global const PshClChunk *const chunks, const int nchunks,
         barrier(CLK_LOCAL_MEM_FENCE);
         PshSumMap m = psh_sum_map_identity();
         if (chunk < nchunks) {
-            __global const PshClChunk *const ch = chunks + chunk;
+            __global const PshSumChunkMaps *const ch = chunks + chunk;
             if (ch->e[0] == e)
                 m = ch->m[0];
             else if (ch->e[1] == e)
@@ -215,8 +187,8 @@ psh_cl_windows(__global const PshClChunk *const chunks, const int nchunks,
 }
 
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
-psh_cl_walk(__global const float *const terms, __global const PshClChunk *const chunks,
-            __global const PshSumMap *const block_maps, __global const PshClChunk *const windows,
+psh_cl_walk(__global const float *const terms, __global const PshSumChunkMaps *const chunks,
+            __global const PshSumMap *const block_maps, __global const PshSumChunkMaps *const windows,
             const int nchunks, __global float *const out, const int out_index) {
     __local psh_i32 ce[PSH_CL_CHUNK][2];
     __local PshSumMap cm[PSH_CL_CHUNK][2];
@@ -230,11 +202,7 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
         /* Whole windows, by work-item 0 alone, while their maps apply. */
         if (lid == 0) {
             for (; w < nwindows; w++) {
-                const PshClChunk win = windows[w];
-                const int be = psh_sum_binade(r);
-                if (!(win.e[0] == be && psh_sum_map_apply(win.m[0], be, &r)) &&
-                    !(win.e[1] == be && psh_sum_map_apply(win.m[1], be, &r)))
-                    break;
+                if (!psh_sum_step(windows[w], &r)) break;
             }
             next_window = w;
         }
@@ -246,7 +214,7 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
         const int base = w * PSH_CL_CHUNK;
         const int n = min(PSH_CL_CHUNK, nchunks - base);
         if (lid < n) {
-            __global const PshClChunk *const c = chunks + base + lid;
+            __global const PshSumChunkMaps *const c = chunks + base + lid;
             ce[lid][0] = c->e[0];
             ce[lid][1] = c->e[1];
             cm[lid][0] = c->m[0];
@@ -256,7 +224,7 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
         int pos = 0;
         for (;;) {
             if (lid == 0) {
-                while (pos < n && psh_cl_apply(ce[pos], cm[pos], &r)) pos++;
+                while (pos < n && psh_cl_step(ce[pos], cm[pos], &r)) pos++;
                 fail = pos;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -271,7 +239,7 @@ psh_cl_walk(__global const float *const terms, __global const PshClChunk *const 
             if (lid == 0) {
                 __global const float *const t = terms + chunk * 64 * PSH_CL_CHUNK;
                 for (int j = 0; j < PSH_CL_CHUNK; j++) {
-                    if (psh_cl_apply(ce[pos], bm[j], &r)) continue;
+                    if (psh_cl_step(ce[pos], bm[j], &r)) continue;
                     PSH_UNROLL
                     for (int k = 0; k < 64; k++) r += t[k * PSH_CL_CHUNK + j];
                 }

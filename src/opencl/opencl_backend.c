@@ -22,14 +22,15 @@
 #endif
 
 #include "internal.h"
-#include "staging.h"
+#include "opencl/opencl_loader.h"
+#include "test_hooks.h"
 #include "thread_pool.h"
 
 /* Generated from src/core/ and kernels.cl by cmake/EmbedOpenCL.cmake. */
 extern const char psnrhvs_opencl_source[];
 
 #define CHUNK       64 /* blocks per chunk: PSH_CL_CHUNK in kernels.cl */
-#define CHUNK_BYTES 48 /* sizeof(PshClChunk) in kernels.cl */
+#define CHUNK_BYTES 48 /* sizeof(PshSumChunkMaps) */
 #define MAP_BYTES   16 /* sizeof(PshSumMap) */
 /* Threads copying pictures into pinned memory when settings.threads is 0. */
 #define PACK_THREADS   8
@@ -50,7 +51,6 @@ typedef struct ClSlot {
     cl_event prof[1 + NKERNELS * 3]; /* upload, then each kernel per plane (profiling) */
     double copy_ms;                  /* host copy in send (profiling) */
     float sums[4];
-    uint64_t tag;
 } ClSlot;
 
 typedef struct ClBackend {
@@ -60,13 +60,11 @@ typedef struct ClBackend {
     cl_program prog;
     cl_kernel k[NKERNELS];
     cl_mem terms, chunk_sum, chunks, block_maps, windows, sums;
-    size_t plane_off[3], half_bytes;
-    PsnrHvsStagingLayout staging; /* ref planes, then dist planes at half_bytes */
-    PsnrHvsThreadPool *pool;      /* copies pictures into the staging buffers */
-    int nbx[3], nblocks[3], nchunks[3];
+    PsnrHvsThreadPool *pool; /* copies pictures into the staging buffers */
+    int nblocks[3], nchunks[3];
     ClSlot *slots;
-    int capacity, head, count;
-    /* PSNRHVS_OPENCL_PROFILE set: per-stage device times, logged at close */
+    int nslots;
+    /* the profiling test hook: per-stage device times, logged at close */
     int profile, profiled;
     double prof_ms[1 + NKERNELS], copy_ms;
 } ClBackend;
@@ -107,21 +105,16 @@ static int use_exact_helpers(const cl_device_id dev, const int forced) {
     return forced || !(fp_config(dev) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
 }
 
-/* PSNRHVS_OPENCL_OPTIONS adds build options for experiments (docs/opencl.md),
- * e.g. -DPSH_CL_LOCAL_COEFFS=1; numerics options stay as they are. */
-static const char *build_options(const int exact, char *const buf, const size_t size) {
-    /* Never -cl-fast-relaxed-math or -cl-mad-enable: no contraction, and
-     * portable.h says #pragma OPENCL FP_CONTRACT OFF. */
-    const char *const extra = getenv("PSNRHVS_OPENCL_OPTIONS");
-    snprintf(buf, size, "-cl-std=CL1.2 %s %s",
-             exact ? "-DPSH_EXACT_HELPERS=1" : "-cl-fp32-correctly-rounded-divide-sqrt",
-             extra ? extra : "");
-    return buf;
+/* Fixed by the build: never -cl-fast-relaxed-math or -cl-mad-enable (no
+ * contraction; portable.h also says #pragma OPENCL FP_CONTRACT OFF). */
+static const char *build_options(const int exact) {
+    return exact ? "-cl-std=CL1.2 -DPSH_EXACT_HELPERS=1"
+                 : "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
 }
 
 static int cl_error(const PsnrHvsContext *const c, const cl_int err, const char *const what) {
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-        err == CL_OUT_OF_HOST_MEMORY) {
+        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
         if (c) psnrhvs_log(c, "opencl: %s: out of device memory (error %d)", what, (int)err);
         return PSNRHVS_ERR(ENOMEM);
     }
@@ -138,8 +131,7 @@ static cl_int build_program(const cl_context ctx, const cl_device_id dev, const 
     *log = NULL;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     if (err != CL_SUCCESS) return err;
-    char options[512];
-    err = clBuildProgram(prog, 1, &dev, build_options(exact, options, sizeof(options)), NULL, NULL);
+    err = clBuildProgram(prog, 1, &dev, build_options(exact), NULL, NULL);
     if (err != CL_SUCCESS) {
         size_t n = 0;
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
@@ -198,7 +190,7 @@ static void cl_close(PsnrHvsContext *const c) {
     }
     if (b->copy_q) clFinish(b->copy_q);
     if (b->compute_q) clFinish(b->compute_q);
-    for (int i = 0; b->slots && i < b->capacity; i++) release_slot(&b->slots[i], b->compute_q);
+    for (int i = 0; b->slots && i < b->nslots; i++) release_slot(&b->slots[i], b->compute_q);
     if (b->compute_q) clFinish(b->compute_q);
     free(b->slots);
     cl_mem *const mems[] = {&b->terms,      &b->chunk_sum, &b->chunks,
@@ -224,6 +216,11 @@ static int alloc_buffer(const PsnrHvsContext *const c, const ClBackend *const b,
 }
 
 static int cl_open(PsnrHvsContext *const c) {
+    char why[256];
+    if (psnrhvs_opencl_load(why, sizeof(why))) {
+        psnrhvs_log(c, "opencl: %s", why);
+        return PSNRHVS_ERR(ENODEV);
+    }
     ClDeviceList l;
     list_all(&l);
     if (!l.n) {
@@ -250,11 +247,21 @@ static int cl_open(PsnrHvsContext *const c) {
                     name);
     const int exact = use_exact_helpers(b->dev, c->s.exact_helpers);
 
+    const PsnrHvsFrameGeometry *const g = &c->geom;
+    cl_ulong max_alloc = 0;
+    clGetDeviceInfo(b->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(max_alloc), &max_alloc, NULL);
+    if (max_alloc && g->frame_bytes > max_alloc) {
+        psnrhvs_log(c, "opencl: a frame pair needs %zu bytes in one buffer, %s allows %llu",
+                    g->frame_bytes, name, (unsigned long long)max_alloc);
+        ret = PSNRHVS_ERR(ENOMEM);
+        goto error;
+    }
+
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                            (cl_context_properties)l.platform[c->s.device], 0};
     b->ctx = clCreateContext(props, 1, &b->dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) goto cl_fail;
-    b->profile = getenv("PSNRHVS_OPENCL_PROFILE") != NULL;
+    b->profile = psnrhvs_test_opencl_profile();
     const cl_command_queue_properties qp = b->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     b->copy_q = clCreateCommandQueue(b->ctx, b->dev, qp, &err);
     if (err != CL_SUCCESS) goto cl_fail;
@@ -264,9 +271,8 @@ static int cl_open(PsnrHvsContext *const c) {
     char *log;
     err = build_program(b->ctx, b->dev, exact, &b->prog, &log);
     if (err != CL_SUCCESS) {
-        char options[512];
         psnrhvs_log(c, "opencl: building the kernels for %s with \"%s\" failed (error %d)", name,
-                    build_options(exact, options, sizeof(options)), (int)err);
+                    build_options(exact), (int)err);
         log_build_log(c, log);
         free(log);
         ret = PSNRHVS_ERR(EIO);
@@ -277,30 +283,20 @@ static int cl_open(PsnrHvsContext *const c) {
         if (err != CL_SUCCESS) goto cl_fail;
     }
 
-    /* Packed planes at the scored size; one set of scratch buffers serves
-     * every plane and frame, since the compute queue runs in order. */
-    const int bps = c->s.bitdepth > 8 ? 2 : 1;
+    /* One set of scratch buffers serves every plane and frame, since the
+     * compute queue runs in order. */
     size_t max_chunks = 0;
-    b->half_bytes = 0;
-    for (int p = 0; p < c->num_planes; p++) {
-        b->plane_off[p] = b->half_bytes;
-        b->half_bytes += (size_t)c->plane_w[p] * c->plane_h[p] * bps;
-        b->nbx[p] = psnrhvs_blocks_along(c->plane_w[p]);
-        b->nblocks[p] = b->nbx[p] * psnrhvs_blocks_along(c->plane_h[p]);
+    for (int p = 0; p < g->num_planes; p++) {
+        b->nblocks[p] = g->plane[p].bw * g->plane[p].bh;
         b->nchunks[p] = (b->nblocks[p] + CHUNK - 1) / CHUNK;
         if ((size_t)b->nchunks[p] > max_chunks) max_chunks = b->nchunks[p];
     }
-    b->staging.num_planes = c->num_planes;
-    for (int p = 0; p < c->num_planes; p++)
-        b->staging.plane[p] =
-            (PsnrHvsStagingPlane){b->plane_off[p], b->half_bytes + b->plane_off[p],
-                                  (size_t)c->plane_w[p] * bps, c->plane_h[p]};
     b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
     if (!b->pool) {
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
     }
-    b->capacity = c->s.frames_in_flight > 0 ? c->s.frames_in_flight : DEFAULT_FRAMES;
+    b->nslots = c->slots;
     if ((ret = alloc_buffer(c, b, &b->terms, CL_MEM_READ_WRITE,
                             max_chunks * CHUNK * 64 * sizeof(float), "terms buffer")) ||
         (ret = alloc_buffer(c, b, &b->chunk_sum, CL_MEM_READ_WRITE, max_chunks * sizeof(float),
@@ -313,22 +309,22 @@ static int cl_open(PsnrHvsContext *const c) {
         (ret = alloc_buffer(c, b, &b->block_maps, CL_MEM_READ_WRITE,
                             max_chunks * CHUNK * 2 * MAP_BYTES, "block maps buffer")) ||
         (ret = alloc_buffer(c, b, &b->sums, CL_MEM_READ_WRITE,
-                            (size_t)b->capacity * 4 * sizeof(float), "sums buffer")))
+                            (size_t)b->nslots * 4 * sizeof(float), "sums buffer")))
         goto error;
-    b->slots = calloc((size_t)b->capacity, sizeof(*b->slots));
+    b->slots = calloc((size_t)b->nslots, sizeof(*b->slots));
     if (!b->slots) {
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
     }
-    for (int i = 0; i < b->capacity; i++) {
+    for (int i = 0; i < b->nslots; i++) {
         ClSlot *const s = &b->slots[i];
-        if ((ret = alloc_buffer(c, b, &s->input, CL_MEM_READ_ONLY, 2 * b->half_bytes,
-                                "frame buffer")) ||
+        if ((ret =
+                 alloc_buffer(c, b, &s->input, CL_MEM_READ_ONLY, g->frame_bytes, "frame buffer")) ||
             (ret = alloc_buffer(c, b, &s->staging, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                2 * b->half_bytes, "pinned staging buffer")))
+                                g->frame_bytes, "pinned staging buffer")))
             goto error;
         s->host = clEnqueueMapBuffer(b->compute_q, s->staging, CL_TRUE, CL_MAP_WRITE, 0,
-                                     2 * b->half_bytes, 0, NULL, NULL, &err);
+                                     g->frame_bytes, 0, NULL, NULL, &err);
         if (err != CL_SUCCESS) goto cl_fail;
     }
     /* Touch every buffer once so that a device too small says so now. */
@@ -340,7 +336,7 @@ static int cl_open(PsnrHvsContext *const c) {
                                   NULL, NULL);
         if (err != CL_SUCCESS) goto cl_fail;
     }
-    for (int i = 0; i < b->capacity; i++) {
+    for (int i = 0; i < b->nslots; i++) {
         const cl_uchar zero = 0;
         err = clEnqueueFillBuffer(b->compute_q, b->slots[i].input, &zero, 1, 0, 1, 0, NULL, NULL);
         if (err != CL_SUCCESS) goto cl_fail;
@@ -355,20 +351,19 @@ error:
     return ret;
 }
 
-static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
-                   const PsnrHvsPicture *const dist, const uint64_t tag) {
+static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture *const ref,
+                     const PsnrHvsPicture *const dist) {
     ClBackend *const b = c->backend;
-    if (b->count == b->capacity) return PSNRHVS_ERR(EAGAIN);
-    const int si = (b->head + b->count) % b->capacity;
+    const PsnrHvsFrameGeometry *const g = &c->geom;
     ClSlot *const s = &b->slots[si];
     const double t0 = b->profile ? now_ms() : 0.0;
-    /* The slot's last frame was received, so its upload and kernels are
+    /* The slot's last frame was collected, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
-    psnrhvs_staging_pack(&b->staging, ref, dist, (unsigned char *)s->host, b->pool);
+    psnrhvs_frame_pack(g, ref, dist, (unsigned char *)s->host, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
     cl_event uploaded;
-    cl_int err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, 2 * b->half_bytes, s->host,
-                                      0, NULL, &uploaded);
+    cl_int err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, g->frame_bytes, s->host, 0,
+                                      NULL, &uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "uploading a frame");
     if (b->profile) {
         release_prof(s);
@@ -377,11 +372,12 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
     }
     clFlush(b->copy_q);
 
-    for (int p = 0; p < c->num_planes && err == CL_SUCCESS; p++) {
-        const cl_ulong ref_off = b->plane_off[p], dist_off = b->half_bytes + b->plane_off[p];
-        const cl_int width = c->plane_w[p], nbx = b->nbx[p], nblocks = b->nblocks[p];
-        const cl_int plane = p, bitdepth = c->s.bitdepth;
-        const cl_int mask_product = c->s.mask_product == PSNRHVS_MASK_PRODUCT_EXACT;
+    for (int p = 0; p < g->num_planes && err == CL_SUCCESS; p++) {
+        const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
+        const cl_ulong ref_off = gp->ref_off, dist_off = gp->dist_off;
+        const cl_int width = gp->w, nbx = gp->bw, nblocks = b->nblocks[p];
+        const cl_int plane = p, bitdepth = g->bitdepth;
+        const cl_int mask_product = g->mask_product;
         const cl_int nchunks = b->nchunks[p], out_index = si * 4 + p;
         const size_t local = CHUNK, global = (size_t)nchunks * CHUNK;
         cl_kernel k = b->k[0];
@@ -431,18 +427,15 @@ static int cl_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
     clReleaseEvent(uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the kernels");
     err = clEnqueueReadBuffer(b->compute_q, b->sums, CL_FALSE, (size_t)si * 4 * sizeof(float),
-                              (size_t)c->num_planes * sizeof(float), s->sums, 0, NULL, &s->done);
+                              (size_t)g->num_planes * sizeof(float), s->sums, 0, NULL, &s->done);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the read of the sums");
     clFlush(b->compute_q);
-    s->tag = tag;
-    b->count++;
     return 0;
 }
 
-static int cl_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag) {
+static int cl_collect(PsnrHvsContext *const c, const int si, float sums[3]) {
     ClBackend *const b = c->backend;
-    if (!b->count) return PSNRHVS_ERR(EAGAIN);
-    ClSlot *const s = &b->slots[b->head];
+    ClSlot *const s = &b->slots[si];
     cl_int status = CL_COMPLETE;
     cl_int err = clWaitForEvents(1, &s->done);
     if (err == CL_SUCCESS)
@@ -450,8 +443,6 @@ static int cl_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag
                              NULL);
     clReleaseEvent(s->done);
     s->done = NULL;
-    b->head = (b->head + 1) % b->capacity;
-    b->count--;
     if (err == CL_SUCCESS && status < 0) err = status;
     if (err != CL_SUCCESS) return cl_error(c, err, "scoring a frame");
     if (b->profile) {
@@ -466,9 +457,7 @@ static int cl_receive(PsnrHvsContext *const c, float raw[3], uint64_t *const tag
         b->copy_ms += s->copy_ms;
         b->profiled++;
     }
-    for (int p = 0; p < c->num_planes; p++)
-        raw[p] = psnrhvs_plane_finish(s->sums[p], c->plane_w[p], c->plane_h[p], c->s.bitdepth);
-    *tag = s->tag;
+    memcpy(sums, s->sums, (size_t)c->geom.num_planes * sizeof(float));
     return 0;
 }
 
@@ -527,6 +516,11 @@ static int cl_list_devices(const int verbose, char *const buf, const size_t size
     ClDeviceList l;
     size_t used = 0;
     if (size) buf[0] = 0;
+    char why[256];
+    if (psnrhvs_opencl_load(why, sizeof(why))) {
+        put(buf, size, &used, "opencl: %s\n", why);
+        return PSNRHVS_ERR(ENODEV);
+    }
     list_all(&l);
     if (!l.n) {
         put(buf, size, &used, "opencl: no OpenCL platform or device found\n");
@@ -557,9 +551,10 @@ static int cl_list_devices(const int verbose, char *const buf, const size_t size
 const PsnrHvsBackendOps psnrhvs_backend_opencl = {
     .name = "opencl",
     .id = PSNRHVS_BACKEND_OPENCL,
+    .default_slots = DEFAULT_FRAMES,
     .open = cl_open,
-    .send = cl_send,
-    .receive = cl_receive,
+    .submit = cl_submit,
+    .collect = cl_collect,
     .close = cl_close,
     .list_devices = cl_list_devices,
 };

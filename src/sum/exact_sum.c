@@ -1,51 +1,43 @@
 /*
- * psnrhvs: the CPU exact-sum engine.
+ * psnrhvs: the CPU exact-sum engine (see exact_sum.h).
  * SPDX-License-Identifier: BSD-2-Clause
  *
- * The term stream (numerics spec section 3) is cut into groups of up to
- * 8 x 256 terms that never straddle a producer chunk; each of a group's 8
- * lanes is one segment. Phase 1 (threads, SIMD lanes) computes every
- * segment's map for one or two candidate binades taken from the approximate
- * prefix sums, and each group's composed map where its lanes agree on the
- * binade. Phase 2 (the calling thread) walks the groups in order from r = 0:
- * a group's map if it fits the binade r is really in and does not cross,
- * otherwise lane by lane, otherwise the plain chain over that segment.
- * Correctness never depends on the guesses (docs/exact-sum.md).
+ * A chunk is cut into groups of up to 8 x 256 terms; each of a group's 8
+ * lanes is one segment (a short last group spreads its terms evenly over the
+ * lanes). The lane kernel (dsp.h) computes every segment's map for the
+ * candidates psh_sum_candidates() gives at the segment's interpolated start;
+ * a group's map and the chunk's map are composed from them where every lane
+ * has a map for the same binade.
  */
-#include <stdatomic.h>
+#include "sum/exact_sum.h"
+
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/exact_sum.h"
-#include "sum/exact_sum.h"
-#include "sum/exact_sum_kernel.h"
 
 #define LANES   PSNRHVS_SUM_LANES
 #define SEGMENT 256
 #define GROUP   (LANES * SEGMENT)
-/* groups per phase-1 task */
+/* groups per task of psnrhvs_sum_chunks */
 #define TASK_GROUPS 16
 /* terms per chunk in psnrhvs_sum_exact */
 #define EXACT_CHUNK 16384
 
 typedef struct SumGroup {
-    const float *terms;
-    uint32_t count, stride;
-    double prefix;   /* approximate sum before the chunk */
-    double density;  /* chunk approx / chunk count */
-    uint32_t offset; /* of the group in its chunk */
-    int single;      /* binade of the whole chunk, or PSH_SUM_NO_BINADE */
-    int32_t e[2][LANES];
+    int32_t e[2][LANES]; ///< candidate binades of each lane, PSH_SUM_NO_BINADE where none
     uint32_t d[2][LANES][2];
-    int32_t ge[2];
+    int32_t ge[2]; ///< the group's composed maps
     uint32_t gd[2][2];
 } SumGroup;
 
-typedef struct SumJob {
-    SumGroup *groups;
-    size_t ngroups;
-    PsnrHvsSumLanesFn lanes;
-} SumJob;
+struct PsnrHvsSumPlan {
+    uint32_t count, ngroups;
+    int32_t ce[2]; ///< the whole chunk's composed maps
+    uint32_t cd[2][2];
+    SumGroup groups[];
+};
 
 float psnrhvs_sum_sequential(const float *const t, const size_t n) {
     float r = 0.0f;
@@ -53,37 +45,16 @@ float psnrhvs_sum_sequential(const float *const t, const size_t n) {
     return r;
 }
 
-/* Chosen once, lazily; atomic because engine calls may race to set it. */
-static _Atomic int sum_isa = -1;
-
-/* Walk statistics of the calling thread's last psnrhvs_sum_chunks() call
- * (the walk runs on the caller; concurrent callers keep their own). */
-static _Thread_local PsnrHvsSumStats last_stats;
-
-static int cpu_isa(void) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return PSNRHVS_SUM_ISA_AVX2;
-#endif
-    return PSNRHVS_SUM_ISA_C;
+double psnrhvs_sum_approx(const float *const t, const size_t n) {
+    double acc[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) acc[j] += t[i + j];
+    for (; i < n; i++) acc[0] += t[i];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-int psnrhvs_sum_set_max_isa(const int max_isa) {
-    const int cpu = cpu_isa();
-    sum_isa = max_isa < cpu ? max_isa : cpu;
-    return sum_isa;
-}
-
-PsnrHvsSumLanesFn psnrhvs_sum_lanes_fn(void) {
-    if (sum_isa < 0) sum_isa = cpu_isa();
-#if PSNRHVS_SUM_HAVE_AVX2
-    if (sum_isa >= PSNRHVS_SUM_ISA_AVX2) return psnrhvs_sum_lanes_avx2;
-#endif
-    return psnrhvs_sum_lanes_c;
-}
-
-void psnrhvs_sum_lanes_c(const float *const terms, const uint32_t count, const uint32_t stride,
-                         const int32_t e[LANES], uint32_t d[LANES][2]) {
+decl_sum_lanes_fn(psnrhvs_sum_lanes_c) {
     for (int j = 0; j < LANES; j++) {
         const uint64_t start = (uint64_t)j * stride;
         const uint32_t len = start >= count           ? 0
@@ -97,186 +68,272 @@ void psnrhvs_sum_lanes_c(const float *const terms, const uint32_t count, const u
     }
 }
 
-static int usable(const int e) {
-    return e >= PSNRHVS_SUM_KERNEL_EMIN && e <= PSH_SUM_BINADE_MAX;
+static size_t groups_of(const size_t count) {
+    return (count + GROUP - 1) / GROUP;
 }
 
-/* Candidate binades of a segment starting at approximate prefix p. Inside a
- * chunk that spans binades the interpolated prefix can be well off, so there
- * both the nearest binade and its nearer neighbour are tried. */
-static void candidates(const SumGroup *const g, const int lane, int32_t e[2]) {
-    if (g->single != PSH_SUM_NO_BINADE) {
-        e[0] = usable(g->single) ? g->single : PSH_SUM_NO_BINADE;
-        e[1] = PSH_SUM_NO_BINADE;
-        return;
-    }
-    const double off = (double)g->offset + (double)lane * g->stride;
-    const float p = (float)(g->prefix + g->density * off);
-    const int e0 = psh_sum_binade(p);
-    const int up = (psh_float_as_u32(p) & 0x7fffffu) >= 0x3504f3u; /* significand >= sqrt 2 */
-    const int e1 = up ? e0 + 1 : e0 - 1;
-    e[0] = usable(e0) ? e0 : PSH_SUM_NO_BINADE;
-    e[1] = usable(e1) ? e1 : PSH_SUM_NO_BINADE;
+size_t psnrhvs_sum_plan_size(const size_t count) {
+    return sizeof(PsnrHvsSumPlan) + groups_of(count) * sizeof(SumGroup);
 }
 
-static void reduce_group(SumGroup *const g, const PsnrHvsSumLanesFn lanes) {
-    int32_t cand[LANES][2];
-    for (int j = 0; j < LANES; j++) candidates(g, j, cand[j]);
-    for (int c = 0; c < 2; c++) {
-        int32_t e[LANES];
-        int any = 0, uniform = 1;
+/* Terms and lane stride of group g of a chunk of count terms. */
+static uint32_t group_count(const uint32_t count, const uint32_t g, uint32_t *const stride) {
+    const uint32_t rest = count - g * GROUP;
+    *stride = rest < GROUP ? (rest + 8 * LANES - 1) / (8 * LANES) * 8 : SEGMENT;
+    return rest < GROUP ? rest : GROUP;
+}
+
+static PshSumChunkMaps maps_of(const int32_t e[2], const uint32_t d0[2], const uint32_t d1[2]) {
+    PshSumChunkMaps m;
+    m.e[0] = e[0];
+    m.e[1] = e[1];
+    m.pad[0] = m.pad[1] = 0;
+    m.m[0].d[0] = d0[0];
+    m.m[0].d[1] = d0[1];
+    m.m[1].d[0] = d1[0];
+    m.m[1].d[1] = d1[1];
+    return m;
+}
+
+/* The lane kernel handles binades from PSNRHVS_SUM_KERNEL_EMIN up; below,
+ * no map (only sums under 2^-101 live there). */
+static int32_t usable(const int32_t e) {
+    return e >= PSNRHVS_SUM_KERNEL_EMIN && e <= PSH_SUM_BINADE_MAX ? e : PSH_SUM_NO_BINADE;
+}
+
+/* Maps of groups [g0, g1) of a chunk. A segment's start is interpolated
+ * from the chunk's: its range runs from the chunk's lowest start to its
+ * highest end. */
+static void plan_groups(PsnrHvsSumPlan *const plan, const float *const t, const double approx,
+                        const PsnrHvsSumStart start, const PsnrHvsSumLanesFn lanes,
+                        const uint32_t g0, const uint32_t g1) {
+    const float lo = (float)start.lo, hi = (float)(start.hi + approx);
+    const double density = plan->count ? approx / plan->count : 0.0;
+    for (uint32_t gi = g0; gi < g1; gi++) {
+        SumGroup *const g = &plan->groups[gi];
+        uint32_t stride;
+        const uint32_t n = group_count(plan->count, gi, &stride);
         for (int j = 0; j < LANES; j++) {
-            const int active = (uint64_t)j * g->stride < g->count;
-            g->e[c][j] = active ? cand[j][c] : PSH_SUM_NO_BINADE;
-            any |= g->e[c][j] != PSH_SUM_NO_BINADE;
-            if (active && g->e[c][j] != g->e[c][0]) uniform = 0;
-            /* lanes without a candidate run with any valid binade, unused */
-            e[j] = g->e[c][j] != PSH_SUM_NO_BINADE ? g->e[c][j] : PSH_SUM_BINADE_MAX;
+            const uint64_t off = (uint64_t)gi * GROUP + (uint64_t)j * stride;
+            const int active = (uint64_t)j * stride < n;
+            const PshSumCandidates c =
+                psh_sum_candidates((float)(start.at + density * (double)off), lo, hi);
+            g->e[0][j] = active ? usable(c.e[0]) : PSH_SUM_NO_BINADE;
+            g->e[1][j] = active ? usable(c.e[1]) : PSH_SUM_NO_BINADE;
         }
-        g->ge[c] = PSH_SUM_NO_BINADE;
-        if (!any) continue;
-        lanes(g->terms, g->count, g->stride, e, g->d[c]);
-        if (!uniform || g->e[c][0] == PSH_SUM_NO_BINADE) continue;
-        PshSumMap m = psh_sum_map_identity();
-        for (int j = 0; j < LANES && (uint64_t)j * g->stride < g->count; j++) {
-            PshSumMap l;
-            l.d[0] = g->d[c][j][0];
-            l.d[1] = g->d[c][j][1];
-            m = psh_sum_map_compose(m, l);
+        for (int c = 0; c < 2; c++) {
+            int32_t e[LANES];
+            int any = 0, uniform = g->e[c][0] != PSH_SUM_NO_BINADE;
+            for (int j = 0; j < LANES; j++) {
+                any |= g->e[c][j] != PSH_SUM_NO_BINADE;
+                if ((uint64_t)j * stride < n && g->e[c][j] != g->e[c][0]) uniform = 0;
+                /* lanes without a candidate run with any valid binade, unused */
+                e[j] = g->e[c][j] != PSH_SUM_NO_BINADE ? g->e[c][j] : PSH_SUM_BINADE_MAX;
+            }
+            g->ge[c] = PSH_SUM_NO_BINADE;
+            if (!any) continue;
+            lanes(t + (size_t)gi * GROUP, n, stride, e, g->d[c]);
+            if (!uniform) continue;
+            PshSumMap m = psh_sum_map_identity();
+            for (int j = 0; j < LANES && (uint64_t)j * stride < n; j++) {
+                PshSumMap l;
+                l.d[0] = g->d[c][j][0];
+                l.d[1] = g->d[c][j][1];
+                m = psh_sum_map_compose(m, l);
+            }
+            g->ge[c] = g->e[c][0];
+            g->gd[c][0] = (uint32_t)m.d[0];
+            g->gd[c][1] = (uint32_t)m.d[1];
         }
-        g->ge[c] = g->e[c][0];
-        g->gd[c][0] = (uint32_t)m.d[0];
-        g->gd[c][1] = (uint32_t)m.d[1];
     }
 }
 
-static void reduce_task(void *const arg, const int task, const int worker) {
-    const SumJob *const job = arg;
-    const size_t a = (size_t)task * TASK_GROUPS;
-    const size_t b = a + TASK_GROUPS < job->ngroups ? a + TASK_GROUPS : job->ngroups;
-    for (size_t i = a; i < b; i++) reduce_group(&job->groups[i], job->lanes);
+static void plan_init(PsnrHvsSumPlan *const plan, const size_t count) {
+    plan->count = (uint32_t)count;
+    plan->ngroups = (uint32_t)groups_of(count);
+    plan->ce[0] = plan->ce[1] = PSH_SUM_NO_BINADE;
 }
 
-static int apply(const int32_t ge, const uint32_t d[2], float *const r) {
-    PshSumMap m;
-    if (ge == PSH_SUM_NO_BINADE || ge != psh_sum_binade(*r)) return 0;
-    m.d[0] = d[0];
-    m.d[1] = d[1];
-    return psh_sum_map_apply(m, ge, r);
+/* The chunk's map for each candidate of its first segment, where every
+ * group has a map for that binade. */
+static void plan_chunk_map(PsnrHvsSumPlan *const plan) {
+    for (int c = 0; c < 2 && plan->ngroups; c++) {
+        const int32_t be = plan->groups[0].ge[c];
+        PshSumMap acc = psh_sum_map_identity();
+        uint32_t g = 0;
+        for (; be != PSH_SUM_NO_BINADE && g < plan->ngroups; g++) {
+            const SumGroup *const gr = &plan->groups[g];
+            const int slot = gr->ge[0] == be ? 0 : gr->ge[1] == be ? 1 : -1;
+            if (slot < 0) break;
+            PshSumMap m;
+            m.d[0] = gr->gd[slot][0];
+            m.d[1] = gr->gd[slot][1];
+            acc = psh_sum_map_compose(acc, m);
+        }
+        plan->ce[c] = be != PSH_SUM_NO_BINADE && g == plan->ngroups ? be : PSH_SUM_NO_BINADE;
+        plan->cd[c][0] = (uint32_t)acc.d[0];
+        plan->cd[c][1] = (uint32_t)acc.d[1];
+    }
 }
 
-void psnrhvs_sum_last_stats(PsnrHvsSumStats *const stats) {
-    *stats = last_stats;
+void psnrhvs_sum_plan(PsnrHvsSumPlan *const plan, const float *const t, const size_t count,
+                      const double approx, const PsnrHvsSumStart start,
+                      const PsnrHvsSumLanesFn lanes) {
+    plan_init(plan, count);
+    plan_groups(plan, t, approx, start, lanes, 0, plan->ngroups);
+    plan_chunk_map(plan);
 }
 
-static float walk(const SumGroup *const groups, const size_t ngroups) {
-    PsnrHvsSumStats st = {0};
-    float r = 0.0f;
-    for (size_t i = 0; i < ngroups; i++) {
-        const SumGroup *const g = &groups[i];
-        st.terms += g->count;
-        if (apply(g->ge[0], g->gd[0], &r) || apply(g->ge[1], g->gd[1], &r)) {
+float psnrhvs_sum_walk(float r, const PsnrHvsSumPlan *const plan, const float *const t,
+                       PsnrHvsSumStats *const stats) {
+    PsnrHvsSumStats st = {.terms = plan->count};
+    if (psh_sum_step(maps_of(plan->ce, plan->cd[0], plan->cd[1]), &r)) {
+        st.chunk_maps = 1;
+        goto done;
+    }
+    for (uint32_t gi = 0; gi < plan->ngroups; gi++) {
+        const SumGroup *const g = &plan->groups[gi];
+        if (psh_sum_step(maps_of(g->ge, g->gd[0], g->gd[1]), &r)) {
             st.group_maps++;
             continue;
         }
-        for (int j = 0; j < LANES; j++) {
-            const uint64_t start = (uint64_t)j * g->stride;
-            if (start >= g->count) break;
-            if (apply(g->e[0][j], g->d[0][j], &r) || apply(g->e[1][j], g->d[1][j], &r)) {
+        uint32_t stride;
+        const uint32_t n = group_count(plan->count, gi, &stride);
+        const float *const base = t + (size_t)gi * GROUP;
+        for (int j = 0; j < LANES && (uint32_t)j * stride < n; j++) {
+            const int32_t e[2] = {g->e[0][j], g->e[1][j]};
+            if (psh_sum_step(maps_of(e, g->d[0][j], g->d[1][j]), &r)) {
                 st.lane_maps++;
                 continue;
             }
-            uint64_t len = g->count - start < g->stride ? g->count - start : g->stride;
-            const float *seg = g->terms + start;
+            uint32_t len = n - (uint32_t)j * stride < stride ? n - (uint32_t)j * stride : stride;
+            const float *seg = base + (size_t)j * stride;
             if (r == 0.0f) {
-                /* before the first non-zero term: skip zeros (r + 0 = r), and
-                 * the first non-zero term sets r exactly */
+                /* Before the first non-zero term: skip zeros (r + 0 = r), and
+                 * the first non-zero term sets r exactly. */
                 while (len && *seg == 0.0f) seg++, len--;
                 if (!len) continue;
-                r = psh_sum_chain(r, seg, 1);
-                seg++, len--;
+                r = *seg++;
+                len--;
             }
-            r = psh_sum_chain(r, seg, (psh_u32)len);
+            r = psh_sum_chain(r, seg, len);
             st.chain_terms += len;
         }
     }
-    st.groups = ngroups;
-    last_stats = st;
+done:
+    if (stats) {
+        stats->terms += st.terms;
+        stats->chunk_maps += st.chunk_maps;
+        stats->group_maps += st.group_maps;
+        stats->lane_maps += st.lane_maps;
+        stats->chain_terms += st.chain_terms;
+    }
     return r;
 }
 
-static size_t count_groups(const size_t n) {
-    return (n + GROUP - 1) / GROUP;
+/* psnrhvs_sum_chunks: the scratch holds each chunk's plan (16-byte aligned),
+ * then the plan of tasks (chunk, first group). */
+typedef struct SumTask {
+    uint32_t chunk, group;
+} SumTask;
+
+typedef struct SumJob {
+    const PsnrHvsSumChunk *chunks;
+    uint32_t nchunks;
+    PsnrHvsSumPlan **plans;
+    const PsnrHvsSumStart *starts;
+    const SumTask *tasks;
+    PsnrHvsSumLanesFn lanes;
+} SumJob;
+
+static size_t align16(const size_t n) {
+    return (n + 15) & ~(size_t)15;
 }
 
-static size_t scratch_groups(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
-    size_t ngroups = 0;
-    for (size_t c = 0; c < nchunks; c++) {
-        if (chunks[c].count > UINT32_MAX) return SIZE_MAX;
-        ngroups += count_groups(chunks[c].count);
+/* TASK_GROUPS consecutive groups of the stream, from the task's first one
+ * on, across chunk boundaries. */
+static void plan_task(void *const arg, const int task, const int worker) {
+    const SumJob *const job = arg;
+    uint32_t c = job->tasks[task].chunk, g = job->tasks[task].group;
+    for (int left = TASK_GROUPS; left > 0 && c < job->nchunks;) {
+        PsnrHvsSumPlan *const plan = job->plans[c];
+        const uint32_t g1 = g + (uint32_t)left < plan->ngroups ? g + (uint32_t)left : plan->ngroups;
+        plan_groups(plan, job->chunks[c].terms, job->chunks[c].approx, job->starts[c], job->lanes,
+                    g, g1);
+        left -= (int)(g1 - g);
+        c++, g = 0;
     }
-    return ngroups;
+}
+
+/* Bytes for the plans, the plan pointers, the starts and the tasks. */
+static size_t scratch_layout(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
+                             size_t *const ntasks) {
+    size_t bytes = 0, groups = 0;
+    if (nchunks > UINT32_MAX) return 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        if (chunks[c].count > UINT32_MAX) return 0;
+        bytes += align16(psnrhvs_sum_plan_size(chunks[c].count));
+        groups += groups_of(chunks[c].count);
+    }
+    const size_t tasks = (groups + TASK_GROUPS - 1) / TASK_GROUPS;
+    *ntasks = tasks;
+    if (tasks > INT32_MAX) return 0;
+    return bytes + align16(nchunks * sizeof(PsnrHvsSumPlan *)) +
+           align16(nchunks * sizeof(PsnrHvsSumStart)) + align16(tasks * sizeof(SumTask));
 }
 
 size_t psnrhvs_sum_scratch_size(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
-    const size_t ngroups = scratch_groups(chunks, nchunks);
-    return ngroups == SIZE_MAX ? 0 : ngroups * sizeof(SumGroup);
+    size_t ntasks;
+    return scratch_layout(chunks, nchunks, &ntasks);
 }
 
-static float sum_chunks_sequential(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
-    float s = 0.0f;
-    for (size_t c = 0; c < nchunks; c++)
-        for (size_t i = 0; i < chunks[c].count; i++) s = s + chunks[c].terms[i];
-    return s;
-}
-
-float psnrhvs_sum_chunks_scratch(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
-                                 PsnrHvsThreadPool *const pool, void *const scratch,
-                                 const size_t scratch_size) {
-    last_stats = (PsnrHvsSumStats){0};
-    const size_t ngroups = scratch_groups(chunks, nchunks);
-    if (ngroups == 0) return 0.0f;
-    if (ngroups == SIZE_MAX || !scratch || scratch_size < ngroups * sizeof(SumGroup) ||
-        (uintptr_t)scratch % _Alignof(SumGroup))
-        return sum_chunks_sequential(chunks, nchunks);
-    SumGroup *const groups = scratch;
-
-    size_t gi = 0;
-    double prefix = 0.0;
+static float chain_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
+                          PsnrHvsSumStats *const stats) {
+    float r = 0.0f;
     for (size_t c = 0; c < nchunks; c++) {
-        const uint32_t n = (uint32_t)chunks[c].count;
-        const double approx = chunks[c].approx;
-        const int lo = psh_sum_binade((float)(prefix * (1.0 - PSH_SUM_DRIFT)));
-        const int hi = psh_sum_binade((float)((prefix + approx) * (1.0 + PSH_SUM_DRIFT)));
-        uint32_t off = 0;
-        while (off < n) {
-            SumGroup *const g = &groups[gi++];
-            const uint32_t rest = n - off;
-            g->terms = chunks[c].terms + off;
-            g->count = rest < GROUP ? rest : GROUP;
-            /* a short group spreads its terms evenly over the lanes */
-            g->stride = rest < GROUP ? (rest + 8 * LANES - 1) / (8 * LANES) * 8 : SEGMENT;
-            g->prefix = prefix;
-            g->density = approx / n;
-            g->offset = off;
-            g->single = lo == hi ? lo : PSH_SUM_NO_BINADE;
-            off += g->count;
-        }
-        prefix += approx;
+        for (size_t i = 0; i < chunks[c].count; i++) r = r + chunks[c].terms[i];
+        if (stats) stats->terms += chunks[c].count, stats->chain_terms += chunks[c].count;
     }
-
-    SumJob job = {groups, ngroups, psnrhvs_sum_lanes_fn()};
-    psnrhvs_thread_pool_run(pool, (int)((ngroups + TASK_GROUPS - 1) / TASK_GROUPS), reduce_task,
-                            &job);
-    return walk(groups, ngroups);
+    return r;
 }
 
 float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
-                         PsnrHvsThreadPool *const pool) {
-    const size_t size = psnrhvs_sum_scratch_size(chunks, nchunks);
-    void *const scratch = size ? malloc(size) : NULL;
-    const float r = psnrhvs_sum_chunks_scratch(chunks, nchunks, pool, scratch, size);
-    free(scratch);
+                         PsnrHvsThreadPool *const pool, const PsnrHvsSumLanesFn lanes,
+                         void *scratch, size_t scratch_size, PsnrHvsSumStats *const stats) {
+    size_t ntasks;
+    const size_t need = scratch_layout(chunks, nchunks, &ntasks);
+    void *owned = NULL;
+    if (!need) return chain_chunks(chunks, nchunks, stats);
+    if (!scratch || scratch_size < need) {
+        scratch = owned = malloc(need);
+        if (!scratch) return chain_chunks(chunks, nchunks, stats);
+    }
+    unsigned char *at = scratch;
+    PsnrHvsSumPlan **const plans = (void *)at;
+    at += align16(nchunks * sizeof(*plans));
+    PsnrHvsSumStart *const starts = (void *)at;
+    at += align16(nchunks * sizeof(*starts));
+    SumTask *const tasks = (void *)at;
+    at += ntasks * sizeof(*tasks);
+    at = (unsigned char *)scratch + align16((size_t)(at - (unsigned char *)scratch));
+
+    size_t groups = 0;
+    double prefix = 0.0;
+    for (size_t c = 0; c < nchunks; c++) {
+        plans[c] = (PsnrHvsSumPlan *)(void *)at;
+        at += align16(psnrhvs_sum_plan_size(chunks[c].count));
+        plan_init(plans[c], chunks[c].count);
+        starts[c] = (PsnrHvsSumStart){prefix, prefix, prefix};
+        prefix += chunks[c].approx;
+        /* tasks start every TASK_GROUPS groups of the whole stream */
+        for (uint32_t g = 0; g < plans[c]->ngroups; g++, groups++)
+            if (groups % TASK_GROUPS == 0) tasks[groups / TASK_GROUPS] = (SumTask){(uint32_t)c, g};
+    }
+    SumJob job = {chunks, (uint32_t)nchunks, plans, starts, tasks, lanes};
+    psnrhvs_thread_pool_run(pool, (int)ntasks, plan_task, &job);
+    float r = 0.0f;
+    for (size_t c = 0; c < nchunks; c++) r = psnrhvs_sum_walk(r, plans[c], chunks[c].terms, stats);
+    free(owned);
     return r;
 }
 
@@ -285,29 +342,23 @@ typedef struct ApproxJob {
     size_t nchunks;
 } ApproxJob;
 
-/* f64 sums in 8 independent lanes: vectorises without reassociation. */
-static double approx_sum(const float *const t, const size_t n) {
-    double acc[8] = {0};
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++) acc[j] += t[i + j];
-    for (; i < n; i++) acc[0] += t[i];
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
 static void approx_task(void *const arg, const int task, const int worker) {
     const ApproxJob *const job = arg;
     const size_t a = (size_t)task * TASK_GROUPS;
     const size_t b = a + TASK_GROUPS < job->nchunks ? a + TASK_GROUPS : job->nchunks;
     for (size_t c = a; c < b; c++)
-        job->chunks[c].approx = approx_sum(job->chunks[c].terms, job->chunks[c].count);
+        job->chunks[c].approx = psnrhvs_sum_approx(job->chunks[c].terms, job->chunks[c].count);
 }
 
-float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool *const pool) {
+float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool *const pool,
+                        const PsnrHvsSumLanesFn lanes, PsnrHvsSumStats *const stats) {
     const size_t nchunks = (n + EXACT_CHUNK - 1) / EXACT_CHUNK;
     if (nchunks == 0) return 0.0f;
     PsnrHvsSumChunk *const chunks = malloc(sizeof(*chunks) * nchunks);
-    if (!chunks) return psnrhvs_sum_sequential(t, n);
+    if (!chunks) {
+        const PsnrHvsSumChunk all = {t, n, 0.0};
+        return chain_chunks(&all, 1, stats);
+    }
     for (size_t c = 0; c < nchunks; c++) {
         chunks[c].terms = t + c * EXACT_CHUNK;
         chunks[c].count = n - c * EXACT_CHUNK < EXACT_CHUNK ? n - c * EXACT_CHUNK : EXACT_CHUNK;
@@ -315,7 +366,7 @@ float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool 
     ApproxJob job = {chunks, nchunks};
     psnrhvs_thread_pool_run(pool, (int)((nchunks + TASK_GROUPS - 1) / TASK_GROUPS), approx_task,
                             &job);
-    const float r = psnrhvs_sum_chunks(chunks, nchunks, pool);
+    const float r = psnrhvs_sum_chunks(chunks, nchunks, pool, lanes, NULL, 0, stats);
     free(chunks);
     return r;
 }

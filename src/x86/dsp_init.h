@@ -13,6 +13,7 @@
 void psnrhvs_avx2_init(void); /* tables of the AVX2 kernels, built once */
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx2);
 decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx2);
+decl_sum_lanes_fn(psnrhvs_sum_lanes_avx2);
 #endif
 #if HAVE_AVX512
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx512);
@@ -25,6 +26,7 @@ static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsi
     psnrhvs_avx2_init();
     dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx2;
     dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx2;
+    dsp->sum_lanes = psnrhvs_sum_lanes_avx2;
     dsp->isa = "avx2";
 #endif
     if (!(flags & PSNRHVS_CPU_FLAG_AVX512)) return;

@@ -1,7 +1,8 @@
 /*
- * The golden fixtures through one CPU path: `golden_isa <isa> <threads>
+ * The golden fixtures through one CPU path: `golden_isa <isa>[:<sum>] <threads>
  * <frames_in_flight> <data dir> <golden.json>...` with isa scalar, c, avx2,
- * avx512 or auto. Frames go through psnrhvs_send/receive with up to
+ * avx512 or auto, and the plane sum (test hook) chain, engine or auto (the
+ * default). Frames go through psnrhvs_send/receive with up to
  * frames_in_flight queued; every raw plane score and dB value must equal
  * libvmaf's bit for bit. Exits 77 when the CPU or the build lacks the ISA.
  * SPDX-License-Identifier: BSD-2-Clause
@@ -13,6 +14,7 @@
 
 #include "cpu.h"
 #include "fixture.h"
+#include "test_hooks.h"
 
 /* 0 pass, 1 fail, 77 skip */
 static int run_fixture(const char *json_path, const char *datadir, const char *isa,
@@ -61,8 +63,23 @@ static int run_fixture(const char *json_path, const char *datadir, const char *i
 
 int main(int argc, char **argv) {
     if (argc < 6) {
-        fprintf(stderr, "usage: %s isa threads frames_in_flight datadir golden.json...\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s isa[:chain|engine|auto] threads frames_in_flight datadir "
+                "golden.json...\n",
+                argv[0]);
         return 1;
+    }
+    char *const sum = strchr(argv[1], ':');
+    if (sum) {
+        *sum = '\0';
+        if (!strcmp(sum + 1, "chain"))
+            psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_CHAIN);
+        else if (!strcmp(sum + 1, "engine"))
+            psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_ENGINE);
+        else if (strcmp(sum + 1, "auto")) {
+            fprintf(stderr, "unknown plane sum %s\n", sum + 1);
+            return 1;
+        }
     }
     int status = 0, skipped = 0, run = 0;
     for (int i = 5; i < argc; i++) {

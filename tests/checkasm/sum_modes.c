@@ -1,9 +1,9 @@
 /*
- * The CPU backend's two plane-sum modes (PSNRHVS_CPU_SUM=chain|engine|auto,
- * read at psnrhvs_open) on generated 1920x1080 4:2:0 frames, 8 and 10 bits:
- * every mode, thread count and queue depth must give the scalar reference's
- * raw plane scores bit for bit (memcmp). psnrhvs_cpu_sum_rows_walked()
- * shows which mode really ran.
+ * The CPU backend's two plane-sum modes (the test hook psnrhvs_test_set_cpu_sum:
+ * chain, engine or auto, read at psnrhvs_open) on generated 1920x1080 4:2:0
+ * frames, 8 and 10 bits: every mode, thread count and queue depth must give
+ * the scalar reference's raw plane scores bit for bit (memcmp).
+ * psnrhvs_test_cpu_engine_rows() shows which mode really ran.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -12,11 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
+#include "dsp.h"
 #include "psnrhvs.h"
+#include "test_hooks.h"
 
-/* src/cpu_sum.h (internal.h, which it includes, needs the library's HAVE_*) */
-size_t psnrhvs_cpu_sum_rows_walked(void);
-int psnrhvs_cpu_sum_simd(void);
+/* Whether auto may pick the engine: only with a SIMD lane kernel. */
+static int simd_lanes(void) {
+    PsnrHvsDspContext dsp;
+    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    return dsp.sum_lanes != psnrhvs_sum_lanes_c;
+}
 
 #define W      1920
 #define H      1080
@@ -75,7 +81,7 @@ static void gen_pair(Pair *f, const int bits, const int seed) {
 /* Scores the FRAMES pairs through send/receive; raw[f] gets frame f's
  * scores. engine_rows: rows the engine walked meanwhile. */
 static int score(float raw[FRAMES][3], size_t *engine_rows, const Pair *pairs, const int bits,
-                 const char *mode, const enum PsnrHvsIsa isa, const int threads,
+                 const enum PsnrHvsTestCpuSum mode, const enum PsnrHvsIsa isa, const int threads,
                  const int in_flight) {
     PsnrHvsSettings s;
     psnrhvs_default_settings(&s);
@@ -85,15 +91,12 @@ static int score(float raw[FRAMES][3], size_t *engine_rows, const Pair *pairs, c
     s.isa = isa;
     s.threads = threads;
     s.frames_in_flight = in_flight;
-    if (mode)
-        setenv("PSNRHVS_CPU_SUM", mode, 1);
-    else
-        unsetenv("PSNRHVS_CPU_SUM");
+    psnrhvs_test_set_cpu_sum(mode);
     PsnrHvsContext *c;
     int err = psnrhvs_open(&c, &s);
-    unsetenv("PSNRHVS_CPU_SUM");
+    psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_AUTO);
     if (err) return err;
-    const size_t walked = psnrhvs_cpu_sum_rows_walked();
+    const size_t walked = psnrhvs_test_cpu_engine_rows();
     int sent = 0, got = 0;
     while (got < FRAMES && !err) {
         if (sent < FRAMES) {
@@ -115,21 +118,23 @@ static int score(float raw[FRAMES][3], size_t *engine_rows, const Pair *pairs, c
         err = psnrhvs_receive(c, &sc);
         if (!err) memcpy(raw[sc.tag], sc.raw, sizeof(raw[0])), got++;
     }
-    *engine_rows = psnrhvs_cpu_sum_rows_walked() - walked;
+    *engine_rows = psnrhvs_test_cpu_engine_rows() - walked;
     psnrhvs_close(&c);
     return err;
 }
 
 int main(void) {
+    enum { AUTO = PSNRHVS_TEST_CPU_SUM_AUTO, CHAIN, ENGINE };
+    static const char *const names[] = {"auto", "chain", "engine"};
     static const struct {
-        const char *mode;
+        enum PsnrHvsTestCpuSum mode;
         int threads, in_flight;
         int engine; ///< 1: the engine must run, 2: auto's choice, only with a SIMD lane kernel
     } cfgs[] = {
-        {"chain", 1, 1, 0},  {"chain", 2, 1, 0},  {"chain", 3, 3, 0},  {"engine", 1, 1, 1},
-        {"engine", 2, 1, 1}, {"engine", 3, 1, 1}, {"engine", 2, 3, 1}, {"engine", 3, 3, 1},
-        {NULL, 3, 1, 0},     {"auto", 8, 1, 2},   {NULL, 8, 1, 2},     {"auto", 8, 3, 2},
-        {"chain", 8, 1, 0},
+        {CHAIN, 1, 1, 0},  {CHAIN, 2, 1, 0},  {CHAIN, 3, 3, 0},  {ENGINE, 1, 1, 1},
+        {ENGINE, 2, 1, 1}, {ENGINE, 3, 1, 1}, {ENGINE, 2, 3, 1}, {ENGINE, 3, 3, 1},
+        {AUTO, 3, 1, 0},   {AUTO, 8, 1, 2},   {AUTO, 8, 3, 2},   {CHAIN, 8, 1, 0},
+        {ENGINE, 8, 3, 1}, {CHAIN, 8, 3, 0},
     };
     int failures = 0;
     for (int bits = 8; bits <= 10; bits += 2) {
@@ -137,7 +142,7 @@ int main(void) {
         for (int k = 0; k < FRAMES; k++) gen_pair(&pairs[k], bits, k);
         float want[FRAMES][3], got[FRAMES][3];
         size_t rows;
-        if (score(want, &rows, pairs, bits, NULL, PSNRHVS_ISA_SCALAR, 1, 1)) {
+        if (score(want, &rows, pairs, bits, AUTO, PSNRHVS_ISA_SCALAR, 1, 1)) {
             printf("%d bits: the scalar reference failed\n", bits);
             return 1;
         }
@@ -145,12 +150,11 @@ int main(void) {
             const int err = score(got, &rows, pairs, bits, cfgs[i].mode, PSNRHVS_ISA_AUTO,
                                   cfgs[i].threads, cfgs[i].in_flight);
             const int same = !err && !memcmp(want, got, sizeof(want));
-            const int engine = cfgs[i].engine == 2 ? psnrhvs_cpu_sum_simd() : cfgs[i].engine;
+            const int engine = cfgs[i].engine == 2 ? simd_lanes() : cfgs[i].engine;
             const int mode_ok = engine ? rows > 0 : rows == 0;
-            printf("%d bits, PSNRHVS_CPU_SUM=%s, %d threads, %d in flight: %s, engine rows "
+            printf("%d bits, sum %s, %d threads, %d in flight: %s, engine rows "
                    "%zu%s\n",
-                   bits, cfgs[i].mode ? cfgs[i].mode : "(unset)", cfgs[i].threads,
-                   cfgs[i].in_flight,
+                   bits, names[cfgs[i].mode], cfgs[i].threads, cfgs[i].in_flight,
                    err    ? "error"
                    : same ? "same bits"
                           : "DIFFERENT",

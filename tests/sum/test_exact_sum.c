@@ -10,9 +10,14 @@
 #include <time.h>
 
 #include "core/exact_sum.h"
+#include "cpu.h"
+#include "dsp.h"
 #include "sum/exact_sum.h"
-#include "sum/exact_sum_kernel.h"
 #include "sum_test_util.h"
+
+/* The lane kernels: the C one, and the best this CPU runs ([1] = [0] when
+ * the CPU has no SIMD kernel). */
+static PsnrHvsSumLanesFn lanes_fn[2];
 
 #define MAX_TERMS (1u << 20)
 
@@ -43,12 +48,13 @@ enum Gen {
     GEN_REAL_LIKE,
     GEN_NEAR_POW2,
     GEN_SIGNED_ZEROS,
+    GEN_NONFINITE,
     GEN_COUNT
 };
 
 static const char *const gen_name[GEN_COUNT] = {
     "full-range", "log-window", "ties",      "growing",   "zero-runs",    "one-huge",
-    "subnormal",  "all-zero",   "real-like", "near-pow2", "signed-zeros",
+    "subnormal",  "all-zero",   "real-like", "near-pow2", "signed-zeros", "non-finite",
 };
 
 /* finite, >= 0, exponent field in [lo, hi] (0 = subnormal or zero) */
@@ -141,6 +147,21 @@ static void generate(Rng *const r, const int gen, float *const t, const uint32_t
         for (uint32_t i = 0; i < n; i++)
             t[i] = rng_below(r, 3) == 0 ? rand_exp(r, lo, hi) : rng_below(r, 2) ? -0.0f : 0.0f;
         break;
+    case GEN_NONFINITE: {
+        /* Outside the engine's contract (terms >= 0, finite), where it must
+         * still give the chain's bits: now and then a negative term, an
+         * infinity or a NaN (payloads and signs vary) among ordinary ones. */
+        static const uint32_t specials[6] = {0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                             0xffc00001u, 0x7fa00000u, 0x7f800001u};
+        const uint32_t rate = 1 + rng_below(r, 2000);
+        for (uint32_t i = 0; i < n; i++) {
+            t[i] = rand_exp(r, lo, hi);
+            const uint32_t k = rng_below(r, rate);
+            if (k == 0) t[i] = -t[i];
+            if (k == 1 && rng_below(r, 8) == 0) t[i] = u2f(specials[rng_below(r, 6)]);
+        }
+        break;
+    }
     }
 }
 
@@ -223,7 +244,7 @@ static void check_portable_walk(Rng *const rng, const float *const t, const uint
             if (rng_below(rng, 8) == 0) c.e[k] = PSH_SUM_NO_BINADE;
             c.m[k] = psh_sum_reduce(t + a, len, c.e[k]);
         }
-        r = psh_sum_walk_chunk(r, &c, t + a, len);
+        if (!psh_sum_step(c, &r)) r = psh_sum_chain(r, t + a, len);
         chain = psh_sum_chain(chain, t + a, len);
         a += len;
     }
@@ -236,8 +257,8 @@ static void check_portable_walk(Rng *const rng, const float *const t, const uint
 /* ---- C: SIMD lane kernel against the C kernel ---------------------------- */
 
 static void check_kernel(Rng *const rng, float *const t, const uint64_t n) {
-    if (psnrhvs_sum_set_max_isa(PSNRHVS_SUM_ISA_AVX2) < PSNRHVS_SUM_ISA_AVX2) {
-        printf("  kernel: no AVX2 on this CPU, skipped\n");
+    if (lanes_fn[1] == lanes_fn[0]) {
+        printf("  kernel: no SIMD lane kernel on this CPU, skipped\n");
         return;
     }
     for (uint64_t c = 0; c < n; c++) {
@@ -255,11 +276,11 @@ static void check_kernel(Rng *const rng, float *const t, const uint64_t n) {
             e[j] = ej < -101 ? -101 : ej > 127 ? 127 : ej;
         }
         uint32_t dc[8][2], dv[8][2];
-        psnrhvs_sum_lanes_c(t, count, stride, e, dc);
-        psnrhvs_sum_lanes_avx2(t, count, stride, e, dv);
+        lanes_fn[0](t, count, stride, e, dc);
+        lanes_fn[1](t, count, stride, e, dv);
         for (int j = 0; j < 8; j++)
             if (dc[j][0] != dv[j][0] || dc[j][1] != dv[j][1])
-                FAIL("kernel lane %d e %d count %u stride %u: c (%u,%u) avx2 (%u,%u)", j, e[j],
+                FAIL("kernel lane %d e %d count %u stride %u: c (%u,%u) simd (%u,%u)", j, e[j],
                      count, stride, dc[j][0], dc[j][1], dv[j][0], dv[j][1]);
         cases += 8;
     }
@@ -316,32 +337,64 @@ static size_t make_chunks(Rng *const rng, const float *const t, const uint32_t n
 }
 
 static void check_engine(Rng *const rng, const float *const t, const uint32_t n, const int gen,
-                         PsnrHvsThreadPool *const pool, const int isa, PsnrHvsSumChunk *const ch,
+                         PsnrHvsThreadPool *const pool, const int simd, PsnrHvsSumChunk *const ch,
                          float *const compact) {
     const float want = psnrhvs_sum_sequential(t, n);
+    const PsnrHvsSumLanesFn lanes = lanes_fn[simd];
     /* a clean stream has every approx right: its walk statistics are kept */
     const int clean = rng_below(rng, 4) != 0;
     const size_t nc = make_chunks(rng, t, n, ch, compact, clean);
-    psnrhvs_sum_set_max_isa(isa);
-    const float got = psnrhvs_sum_chunks(ch, nc, pool);
-    PsnrHvsSumStats st;
-    psnrhvs_sum_last_stats(&st);
+    PsnrHvsSumStats st = {0};
+    const float got = psnrhvs_sum_chunks(ch, nc, pool, lanes, NULL, 0, &st);
     if (clean) {
         chain_terms[gen] += st.chain_terms;
         total_terms[gen] += st.terms;
     }
     if (!same_bits(got, want))
-        FAIL("engine gen %s n %u chunks %zu isa %d threads %d: want %a got %a", gen_name[gen], n,
-             nc, isa, psnrhvs_thread_pool_size(pool), want, got);
-    const float got2 = psnrhvs_sum_exact(t, n, pool);
+        FAIL("engine gen %s n %u chunks %zu simd %d threads %d: want %a got %a", gen_name[gen], n,
+             nc, simd, psnrhvs_thread_pool_size(pool), want, got);
+    const float got2 = psnrhvs_sum_exact(t, n, pool, lanes, NULL);
     if (!same_bits(got2, want))
-        FAIL("exact gen %s n %u isa %d threads %d: want %a got %a", gen_name[gen], n, isa,
+        FAIL("exact gen %s n %u simd %d threads %d: want %a got %a", gen_name[gen], n, simd,
              psnrhvs_thread_pool_size(pool), want, got2);
-    /* no scratch: the plain chain, still exact */
-    const float got3 = psnrhvs_sum_chunks_scratch(ch, nc, pool, NULL, 0);
+    /* caller-owned scratch of exactly the size asked for */
+    const size_t size = psnrhvs_sum_scratch_size(ch, nc);
+    void *const scratch = size ? malloc(size) : NULL;
+    const float got3 = psnrhvs_sum_chunks(ch, nc, pool, lanes, scratch, size, NULL);
+    free(scratch);
     if (!same_bits(got3, want))
-        FAIL("no-scratch gen %s n %u: want %a got %a", gen_name[gen], n, want, got3);
+        FAIL("scratch gen %s n %u: want %a got %a", gen_name[gen], n, want, got3);
     cases += 3;
+}
+
+/* ---- E: chunk by chunk, plans made out of order from uncertain starts
+ *      (as the CPU backend's row tasks make them) ------------------------- */
+
+static void check_plans(Rng *const rng, const float *const t, const uint32_t n, const int gen,
+                        PsnrHvsSumChunk *const ch, float *const compact) {
+    const float want = psnrhvs_sum_sequential(t, n);
+    const size_t nc = make_chunks(rng, t, n, ch, compact, rng_below(rng, 2));
+    const PsnrHvsSumLanesFn lanes = lanes_fn[rng_below(rng, 2)];
+    double prefix = 0.0;
+    float r = 0.0f;
+    for (size_t c = 0; c < nc; c++) {
+        const size_t size = psnrhvs_sum_plan_size(ch[c].count);
+        PsnrHvsSumPlan *const plan = malloc(size);
+        if (!plan) abort();
+        /* the start's estimate: exact, off by up to 50 %, or junk; the
+         * bounds around it right or wrong */
+        const double slack = prefix * rng_unit(rng) * (rng_below(rng, 2) ? 0.5 : 0.01);
+        const double at = rng_below(rng, 8) ? prefix + slack * (rng_unit(rng) - 0.5)
+                                            : (rng_below(rng, 2) ? -1.0 : 1e30);
+        psnrhvs_sum_plan(plan, ch[c].terms, ch[c].count, ch[c].approx,
+                         (PsnrHvsSumStart){at, at - slack, at + slack}, lanes);
+        r = psnrhvs_sum_walk(r, plan, ch[c].terms, NULL);
+        prefix += ch[c].approx == ch[c].approx ? ch[c].approx : 0.0;
+        free(plan);
+    }
+    if (!same_bits(r, want))
+        FAIL("plans gen %s n %u chunks %zu: want %a got %a", gen_name[gen], n, nc, want, r);
+    cases++;
 }
 
 int main(int argc, char **argv) {
@@ -353,6 +406,11 @@ int main(int argc, char **argv) {
     printf("test_exact_sum: seed %" PRIu64 " scale %g (rerun: test_exact_sum %" PRIu64 " %g)\n",
            seed, scale, seed, scale);
     Rng rng = {seed};
+    PsnrHvsDspContext dsp;
+    psnrhvs_dsp_init(&dsp, 0);
+    lanes_fn[0] = dsp.sum_lanes;
+    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    lanes_fn[1] = dsp.sum_lanes;
 
     float *const t = malloc(sizeof(float) * MAX_TERMS);
     float *const compact = malloc(sizeof(float) * MAX_TERMS);
@@ -378,28 +436,56 @@ int main(int argc, char **argv) {
 
     before = cases;
     check_kernel(&rng, t, (uint64_t)(30000 * scale));
-    printf("  C AVX2 lane kernel vs C: %" PRIu64 " lanes\n", cases - before);
+    printf("  C SIMD lane kernel vs C: %" PRIu64 " lanes\n", cases - before);
 
     before = cases;
     terms = 0;
     for (uint64_t s = 0; s < (uint64_t)(2000 * scale); s++) {
         const int gen = (int)(s % GEN_COUNT);
-        const int isa = (s / GEN_COUNT) % 4 == 0 ? PSNRHVS_SUM_ISA_C : PSNRHVS_SUM_ISA_AVX2;
-        const uint32_t big = isa == PSNRHVS_SUM_ISA_C ? 30000 : s % 97 == 0 ? MAX_TERMS : 200000;
+        const int simd = (s / GEN_COUNT) % 4 != 0;
+        const uint32_t big = !simd ? 30000 : s % 97 == 0 ? MAX_TERMS : 200000;
         const uint32_t n = s % 50 == 7 ? 0 : rng_below(&rng, rng_below(&rng, 3) ? 5000 : big);
         generate(&rng, gen, t, n);
-        check_engine(&rng, t, n, gen, (s & 1) ? pool : NULL, isa, ch, compact);
+        check_engine(&rng, t, n, gen, (s & 1) ? pool : NULL, simd, ch, compact);
         terms += 2 * (uint64_t)n;
     }
-    printf("  D engine (chunks and exact, C and AVX2, 1 and 2 threads): %" PRIu64 " sums, %" PRIu64
-           " terms\n",
+    printf("  D engine (chunks and exact, C and SIMD lanes, 1 and 2 threads): %" PRIu64
+           " sums, %" PRIu64 " terms\n",
            cases - before, terms);
 
+    before = cases;
+    for (uint64_t s = 0; s < (uint64_t)(600 * scale); s++) {
+        const int gen = (int)(s % GEN_COUNT);
+        const uint32_t n = rng_below(&rng, rng_below(&rng, 3) ? 5000 : 100000);
+        generate(&rng, gen, t, n);
+        check_plans(&rng, t, n, gen, ch, compact);
+    }
+    printf("  E chunk plans from uncertain starts: %" PRIu64 " sums\n", cases - before);
+
+    /* The fast path must carry streams like real planes: with exact
+     * approximations, few of their terms may be added one by one. These
+     * bounds are far above what the engine does (see the printed shares) and
+     * far below what a broken guess gives (every term: 100 %). */
+    static const struct {
+        int gen;
+        double max_share;
+    } fast[] = {{GEN_REAL_LIKE, 0.10},
+                {GEN_LOG_WINDOW, 0.10},
+                {GEN_TIES, 0.10},
+                {GEN_NEAR_POW2, 0.10},
+                {GEN_ZERO_RUNS, 0.20}};
     for (int g = 0; g < GEN_COUNT; g++)
         printf("    %-12s %5.1f %% of %" PRIu64 " terms added one by one (exact approx)\n",
                gen_name[g],
                total_terms[g] ? 100.0 * (double)chain_terms[g] / (double)total_terms[g] : 0.0,
                total_terms[g]);
+    for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
+        const int g = fast[i].gen;
+        const double share = total_terms[g] ? (double)chain_terms[g] / (double)total_terms[g] : 1.0;
+        if (share > fast[i].max_share)
+            FAIL("%s: %.1f %% of the terms were added one by one, more than %.0f %%", gen_name[g],
+                 100.0 * share, 100.0 * fast[i].max_share);
+    }
     printf("test_exact_sum: %" PRIu64 " cases, %" PRIu64 " differences\n", cases, failures);
     psnrhvs_thread_pool_destroy(pool);
     free(t);

@@ -10,8 +10,13 @@
 #include <stdlib.h>
 
 #include "core/block.h"
+#include "cpu.h"
+#include "dsp.h"
 #include "sum/exact_sum.h"
 #include "sum_test_util.h"
+
+/* The C lane kernel and the best this CPU runs. */
+static PsnrHvsSumLanesFn lanes_fn[2];
 
 typedef struct Fixture {
     const char *ref, *dist;
@@ -112,12 +117,13 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
         nz[r].count = (size_t)(compact + w - nz[r].terms);
         nz[r].approx = all[r].approx;
     }
-    for (int isa = PSNRHVS_SUM_ISA_C; isa <= PSNRHVS_SUM_ISA_AVX2; isa++) {
-        psnrhvs_sum_set_max_isa(isa);
+    for (int isa = 0; isa < 2; isa++) {
+        const PsnrHvsSumLanesFn lanes = lanes_fn[isa];
         for (int threads = 0; threads < 2; threads++) {
             PsnrHvsThreadPool *const p = threads ? pool : NULL;
-            const float got[3] = {psnrhvs_sum_chunks(all, nrows, p),
-                                  psnrhvs_sum_chunks(nz, nrows, p), psnrhvs_sum_exact(t, n, p)};
+            const float got[3] = {psnrhvs_sum_chunks(all, nrows, p, lanes, NULL, 0, NULL),
+                                  psnrhvs_sum_chunks(nz, nrows, p, lanes, NULL, 0, NULL),
+                                  psnrhvs_sum_exact(t, n, p, lanes, NULL)};
             for (int k = 0; k < 3; k++)
                 if (!same_bits(got[k], want)) {
                     failures++;
@@ -140,6 +146,11 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
 int main(int argc, char **argv) {
     const char *const dir = argc > 1 ? argv[1] : "tests/data";
     PsnrHvsThreadPool *const pool = psnrhvs_thread_pool_create(2);
+    PsnrHvsDspContext dsp;
+    psnrhvs_dsp_init(&dsp, 0);
+    lanes_fn[0] = dsp.sum_lanes;
+    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    lanes_fn[1] = dsp.sum_lanes;
     int files = 0;
     for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
         const Fixture *const fx = &fixtures[f];

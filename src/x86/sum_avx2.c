@@ -1,5 +1,5 @@
 /*
- * psnrhvs: AVX2 lane kernel of the exact-sum engine. Compiled with -mavx2
+ * psnrhvs: AVX2 lane kernel of the exact-sum engine (dsp.h). Compiled with -mavx2
  * (never -mfma); called only when the CPU reports AVX2.
  * SPDX-License-Identifier: BSD-2-Clause
  *
@@ -18,7 +18,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "sum/exact_sum_kernel.h"
+#include "dsp.h"
 #include "x86/transpose_avx2.h"
 
 #ifndef PREFETCH

@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include "frame.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/block.h"
+#include "internal.h"
+
+static const char *layout_name(const enum PsnrHvsPixelLayout l) {
+    static const char *const names[] = {"4:2:0", "4:2:2", "4:4:4", "4:0:0"};
+    return names[l];
+}
+
+static void plane_size(const enum PsnrHvsPixelLayout layout, const int width, const int height,
+                       const int plane, int *const w, int *const h) {
+    *w = width;
+    *h = height;
+    if (plane == 0) return;
+    switch (layout) {
+    case PSNRHVS_PIXEL_LAYOUT_I420:
+        *w = width >> 1, *h = height >> 1;
+        break;
+    case PSNRHVS_PIXEL_LAYOUT_I422:
+        *w = width >> 1;
+        break;
+    case PSNRHVS_PIXEL_LAYOUT_I444:
+        break;
+    case PSNRHVS_PIXEL_LAYOUT_I400:
+        *w = *h = 0;
+        break;
+    }
+}
+
+int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings *const s) {
+    memset(g, 0, sizeof(*g));
+    g->num_planes = s->layout == PSNRHVS_PIXEL_LAYOUT_I400 || !s->enable_chroma ? 1 : 3;
+    g->bitdepth = s->bitdepth;
+    g->bytes_per_sample = s->bitdepth > 8 ? 2 : 1;
+    g->mask_product = s->mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? PSH_MASK_PRODUCT_EXACT
+                                                                    : PSH_MASK_PRODUCT_FLOAT;
+    for (int p = 0; p < 3; p++) {
+        PsnrHvsPlaneGeometry *const pl = &g->plane[p];
+        plane_size(s->layout, s->width, s->height, p, &pl->w, &pl->h);
+        if (p >= g->num_planes) continue;
+        pl->bw = psnrhvs_blocks_along(pl->w);
+        pl->bh = psnrhvs_blocks_along(pl->h);
+        pl->row_bytes = (size_t)pl->w * (size_t)g->bytes_per_sample;
+        pl->ref_off = g->picture_bytes;
+        g->picture_bytes += pl->row_bytes * (size_t)pl->h;
+    }
+    for (int p = 0; p < g->num_planes; p++)
+        g->plane[p].dist_off = g->picture_bytes + g->plane[p].ref_off;
+    g->frame_bytes = 2 * g->picture_bytes;
+
+    if (g->plane[0].w < 8 || g->plane[0].h < 8) {
+        psnrhvs_log_settings(s, "frame %dx%d is smaller than one 8x8 block: PSNR-HVS is undefined",
+                             s->width, s->height);
+        return PSNRHVS_ERR(ERANGE);
+    }
+    if (g->num_planes == 3 && (g->plane[1].w < 8 || g->plane[1].h < 8)) {
+        psnrhvs_log_settings(s,
+                             "chroma planes of a %dx%d %s frame are %dx%d, smaller than one 8x8 "
+                             "block; score luma only with enable_chroma=false",
+                             s->width, s->height, layout_name(s->layout), g->plane[1].w,
+                             g->plane[1].h);
+        return PSNRHVS_ERR(ERANGE);
+    }
+    return 0;
+}
+
+typedef struct PackJob {
+    const PsnrHvsFrameGeometry *g;
+    const PsnrHvsPicture *pic[2];
+    unsigned char *dst;
+    long long rows; ///< rows of all planes of both pictures
+    int ntasks;
+} PackJob;
+
+/* Task t copies rows [rows * t / n, rows * (t + 1) / n) of the sequence
+ * ref planes 0..2, then dist planes 0..2. */
+static void pack_task(void *const arg, const int task, const int worker) {
+    const PackJob *const pj = arg;
+    const long long r0 = pj->rows * task / pj->ntasks, r1 = pj->rows * (task + 1) / pj->ntasks;
+    long long base = 0;
+    for (int side = 0; side < 2; side++) {
+        const PsnrHvsPicture *const pic = pj->pic[side];
+        for (int p = 0; p < pj->g->num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const pl = &pj->g->plane[p];
+            const long long y0 = r0 > base ? r0 - base : 0;
+            const long long y1 = r1 - base < pl->h ? r1 - base : pl->h;
+            unsigned char *out =
+                pj->dst + (side ? pl->dist_off : pl->ref_off) + y0 * (long long)pl->row_bytes;
+            const unsigned char *in = (const unsigned char *)pic->data[p] + y0 * pic->stride[p];
+            for (long long y = y0; y < y1; y++, out += pl->row_bytes, in += pic->stride[p])
+                memcpy(out, in, pl->row_bytes);
+            base += pl->h;
+        }
+    }
+}
+
+void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                        const PsnrHvsPicture *const dist, unsigned char *const dst,
+                        PsnrHvsThreadPool *const pool) {
+    PackJob pj = {.g = g, .pic = {ref, dist}, .dst = dst};
+    for (int p = 0; p < g->num_planes; p++) pj.rows += 2 * (long long)g->plane[p].h;
+    /* One thread copies about 4-5 GB/s, short of what PCIe takes. */
+    const int size = psnrhvs_thread_pool_size(pool);
+    pj.ntasks = size > 1 ? 4 * size : 1;
+    if (pj.ntasks > pj.rows) pj.ntasks = (int)pj.rows;
+    psnrhvs_thread_pool_run(pool, pj.ntasks, pack_task, &pj);
+}
+
+float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *const g, const int p, float sum) {
+    const PsnrHvsPlaneGeometry *const pl = &g->plane[p];
+    /* libvmaf's count is an int; 64 bits keep the same value for every size
+     * it can handle and stay correct beyond (docs/numerics.md). */
+    const int64_t count = (int64_t)pl->bw * pl->bh * 64;
+    const int max = (1 << g->bitdepth) - 1;
+    /* Both divisions in f32 with the integers converted first, as libvmaf. */
+    sum = sum / (float)count;
+    return sum / (float)(max * max);
+}

@@ -1,0 +1,52 @@
+/*
+ * The host layer's view of a frame, shared by every backend: the scored
+ * geometry of each plane, the packed layout a picture pair takes in a
+ * staging or device buffer, the copy into it, and the final step from a
+ * plane's f32 sum to its raw score.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_SRC_FRAME_H
+#define PSNRHVS_SRC_FRAME_H
+
+#include <stddef.h>
+
+#include "psnrhvs.h"
+#include "thread_pool.h"
+
+typedef struct PsnrHvsPlaneGeometry {
+    int w, h;         ///< scored size (libvmaf's: chroma rounded down, spec section 1)
+    int bw, bh;       ///< 8x8 blocks along each side, step 7
+    size_t row_bytes; ///< w * bytes per sample: a packed row
+    size_t ref_off;   ///< packed layout: the plane of the reference picture
+    size_t dist_off;  ///< and of the distorted one
+} PsnrHvsPlaneGeometry;
+
+typedef struct PsnrHvsFrameGeometry {
+    int num_planes;       ///< scored: 3, or 1 for 4:0:0 or luma only
+    int bitdepth;         ///< 8, 10 or 12
+    int bytes_per_sample; ///< 1 at 8 bits, 2 above
+    int mask_product;     ///< PSH_MASK_PRODUCT_* (core/block.h)
+    PsnrHvsPlaneGeometry plane[3];
+    size_t picture_bytes; ///< one packed picture: its planes' rows back to back
+    size_t frame_bytes;   ///< a packed pair: the reference picture, then the distorted
+} PsnrHvsFrameGeometry;
+
+/* Blocks (step 7) along a plane dimension; 0 below 8. */
+static inline int psnrhvs_blocks_along(const int n) {
+    return n < 8 ? 0 : (n - 8) / 7 + 1;
+}
+
+/* Geometry of valid settings. PSNRHVS_ERR(ERANGE), after logging why, when
+ * a plane to score is smaller than one 8x8 block. */
+int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
+
+/* Copy the scored rows of ref and dist into dst in the packed layout, on
+ * the pool's threads (NULL: the caller's). */
+void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                        const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
+
+/* The raw score of plane p from its f32 chain sum (spec section 3, last
+ * step: two f32 divisions, as libvmaf). */
+float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *g, int p, float sum);
+
+#endif /* PSNRHVS_SRC_FRAME_H */

@@ -1,0 +1,34 @@
+/*
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include "test_hooks.h"
+
+#include <stdatomic.h>
+
+static atomic_int cpu_sum_mode;
+static atomic_size_t cpu_engine_rows;
+static atomic_int opencl_profile;
+
+void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
+    atomic_store(&cpu_sum_mode, (int)mode);
+}
+
+enum PsnrHvsTestCpuSum psnrhvs_test_cpu_sum(void) {
+    return (enum PsnrHvsTestCpuSum)atomic_load(&cpu_sum_mode);
+}
+
+size_t psnrhvs_test_cpu_engine_rows(void) {
+    return atomic_load_explicit(&cpu_engine_rows, memory_order_relaxed);
+}
+
+void psnrhvs_test_count_cpu_engine_row(void) {
+    atomic_fetch_add_explicit(&cpu_engine_rows, 1, memory_order_relaxed);
+}
+
+void psnrhvs_test_set_opencl_profile(const int on) {
+    atomic_store(&opencl_profile, on);
+}
+
+int psnrhvs_test_opencl_profile(void) {
+    return atomic_load(&opencl_profile);
+}

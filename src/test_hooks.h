@@ -1,0 +1,31 @@
+/*
+ * Switches for the project's tests and benchmarks. Not part of the API (the
+ * shared library does not export them), never read from the environment,
+ * and none changes a result: they pick between paths that give the same
+ * bits, so that tests can check each path.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_SRC_TEST_HOOKS_H
+#define PSNRHVS_SRC_TEST_HOOKS_H
+
+#include <stddef.h>
+
+/* How the CPU backend sums a plane, for contexts opened afterwards. */
+enum PsnrHvsTestCpuSum {
+    PSNRHVS_TEST_CPU_SUM_AUTO = 0, ///< the backend's policy (the default)
+    PSNRHVS_TEST_CPU_SUM_CHAIN,    ///< each plane one f32 chain through its rows
+    PSNRHVS_TEST_CPU_SUM_ENGINE,   ///< each row planned, then walked (src/sum)
+};
+void psnrhvs_test_set_cpu_sum(enum PsnrHvsTestCpuSum mode);
+enum PsnrHvsTestCpuSum psnrhvs_test_cpu_sum(void);
+
+/* Rows the CPU backend has walked through their plans, in the process. */
+size_t psnrhvs_test_cpu_engine_rows(void);
+void psnrhvs_test_count_cpu_engine_row(void);
+
+/* OpenCL: log per-stage device times at close, for contexts opened
+ * afterwards (bench/opencl). */
+void psnrhvs_test_set_opencl_profile(int on);
+int psnrhvs_test_opencl_profile(void);
+
+#endif /* PSNRHVS_SRC_TEST_HOOKS_H */
