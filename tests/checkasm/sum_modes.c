@@ -124,7 +124,9 @@ static int score(float raw[FRAMES][3], size_t *engine_rows, const Pair *pairs, c
 }
 
 int main(void) {
-    enum { AUTO = PSNRHVS_TEST_CPU_SUM_AUTO, CHAIN, ENGINE };
+#define AUTO   PSNRHVS_TEST_CPU_SUM_AUTO
+#define CHAIN  PSNRHVS_TEST_CPU_SUM_CHAIN
+#define ENGINE PSNRHVS_TEST_CPU_SUM_ENGINE
     static const char *const names[] = {"auto", "chain", "engine"};
     static const struct {
         enum PsnrHvsTestCpuSum mode;
