@@ -82,6 +82,15 @@ static inline float psh_u32_as_float(psh_u32 u) {
 #define PSH_OPENCL 0
 #endif
 
+/* The numerics guarantee holds only without fast math: refuse to build
+ * with it (-ffast-math or -ffinite-math-only in C and HIP, OpenCL's
+ * -cl-fast-relaxed-math), whatever flags a packager adds. nvcc defines no
+ * such macro: cmake/Numerics.cmake refuses its fast-math flags instead. */
+#if defined(__FAST_MATH__) || defined(__FAST_RELAXED_MATH__) ||                                    \
+    (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "psnrhvs must not be built with fast math: it changes the f32 numerics (docs/numerics.md)"
+#endif
+
 /* Devices without a guaranteed correctly rounded f32 division or square root
  * compile with PSH_EXACT_HELPERS and get the integer versions of int_math.h. */
 #ifndef PSH_EXACT_HELPERS
