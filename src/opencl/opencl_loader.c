@@ -21,12 +21,12 @@ static char failure[256];
 static void load(void) {
     /* The ICD loader's SONAME first; the development link only as a fallback. */
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *const e = dlerror();
         snprintf(failure, sizeof(failure), "no OpenCL ICD loader (libOpenCL.so.1): %s",
                  e ? e : "not found");
-        return;
+        if (!(lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL))) return;
+        failure[0] = '\0';
     }
     PsnrHvsClApi api;
 #define PSNRHVS_CL_LOAD(name)                                                                      \
