@@ -12,6 +12,9 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Debian packages the build and the tests use. The OpenCL backend is tested
 # for real on the CPU through PoCL; nvcc, where installed, builds CUDA.
 PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+# HIP: hipcc builds the AMD kernels (no AMD GPU needed), clang-tools-15 and
+# llvm-15 read their code objects back for the resource check.
+PACKAGES="$PACKAGES hipcc libamdhip64-dev clang-tools-15 llvm-15"
 
 install_missing() {
     local missing=()

@@ -21,8 +21,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/kernels.h"
 #include "frame.h"
+#include "gpu/gpu_runtime.h"
 #include "fixture.h"
 
 #define NFRAMES  8
@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
     gset.width = w, gset.height = h, gset.bitdepth = bd;
     PsnrHvsFrameGeometry geom;
     if (psnrhvs_frame_geometry(&geom, &gset)) return 1;
-    PsnrHvsCudaJob plan;
+    PsnrHvsGpuJob plan;
     psnrhvs_cuda_plan(&plan, &geom);
     const size_t frame_bytes = plan.frame_bytes;
     unsigned char *pinned[NFRAMES], *dev_frame[NFRAMES];
@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
            plan.workspace_bytes / 1e6, frame_bytes / 1e6, plan.blocks);
 
     /* (a) resident: one stream, then NSTREAMS streams. */
-    PsnrHvsCudaJob job[NSTREAMS][NFRAMES];
+    PsnrHvsGpuJob job[NSTREAMS][NFRAMES];
     for (int i = 0; i < NSTREAMS; i++)
         for (int f = 0; f < NFRAMES; f++) {
             job[i][f] = plan;
@@ -211,19 +211,20 @@ int main(int argc, char **argv) {
     const int iters = gpu_frames;
     float ref_sums[NFRAMES][3];
     for (int f = 0; f < NFRAMES; f++) { /* warm-up and reference sums */
-        CK((cudaError_t)psnrhvs_cuda_enqueue(&job[0][f], st[0]));
+        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][f], st[0], 0, PSNRHVS_GPU_STAGES - 1));
         CK(cudaMemcpyAsync(ref_sums[f], job[0][f].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
                            st[0]));
         CK(cudaStreamSynchronize(st[0]));
     }
     timer_start(&t, 1);
     for (int i = 0; i < iters; i++)
-        CK((cudaError_t)psnrhvs_cuda_enqueue(&job[0][i % NFRAMES], st[0]));
+        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], 0,
+                                                    PSNRHVS_GPU_STAGES - 1));
     const double one_stream = timer_stop_ms(&t) / iters;
     printf("RESULT %s resident 1-stream: %.4f ms/frame\n", tag, one_stream);
 
-    double stage_ms[PSNRHVS_CUDA_STAGES];
-    for (int s = 0; s < PSNRHVS_CUDA_STAGES; s++) {
+    double stage_ms[PSNRHVS_GPU_STAGES];
+    for (int s = 0; s < PSNRHVS_GPU_STAGES; s++) {
         const int n = iters / 4 > 8 ? iters / 4 : 8;
         timer_start(&t, 1);
         for (int i = 0; i < n; i++)
@@ -237,7 +238,8 @@ int main(int argc, char **argv) {
     timer_start(&t, NSTREAMS);
     for (int i = 0; i < iters; i++) {
         const int k = i % NSTREAMS;
-        CK((cudaError_t)psnrhvs_cuda_enqueue(&job[k][i % NFRAMES], st[k]));
+        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[k][i % NFRAMES], st[k], 0,
+                                                    PSNRHVS_GPU_STAGES - 1));
         CK(cudaMemcpyAsync(sums + 3 * k, job[k][i % NFRAMES].sum, sizeof(float) * 3,
                            cudaMemcpyDeviceToHost, st[k]));
     }
@@ -261,7 +263,7 @@ int main(int argc, char **argv) {
     float ms = timer_stop_ms(&t);
     const double h2d_gbs = (double)frame_bytes * iters / (ms * 1e-3) / 1e9;
     const double h2d_fps = iters / (ms * 1e-3);
-    PsnrHvsCudaJob sjob[NSTREAMS];
+    PsnrHvsGpuJob sjob[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
         sjob[i] = plan;
         psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i]);
@@ -272,7 +274,7 @@ int main(int argc, char **argv) {
         const int k = i % NSTREAMS;
         CK(cudaMemcpyAsync(slot_frame[k], pinned[i % NFRAMES], frame_bytes, cudaMemcpyHostToDevice,
                            st[k]));
-        CK((cudaError_t)psnrhvs_cuda_enqueue(&sjob[k], st[k]));
+        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&sjob[k], st[k], 0, PSNRHVS_GPU_STAGES - 1));
         CK(cudaMemcpyAsync(sums + 3 * k, sjob[k].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
                            st[k]));
     }

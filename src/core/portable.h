@@ -27,7 +27,7 @@ typedef ulong psh_u64;
 
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 /* CUDA / HIP: compiled with --fmad=false (nvcc) or -ffp-contract=off
- * -fhip-fp32-correctly-rounded-divide-sqrt (hipcc); __fsqrt_rn is IEEE. */
+ * -fhip-fp32-correctly-rounded-divide-sqrt (hipcc). */
 typedef int psh_i32;
 typedef unsigned int psh_u32;
 typedef long long psh_i64;
@@ -38,8 +38,15 @@ typedef unsigned long long psh_u64;
 #define PSH_CONST_TABLE     static __constant__ const
 #define psh_float_as_u32(f) ((psh_u32)__float_as_uint(f))
 #define psh_u32_as_float(u) __uint_as_float(u)
-#define psh_sqrt_rn(x)      __fsqrt_rn(x)
-#define PSH_UNROLL          _Pragma("unroll")
+#if defined(__HIP__)
+/* ROCm's __fsqrt_rn is the native approximation; sqrtf is correctly rounded
+ * under -fhip-fp32-correctly-rounded-divide-sqrt (and the HIP build uses the
+ * integer helpers of int_math.h besides: nothing AMD ran here). */
+#define psh_sqrt_rn(x) sqrtf(x)
+#else
+#define psh_sqrt_rn(x) __fsqrt_rn(x)
+#endif
+#define PSH_UNROLL _Pragma("unroll")
 
 #else
 /* Plain C11 with -ffp-contract=off and SSE2 (or any IEEE single) arithmetic. */

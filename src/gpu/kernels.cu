@@ -1,7 +1,9 @@
 /*
- * The CUDA kernels: the per-block code of src/core/block.h and the exact-sum
- * engine of src/core/exact_sum.h, driven over a whole frame on the device.
- * Only the f32 chain's value of each plane leaves the device.
+ * The GPU kernels, one source for CUDA (nvcc) and HIP (hipcc): the per-block
+ * code of src/core/block.h and the sum plan of src/core/exact_sum.h, driven
+ * over a whole frame on the device. Only the f32 chain's value of each plane
+ * leaves the device. gpu_device.h maps the few warp operations; a "warp" here
+ * is always 32 lanes (on 64-wide AMD wavefronts, half of one).
  *
  *   terms:  one thread per 8x8 block: its 64 terms and their approximate sum
  *   supers: one thread block per super-chunk (1024 blocks): approximate sum
@@ -18,13 +20,14 @@
  * when poor, never bits (shared/spec/exact-parallel-sum.md).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include <cuda_runtime.h>
+#include "gpu_device.h"
 
 #include "../core/block.h"
 #include "../core/exact_sum.h"
 #include "kernels.h"
 
-#define WARP 32
+#define WARP          PSNRHVS_GPU_WARP
+#define TERMS_THREADS PSNRHVS_GPU_TERMS_THREADS
 
 /* Terms are stored chunk-major: term k of block g at
  * ((g / 32) * 64 + k) * 32 + g % 32, so that a warp (32 consecutive blocks)
@@ -33,9 +36,9 @@ static __device__ __forceinline__ long long term_index(const long long g, const 
     return ((g >> 5) * 64 + k) * WARP + (g & (WARP - 1));
 }
 
-/* Blocks of one plane start at multiples of PSNRHVS_CUDA_SUPER, so a warp and
+/* Blocks of one plane start at multiples of PSNRHVS_GPU_SUPER, so a warp and
  * a super-chunk never straddle two planes. */
-static __device__ __forceinline__ int plane_of(const PsnrHvsCudaJob &job, const long long g) {
+static __device__ __forceinline__ int plane_of(const PsnrHvsGpuJob &job, const long long g) {
     int p = 0;
     if (job.num_planes > 1 && g >= job.plane[1].block_off) p = 1;
     if (job.num_planes > 2 && g >= job.plane[2].block_off) p = 2;
@@ -49,16 +52,15 @@ static __device__ __forceinline__ void load_block(psh_i32 x[64], const unsigned 
     for (int i = 0; i < 8; i++) {
         const Pixel *row = (const Pixel *)(base + i * pitch);
         PSH_UNROLL
-        for (int j = 0; j < 8; j++) x[i * 8 + j] = (psh_i32)__ldg(row + j);
+        for (int j = 0; j < 8; j++) x[i * 8 + j] = (psh_i32)psh_ldg(row + j);
     }
 }
 
-template <typename Pixel>
-__global__ void __launch_bounds__(128) psh_cuda_terms(const __grid_constant__ PsnrHvsCudaJob job) {
+template <typename Pixel> static __device__ __forceinline__ void terms(const PsnrHvsGpuJob &job) {
     const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= job.blocks) return;
     const int p = plane_of(job, g);
-    const PsnrHvsCudaPlane &pl = job.plane[p];
+    const PsnrHvsGpuPlane &pl = job.plane[p];
     const long long b = g - pl.block_off;
     if (b >= pl.nb) {
         job.block_sum[g] = 0.0f;
@@ -67,6 +69,33 @@ __global__ void __launch_bounds__(128) psh_cuda_terms(const __grid_constant__ Ps
     const int by = (int)(b / pl.bw), bx = (int)(b - (long long)by * pl.bw);
     const long long at =
         (long long)by * 7 * pl.pitch + (long long)bx * 7 * (long long)sizeof(Pixel);
+#if PSH_GPU_STAGE_COEFFS
+    /* psh_block_terms step by step, each block's coefficients parked in LDS
+     * once transformed: the live registers of one block at a time, so that
+     * RDNA's 256 VGPRs hold them without spilling to scratch (the resource
+     * check of tests/hip). Same functions, same order, same bits. */
+    __shared__ psh_i32 cs[64][TERMS_THREADS], cd[64][TERMS_THREADS];
+    float thr_s;
+    {
+        psh_i32 s[64];
+        load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
+        thr_s = psh_block_transform(s, p, job.mask_product);
+        PSH_UNROLL
+        for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
+    }
+    psh_i32 d[64];
+    load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
+    PSH_UNROLL
+    for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
+    float sum = 0.0f;
+    for (int k = 0; k < 64; k++) {
+        const float t = psh_block_term(cs[k][threadIdx.x], cd[k][threadIdx.x], k, p, thr);
+        job.terms[term_index(g, k)] = t;
+        sum = sum + t;
+    }
+    job.block_sum[g] = sum;
+#else
     psh_i32 s[64], d[64];
     load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
     load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
@@ -75,24 +104,25 @@ __global__ void __launch_bounds__(128) psh_cuda_terms(const __grid_constant__ Ps
     PSH_UNROLL
     for (int k = 0; k < 64; k++) job.terms[term_index(g, k)] = t[k];
     job.block_sum[g] = psh_sum_chain(0.0f, t, 64);
+#endif
 }
 
 /* Sum over the thread block (blockDim.x == 1024) in a fixed order. */
 static __device__ __forceinline__ double block_total(double v, double *scratch) {
     const int lane = threadIdx.x & (WARP - 1), warp = threadIdx.x / WARP;
-    for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    for (int o = WARP / 2; o > 0; o >>= 1) v += psh_shfl_down(v, o);
     __syncthreads();
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     v = scratch[lane];
-    for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    return __shfl_sync(0xffffffffu, v, 0);
+    for (int o = WARP / 2; o > 0; o >>= 1) v += psh_shfl_down(v, o);
+    return psh_shfl(v, 0);
 }
 
-__global__ void __launch_bounds__(1024)
-    psh_cuda_supers(const __grid_constant__ PsnrHvsCudaJob job) {
+extern "C" __global__ void __launch_bounds__(1024)
+    psh_gpu_supers(const PSH_GRID_CONSTANT PsnrHvsGpuJob job) {
     __shared__ double scratch[WARP];
-    const long long g = (long long)blockIdx.x * PSNRHVS_CUDA_SUPER + threadIdx.x;
+    const long long g = (long long)blockIdx.x * PSNRHVS_GPU_SUPER + threadIdx.x;
     const double total = block_total(job.block_sum[g], scratch);
     if (threadIdx.x == 0) job.super_sum[blockIdx.x] = total;
 }
@@ -108,8 +138,8 @@ static __device__ __forceinline__ PshSumMap pick(const PshSumChunkMaps &m, const
 static __device__ __forceinline__ PshSumMap warp_compose(PshSumMap m) {
     for (int o = 1; o < WARP; o <<= 1) {
         PshSumMap next;
-        next.d[0] = __shfl_down_sync(0xffffffffu, m.d[0], o);
-        next.d[1] = __shfl_down_sync(0xffffffffu, m.d[1], o);
+        next.d[0] = psh_shfl_down(m.d[0], o);
+        next.d[1] = psh_shfl_down(m.d[1], o);
         /* Lane i (a multiple of 2o) holds [i, i+o), lane i+o holds [i+o, i+2o). */
         m = psh_sum_map_compose(m, next);
     }
@@ -120,7 +150,7 @@ static __device__ __forceinline__ PshSumMap warp_compose(PshSumMap m) {
  * terms (instruction-level parallelism), composed in order. Unrolled only
  * twice: a full unroll hoists all 64 loads and spills under the 64-register
  * cap of 1024-thread blocks. */
-static __device__ __forceinline__ PshSumMap block_map(const PsnrHvsCudaJob &job, const long long g,
+static __device__ __forceinline__ PshSumMap block_map(const PsnrHvsGpuJob &job, const long long g,
                                                       const int e) {
     PshSumMap q0 = psh_sum_map_identity(), q1 = q0, q2 = q0, q3 = q0;
 #pragma unroll 2
@@ -136,27 +166,27 @@ static __device__ __forceinline__ PshSumMap block_map(const PsnrHvsCudaJob &job,
 /* Marks padding blocks: their maps are the identity for any binade. */
 #define ANY_BINADE 0x7fffffff
 
-__global__ void __launch_bounds__(1024, 1)
-    psh_cuda_maps(const __grid_constant__ PsnrHvsCudaJob job) {
+extern "C" __global__ void PSH_LAUNCH_BOUNDS_ONE_BLOCK(1024)
+    psh_gpu_maps(const PSH_GRID_CONSTANT PsnrHvsGpuJob job) {
     __shared__ double scratch[WARP];
     __shared__ double warp_prefix[WARP];
     __shared__ PshSumMap super_part[2][WARP];
     const int lane = threadIdx.x & (WARP - 1), warp = threadIdx.x / WARP;
-    const long long g = (long long)blockIdx.x * PSNRHVS_CUDA_SUPER + threadIdx.x;
+    const long long g = (long long)blockIdx.x * PSNRHVS_GPU_SUPER + threadIdx.x;
     const int p = plane_of(job, g);
-    const PsnrHvsCudaPlane &pl = job.plane[p];
+    const PsnrHvsGpuPlane &pl = job.plane[p];
     const long long b = g - pl.block_off;
 
     /* Approximate prefix at this block's start: earlier super-chunks of the
      * plane, then the blocks before it in this one. */
     double before = 0.0;
-    for (long long i = pl.block_off / PSNRHVS_CUDA_SUPER + threadIdx.x; i < blockIdx.x; i += 1024)
+    for (long long i = pl.block_off / PSNRHVS_GPU_SUPER + threadIdx.x; i < blockIdx.x; i += 1024)
         before += job.super_sum[i];
     before = block_total(before, scratch);
     const double own = job.block_sum[g];
     double incl = own;
     for (int o = 1; o < WARP; o <<= 1) {
-        const double v = __shfl_up_sync(0xffffffffu, incl, o);
+        const double v = psh_shfl_up(incl, o);
         if (lane >= o) incl += v;
     }
     if (lane == WARP - 1) warp_prefix[warp] = incl;
@@ -164,7 +194,7 @@ __global__ void __launch_bounds__(1024, 1)
     if (warp == 0) {
         double w = warp_prefix[lane];
         for (int o = 1; o < WARP; o <<= 1) {
-            const double v = __shfl_up_sync(0xffffffffu, w, o);
+            const double v = psh_shfl_up(w, o);
             if (lane >= o) w += v;
         }
         warp_prefix[lane] = w - warp_prefix[lane];
@@ -191,9 +221,8 @@ __global__ void __launch_bounds__(1024, 1)
 
     /* Chunk maps for the binades guessed at the chunk's start (lane 0), and
      * this warp's part of the super-chunk's (thread 0). */
-    const int ec[2] = {
-        __shfl_sync(0xffffffffu, bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : cand.e[0], 0),
-        __shfl_sync(0xffffffffu, bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : cand.e[1], 0)};
+    const int ec[2] = {psh_shfl(bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : cand.e[0], 0),
+                       psh_shfl(bm.e[0] == ANY_BINADE ? PSH_SUM_NO_BINADE : cand.e[1], 0)};
     __shared__ int es[2];
     if (threadIdx.x == 0) {
         es[0] = ec[0];
@@ -218,7 +247,7 @@ __global__ void __launch_bounds__(1024, 1)
             if (lane == 0) super_part[i][warp] = m;
         }
     }
-    if (lane == 0) job.chunk_maps[g / PSNRHVS_CUDA_CHUNK] = cm;
+    if (lane == 0) job.chunk_maps[g / PSNRHVS_GPU_CHUNK] = cm;
     __syncthreads();
     if (warp == 0) {
         PshSumChunkMaps sm;
@@ -233,12 +262,10 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
-#define FULL 0xffffffffu
-
 static __device__ __forceinline__ PshSumMap shfl_up_map(const PshSumMap m, const int o) {
     PshSumMap r;
-    r.d[0] = __shfl_up_sync(FULL, m.d[0], o);
-    r.d[1] = __shfl_up_sync(FULL, m.d[1], o);
+    r.d[0] = psh_shfl_up(m.d[0], o);
+    r.d[1] = psh_shfl_up(m.d[1], o);
     return r;
 }
 
@@ -260,24 +287,24 @@ static __device__ __forceinline__ int run_level(const PshSumChunkMaps &mine, con
     float ri = *r;
     const int ok = in ? psh_sum_map_apply(m, e, &ri) : 1;
     /* Maps never shrink n, so the failures are a suffix of [from, n). */
-    const unsigned fail = __ballot_sync(FULL, !ok);
+    const unsigned fail = psh_ballot(!ok);
     const int f = fail ? __ffs((int)fail) - 1 : n;
-    if (f > from) *r = __shfl_sync(FULL, ri, f - 1);
+    if (f > from) *r = psh_shfl(ri, f - 1);
     return f;
 }
 
 /* The chain through block g's terms; zero terms leave it unchanged (r + 0 = r,
  * spec section 3), so only the non-zero ones go through it, in order. */
-static __device__ __forceinline__ float chain_block(const PsnrHvsCudaJob &job, const long long g,
+static __device__ __forceinline__ float chain_block(const PsnrHvsGpuJob &job, const long long g,
                                                     const float r, float *const tt) {
     const int lane = threadIdx.x & (WARP - 1);
     const float a = job.terms[term_index(g, lane)], b = job.terms[term_index(g, lane + WARP)];
-    const unsigned za = __ballot_sync(FULL, a != 0.0f), zb = __ballot_sync(FULL, b != 0.0f);
+    const unsigned za = psh_ballot(a != 0.0f), zb = psh_ballot(b != 0.0f);
     const unsigned below = (1u << lane) - 1;
-    __syncwarp();
+    psh_syncwarp();
     if (a != 0.0f) tt[__popc(za & below)] = a;
     if (b != 0.0f) tt[__popc(za) + __popc(zb & below)] = b;
-    __syncwarp();
+    psh_syncwarp();
     return psh_sum_chain(r, tt, (psh_u32)(__popc(za) + __popc(zb)));
 }
 
@@ -292,24 +319,25 @@ static __device__ __forceinline__ PshSumChunkMaps no_maps(void) {
 /* One warp per plane walks the super-chunks in order, descending into a
  * super-chunk's chunks, a chunk's blocks, and a block's terms only where no
  * map fits. Every lane carries the same r, so control flow stays uniform. */
-__global__ void __launch_bounds__(WARP) psh_cuda_walk(const __grid_constant__ PsnrHvsCudaJob job) {
+extern "C" __global__ void __launch_bounds__(WARP)
+    psh_gpu_walk(const PSH_GRID_CONSTANT PsnrHvsGpuJob job) {
     __shared__ float tt[64];
     const int lane = threadIdx.x;
-    const PsnrHvsCudaPlane &pl = job.plane[blockIdx.x];
-    const long long first = pl.block_off / PSNRHVS_CUDA_SUPER;
-    const long long supers = (pl.nb + PSNRHVS_CUDA_SUPER - 1) / PSNRHVS_CUDA_SUPER;
+    const PsnrHvsGpuPlane &pl = job.plane[blockIdx.x];
+    const long long first = pl.block_off / PSNRHVS_GPU_SUPER;
+    const long long supers = (pl.nb + PSNRHVS_GPU_SUPER - 1) / PSNRHVS_GPU_SUPER;
     float r = 0.0f;
     for (long long s0 = 0; s0 < supers; s0 += WARP) {
         const int ns = (int)(supers - s0 < WARP ? supers - s0 : WARP);
         const PshSumChunkMaps sm = lane < ns ? job.super_maps[first + s0 + lane] : no_maps();
         for (int i = run_level(sm, 0, ns, &r); i < ns; i = run_level(sm, i + 1, ns, &r)) {
             const long long s = first + s0 + i;
-            const long long left = pl.nb - (s * PSNRHVS_CUDA_SUPER - pl.block_off);
-            const long long lc = (left + PSNRHVS_CUDA_CHUNK - 1) / PSNRHVS_CUDA_CHUNK;
+            const long long left = pl.nb - (s * PSNRHVS_GPU_SUPER - pl.block_off);
+            const long long lc = (left + PSNRHVS_GPU_CHUNK - 1) / PSNRHVS_GPU_CHUNK;
             const int nc = (int)(lc < WARP ? lc : WARP);
             const PshSumChunkMaps cm = lane < nc ? job.chunk_maps[s * WARP + lane] : no_maps();
             for (int c = run_level(cm, 0, nc, &r); c < nc; c = run_level(cm, c + 1, nc, &r)) {
-                const long long g0 = s * PSNRHVS_CUDA_SUPER + c * PSNRHVS_CUDA_CHUNK;
+                const long long g0 = s * PSNRHVS_GPU_SUPER + c * PSNRHVS_GPU_CHUNK;
                 const long long lb = pl.nb - (g0 - pl.block_off);
                 const int nb = (int)(lb < WARP ? lb : WARP);
                 const PshSumChunkMaps bm = lane < nb ? job.block_maps[g0 + lane] : no_maps();
@@ -321,39 +349,21 @@ __global__ void __launch_bounds__(WARP) psh_cuda_walk(const __grid_constant__ Ps
     if (lane == 0) job.sum[blockIdx.x] = r;
 }
 
-extern "C" int psnrhvs_cuda_enqueue_stages(const PsnrHvsCudaJob *job, void *stream, int first,
-                                           int last) {
-    const cudaStream_t st = (cudaStream_t)stream;
-    const unsigned supers = (unsigned)(job->blocks / PSNRHVS_CUDA_SUPER);
-    for (int stage = first; stage <= last; stage++) {
-        switch (stage) {
-        case 0:
-            if (job->bitdepth == 8)
-                psh_cuda_terms<unsigned char><<<(unsigned)(job->blocks / 128), 128, 0, st>>>(*job);
-            else
-                psh_cuda_terms<unsigned short><<<(unsigned)(job->blocks / 128), 128, 0, st>>>(*job);
-            break;
-        case 1:
-            psh_cuda_supers<<<supers, PSNRHVS_CUDA_SUPER, 0, st>>>(*job);
-            break;
-        case 2:
-            psh_cuda_maps<<<supers, PSNRHVS_CUDA_SUPER, 0, st>>>(*job);
-            break;
-        case 3:
-            psh_cuda_walk<<<(unsigned)job->num_planes, WARP, 0, st>>>(*job);
-            break;
-        }
-        const cudaError_t err = cudaGetLastError();
-        if (err != cudaSuccess) return (int)err;
-    }
-    return (int)cudaSuccess;
+/* The entry points of the terms stage, one per sample size. */
+extern "C" __global__ void __launch_bounds__(TERMS_THREADS)
+    psh_gpu_terms8(const PSH_GRID_CONSTANT PsnrHvsGpuJob job) {
+    terms<unsigned char>(job);
 }
 
-extern "C" int psnrhvs_cuda_enqueue(const PsnrHvsCudaJob *job, void *stream) {
-    return psnrhvs_cuda_enqueue_stages(job, stream, 0, PSNRHVS_CUDA_STAGES - 1);
+extern "C" __global__ void __launch_bounds__(TERMS_THREADS)
+    psh_gpu_terms16(const PSH_GRID_CONSTANT PsnrHvsGpuJob job) {
+    terms<unsigned short>(job);
 }
 
-extern "C" int psnrhvs_cuda_probe_image(void) {
-    cudaFuncAttributes a;
-    return (int)cudaFuncGetAttributes(&a, psh_cuda_walk);
-}
+#if !PSH_HIP
+/* CUDA: the host launches through this table (HIP finds the kernels by name
+ * in the code object, PSNRHVS_GPU_KERNEL_NAMES). */
+extern "C" const void *const psnrhvs_cuda_kernels[PSNRHVS_GPU_KERNELS] = {
+    (const void *)psh_gpu_terms8, (const void *)psh_gpu_terms16, (const void *)psh_gpu_supers,
+    (const void *)psh_gpu_maps, (const void *)psh_gpu_walk};
+#endif

@@ -1,0 +1,290 @@
+/*
+ * The CUDA and HIP backends: one host around kernels.cu, compiled once per
+ * runtime (gpu_runtime.h maps its calls), so the two cannot drift apart.
+ * Each slot owns a pinned staging buffer, a device workspace and a stream.
+ * submit packs the pair into the slot's pinned buffer (frame.h) and enqueues
+ * the upload, the kernels and the readback of the plane sums; collect waits
+ * for them.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu_runtime.h"
+#include "internal.h"
+#include "thread_pool.h"
+
+#define ALIGN 256
+/* Threads packing pictures into pinned memory (settings.threads when set):
+ * one thread copies about 5 GB/s, a 2160p pair is 25 MB. */
+#define DEFAULT_PACK_THREADS 8
+
+typedef struct GpuSlot {
+    gpuStream_t stream;
+    gpuEvent_t done;
+    unsigned char *host; ///< pinned: packed frame, then the plane sums
+    void *workspace;     ///< device: packed frame, then the job's arrays
+    PsnrHvsGpuJob job;
+} GpuSlot;
+
+typedef struct GpuBackend {
+    PsnrHvsThreadPool *pool;
+    GpuKernels kernels;
+    int device;
+    size_t sum_off; ///< offset of the plane sums in each slot's pinned buffer
+    GpuSlot slot[];
+} GpuBackend;
+
+static size_t align_up(const size_t n) {
+    return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *const g) {
+    memset(job, 0, sizeof(*job));
+    job->num_planes = g->num_planes;
+    job->bitdepth = g->bitdepth;
+    job->mask_product = g->mask_product;
+    long long blocks = 0;
+    for (int p = 0; p < g->num_planes; p++) {
+        const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
+        PsnrHvsGpuPlane *const pl = &job->plane[p];
+        pl->w = gp->w;
+        pl->h = gp->h;
+        pl->bw = gp->bw;
+        pl->bh = gp->bh;
+        pl->nb = (long long)pl->bw * pl->bh;
+        pl->block_off = blocks;
+        pl->pitch = (long long)gp->row_bytes;
+        pl->ref_off = (long long)gp->ref_off;
+        pl->dist_off = (long long)gp->dist_off;
+        blocks += (pl->nb + PSNRHVS_GPU_SUPER - 1) / PSNRHVS_GPU_SUPER * PSNRHVS_GPU_SUPER;
+    }
+    job->blocks = blocks;
+    job->frame_bytes = g->frame_bytes;
+    const size_t n = (size_t)blocks;
+    job->workspace_bytes =
+        align_up(n * 64 * sizeof(float)) + align_up(n * sizeof(float)) +
+        align_up(n / PSNRHVS_GPU_SUPER * sizeof(double)) + align_up(n * sizeof(PshSumChunkMaps)) +
+        align_up(n / PSNRHVS_GPU_CHUNK * sizeof(PshSumChunkMaps)) +
+        align_up(n / PSNRHVS_GPU_SUPER * sizeof(PshSumChunkMaps)) + align_up(3 * sizeof(float));
+}
+
+void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace,
+                          const void *const frame) {
+    unsigned char *at = workspace;
+    const size_t n = (size_t)job->blocks;
+    job->frame = frame;
+    job->terms = (float *)at;
+    at += align_up(n * 64 * sizeof(float));
+    job->block_sum = (float *)at;
+    at += align_up(n * sizeof(float));
+    job->super_sum = (double *)at;
+    at += align_up(n / PSNRHVS_GPU_SUPER * sizeof(double));
+    job->block_maps = (PshSumChunkMaps *)at;
+    at += align_up(n * sizeof(PshSumChunkMaps));
+    job->chunk_maps = (PshSumChunkMaps *)at;
+    at += align_up(n / PSNRHVS_GPU_CHUNK * sizeof(PshSumChunkMaps));
+    job->super_maps = (PshSumChunkMaps *)at;
+    at += align_up(n / PSNRHVS_GPU_SUPER * sizeof(PshSumChunkMaps));
+    job->sum = (float *)at;
+}
+
+/* Stages first..last of a frame on a stream (benchmarks time them apart). */
+static gpuError_t enqueue(const GpuKernels *const k, const PsnrHvsGpuJob *const job,
+                          const gpuStream_t st, const int first, const int last) {
+    for (int s = first; s <= last; s++) {
+        unsigned grid, block;
+        const enum PsnrHvsGpuKernel id = psnrhvs_gpu_stage(job, s, &grid, &block);
+        void *args[] = {(void *)job};
+        const gpuError_t e = gpu_launch(k, id, grid, block, args, st);
+        if (e != gpuSuccess) return e;
+    }
+    return gpuSuccess;
+}
+
+#if !PSNRHVS_GPU_HIP
+int psnrhvs_cuda_enqueue_stages(const PsnrHvsGpuJob *const job, void *const stream, const int first,
+                                const int last) {
+    const GpuKernels k = {psnrhvs_cuda_kernels};
+    return (int)enqueue(&k, job, (gpuStream_t)stream, first, last);
+}
+#endif
+
+/* Log a failed runtime call and map it to an error code. */
+static int fail(const PsnrHvsContext *const c, const gpuError_t e, const char *const what) {
+    psnrhvs_log(c, PSNRHVS_GPU_NAME ": %s failed: %s (%s)", what, gpuGetErrorName(e),
+                gpuGetErrorString(e));
+    switch (e) {
+    case gpuErrorMemoryAllocation:
+        return PSNRHVS_ERR(ENOMEM);
+    case gpuErrorNoDevice:
+    case gpuErrorInsufficientDriver:
+    case gpuErrorInvalidDevice:
+    case gpuErrorNoKernelImage:
+        return PSNRHVS_ERR(ENODEV);
+    default:
+        return PSNRHVS_ERR(EIO);
+    }
+}
+
+#define CHECK(c, call)                                                                             \
+    do {                                                                                           \
+        const gpuError_t e_ = (call);                                                              \
+        if (e_ != gpuSuccess) return fail(c, e_, #call);                                           \
+    } while (0)
+
+static void gpu_close(PsnrHvsContext *const c) {
+    GpuBackend *const b = c->backend;
+    if (!b) return;
+    gpuSetDevice(b->device);
+    for (int i = 0; i < c->slots; i++) {
+        GpuSlot *const s = &b->slot[i];
+        if (s->stream) gpuStreamSynchronize(s->stream);
+        if (s->done) gpuEventDestroy(s->done);
+        if (s->stream) gpuStreamDestroy(s->stream);
+        if (s->workspace) gpuFree(s->workspace);
+        if (s->host) gpuFreeHost(s->host);
+    }
+    gpu_kernels_unload(&b->kernels);
+    psnrhvs_thread_pool_destroy(b->pool);
+    free(b);
+    c->backend = NULL;
+}
+
+/* Why the runtime found no device, in words. */
+static const char *no_device_reason(const gpuError_t e) {
+    switch (e) {
+    case gpuSuccess:
+    case gpuErrorNoDevice:
+        return "the driver reports no device";
+    case gpuErrorInsufficientDriver:
+        return "no driver, or one older than this build's runtime";
+    default:
+        return gpuGetErrorString(e);
+    }
+}
+
+static int open_device(PsnrHvsContext *const c) {
+    char why[256];
+    if (gpu_runtime_load(why, sizeof(why))) {
+        psnrhvs_log(c, PSNRHVS_GPU_NAME ": %s", why);
+        return PSNRHVS_ERR(ENODEV);
+    }
+    int n = 0;
+    const gpuError_t e = gpuGetDeviceCount(&n);
+    if (e != gpuSuccess || n == 0) {
+        psnrhvs_log(c, PSNRHVS_GPU_NAME ": no " PSNRHVS_GPU_RUNTIME " device (%s)",
+                    no_device_reason(e));
+        return PSNRHVS_ERR(ENODEV);
+    }
+    if (c->s.device >= n) {
+        psnrhvs_log(c, PSNRHVS_GPU_NAME ": device %d requested, %d present", c->s.device, n);
+        return PSNRHVS_ERR(ENODEV);
+    }
+    CHECK(c, gpuSetDevice(c->s.device));
+    return 0;
+}
+
+static int gpu_open(PsnrHvsContext *const c) {
+    int err = open_device(c);
+    if (err) return err;
+    GpuBackend *const b = calloc(1, sizeof(*b) + (size_t)c->slots * sizeof(GpuSlot));
+    if (!b) return PSNRHVS_ERR(ENOMEM);
+    b->device = c->s.device;
+    c->backend = b;
+    const gpuError_t e = gpu_kernels_load(&b->kernels);
+    if (e != gpuSuccess) {
+        char dev[512];
+        gpu_describe(c->s.device, 1, dev, sizeof(dev));
+        dev[strcspn(dev, "\n")] = '\0';
+        psnrhvs_log(c, "%s cannot run this build's kernels: %s (%s)", dev, gpuGetErrorName(e),
+                    gpuGetErrorString(e));
+        gpu_close(c);
+        return PSNRHVS_ERR(ENODEV);
+    }
+    b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : DEFAULT_PACK_THREADS);
+    if (!b->pool) {
+        gpu_close(c);
+        return PSNRHVS_ERR(ENOMEM);
+    }
+    PsnrHvsGpuJob plan;
+    PSNRHVS_GPU_FN(plan)(&plan, &c->geom);
+    b->sum_off = align_up(plan.frame_bytes);
+    for (int i = 0; i < c->slots; i++) {
+        GpuSlot *const s = &b->slot[i];
+        gpuError_t se;
+        s->job = plan;
+        if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
+            (se = gpuEventCreate(&s->done)) != gpuSuccess ||
+            (se = gpuMallocHost((void **)&s->host, b->sum_off + 3 * sizeof(float))) != gpuSuccess ||
+            (se = gpuMalloc(&s->workspace, b->sum_off + plan.workspace_bytes)) != gpuSuccess) {
+            err = fail(c, se, "allocating a frame slot");
+            gpu_close(c);
+            return err;
+        }
+        PSNRHVS_GPU_FN(bind)(&s->job, (unsigned char *)s->workspace + b->sum_off, s->workspace);
+    }
+    return 0;
+}
+
+static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPicture *const ref,
+                      const PsnrHvsPicture *const dist) {
+    GpuBackend *const b = c->backend;
+    GpuSlot *const s = &b->slot[slot];
+    CHECK(c, gpuSetDevice(b->device));
+    /* The slot is free: its last frame was collected, so its stream is idle. */
+    psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
+    CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job.frame_bytes, gpuMemcpyHostToDevice,
+                            s->stream));
+    const gpuError_t e = enqueue(&b->kernels, &s->job, s->stream, 0, PSNRHVS_GPU_STAGES - 1);
+    if (e != gpuSuccess) return fail(c, e, "launching the kernels");
+    CHECK(c, gpuMemcpyAsync(s->host + b->sum_off, s->job.sum,
+                            (size_t)s->job.num_planes * sizeof(float), gpuMemcpyDeviceToHost,
+                            s->stream));
+    CHECK(c, gpuEventRecord(s->done, s->stream));
+    return 0;
+}
+
+static int gpu_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
+    GpuBackend *const b = c->backend;
+    GpuSlot *const s = &b->slot[slot];
+    CHECK(c, gpuSetDevice(b->device));
+    CHECK(c, gpuEventSynchronize(s->done));
+    memcpy(sums, s->host + b->sum_off, (size_t)c->geom.num_planes * sizeof(float));
+    return 0;
+}
+
+static int gpu_list_devices(const int verbose, char *const buf, const size_t size) {
+    char why[256];
+    if (size) buf[0] = 0;
+    if (gpu_runtime_load(why, sizeof(why))) {
+        snprintf(buf, size, PSNRHVS_GPU_NAME ": %s\n", why);
+        return PSNRHVS_ERR(ENODEV);
+    }
+    int n = 0;
+    const gpuError_t e = gpuGetDeviceCount(&n);
+    if (e != gpuSuccess || n == 0) {
+        snprintf(buf, size, PSNRHVS_GPU_NAME ": no " PSNRHVS_GPU_RUNTIME " device (%s)\n",
+                 no_device_reason(e));
+        return PSNRHVS_ERR(ENODEV);
+    }
+    size_t used = 0;
+    for (int i = 0; i < n && used + 1 < size; i++) {
+        gpu_describe(i, verbose, buf + used, size - used);
+        used += strlen(buf + used);
+    }
+    return 0;
+}
+
+const PsnrHvsBackendOps PSNRHVS_GPU_OPS = {
+    .name = PSNRHVS_GPU_NAME,
+    .id = PSNRHVS_GPU_ID,
+    .default_slots = 4,
+    .open = gpu_open,
+    .submit = gpu_submit,
+    .collect = gpu_collect,
+    .close = gpu_close,
+    .list_devices = gpu_list_devices,
+};

@@ -1,0 +1,108 @@
+/*
+ * The GPU backends' device work for one frame (kernels.cu, compiled as CUDA
+ * by nvcc and as HIP by hipcc), described for the host: the layout of a
+ * frame's device workspace, the kernels by name and the launch of each
+ * stage. Plain C, shared by host and device code.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#ifndef PSNRHVS_SRC_GPU_KERNELS_H
+#define PSNRHVS_SRC_GPU_KERNELS_H
+
+#include <stddef.h>
+
+#include "core/exact_sum.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Blocks per chunk (one warp of 32 lanes) and per super-chunk (one
+ * 1024-thread block of the map kernel). Each plane's blocks start at a
+ * multiple of PSNRHVS_GPU_SUPER in the frame's block arrays; the padding
+ * blocks have no terms and act as the identity. */
+#define PSNRHVS_GPU_WARP  32
+#define PSNRHVS_GPU_CHUNK 32
+#define PSNRHVS_GPU_SUPER 1024
+
+/* 1: the terms kernels park each block's coefficients in shared memory
+ * (LDS) once transformed (kernels.cu), 512 bytes a thread: HIP's way, for
+ * RDNA's 256 VGPRs. A CUDA build takes it with PSNRHVS_CUDA_HIP_PATHS, so
+ * that the HIP kernels' code runs, and is checked, on NVIDIA GPUs. */
+#ifndef PSH_GPU_STAGE_COEFFS
+#if defined(__HIP__) || (defined(PSNRHVS_GPU_HIP) && PSNRHVS_GPU_HIP)
+#define PSH_GPU_STAGE_COEFFS 1
+#else
+#define PSH_GPU_STAGE_COEFFS 0
+#endif
+#endif
+/* Threads per block of the terms kernels (32 KB of shared memory staged). */
+#define PSNRHVS_GPU_TERMS_THREADS (PSH_GPU_STAGE_COEFFS ? 64 : 128)
+
+typedef struct PsnrHvsGpuPlane {
+    int w, h;            ///< scored size
+    int bw, bh;          ///< blocks along each side (step 7)
+    long long nb;        ///< bw * bh
+    long long block_off; ///< first block in the frame's block arrays
+    long long ref_off;   ///< byte offset of the reference plane in the frame
+    long long dist_off;  ///< byte offset of the distorted plane
+    long long pitch;     ///< bytes per row of both planes
+} PsnrHvsGpuPlane;
+
+typedef struct PsnrHvsGpuJob {
+    int num_planes, bitdepth, mask_product;
+    PsnrHvsGpuPlane plane[3];
+    long long blocks;       ///< padded blocks of all planes
+    size_t frame_bytes;     ///< the packed pair (frame.h)
+    size_t workspace_bytes; ///< everything below, in one allocation
+    /* Device pointers (bind). */
+    const unsigned char *frame;
+    float *terms;                ///< 64 per block, chunk-major (see kernels.cu)
+    float *block_sum;            ///< approximate sum of each block's terms
+    double *super_sum;           ///< approximate sum of each super-chunk
+    PshSumChunkMaps *block_maps; ///< per block, per chunk, per super-chunk
+    PshSumChunkMaps *chunk_maps;
+    PshSumChunkMaps *super_maps;
+    float *sum; ///< the f32 chain's value per plane
+} PsnrHvsGpuJob;
+
+/* The kernels, each taking the job by value as its only argument. */
+enum PsnrHvsGpuKernel {
+    PSNRHVS_GPU_TERMS8,  ///< one thread per block: 64 terms, approximate sum (8-bit)
+    PSNRHVS_GPU_TERMS16, ///< the same above 8 bits
+    PSNRHVS_GPU_SUPERS,  ///< one thread block per super-chunk: its approximate sum
+    PSNRHVS_GPU_MAPS,    ///< maps of blocks, chunks and super-chunks
+    PSNRHVS_GPU_WALK,    ///< one warp per plane: the exact walk
+    PSNRHVS_GPU_KERNELS
+};
+#define PSNRHVS_GPU_KERNEL_NAMES                                                                   \
+    { "psh_gpu_terms8", "psh_gpu_terms16", "psh_gpu_supers", "psh_gpu_maps", "psh_gpu_walk" }
+
+/* A frame is these stages in order, on one stream. */
+#define PSNRHVS_GPU_STAGES 4
+
+/* Kernel and launch geometry (1-D) of stage s of a job. */
+static inline enum PsnrHvsGpuKernel psnrhvs_gpu_stage(const PsnrHvsGpuJob *job, const int s,
+                                                      unsigned *grid, unsigned *block) {
+    const unsigned supers = (unsigned)(job->blocks / PSNRHVS_GPU_SUPER);
+    switch (s) {
+    case 0:
+        *grid = (unsigned)(job->blocks / PSNRHVS_GPU_TERMS_THREADS);
+        *block = PSNRHVS_GPU_TERMS_THREADS;
+        return job->bitdepth == 8 ? PSNRHVS_GPU_TERMS8 : PSNRHVS_GPU_TERMS16;
+    case 1:
+        *grid = supers, *block = PSNRHVS_GPU_SUPER;
+        return PSNRHVS_GPU_SUPERS;
+    case 2:
+        *grid = supers, *block = PSNRHVS_GPU_SUPER;
+        return PSNRHVS_GPU_MAPS;
+    default:
+        *grid = (unsigned)job->num_planes, *block = PSNRHVS_GPU_WARP;
+        return PSNRHVS_GPU_WALK;
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSNRHVS_SRC_GPU_KERNELS_H */
