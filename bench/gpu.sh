@@ -2,8 +2,8 @@
 # Everything that needs the GPU machine, in one call (device time is scarce):
 # one build with CUDA and OpenCL, the whole test suite with the OpenCL tests
 # on the GPU, `psnrhvs parity` over every fixture for every backend, the
-# CUDA, OpenCL and 16-thread CPU benchmarks, and the CLI end to end from
-# files. Run from the repository root:  bench/gpu.sh [out dir]
+# CUDA, OpenCL and 16-thread CPU benchmarks, the HIP backend's code paths
+# in a CUDA build, and the CLI end to end from files. Run from the repository root:  bench/gpu.sh [out dir]
 # Results: <out>/summary.txt; logs packed into <out>/logs.tar.gz.
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
@@ -54,15 +54,9 @@ step "ctest (whole suite; OpenCL tests on device $PSNRHVS_OPENCL_DEVICE, CUDA te
 say "ctest rc=$? : $(grep -E 'tests passed|tests failed' "$L/ctest.log")"
 grep -E "Failed|\*\*\*|Skipped|Not Run" "$L/ctest.log" | head -20 | tee -a "$S"
 
-step "psnrhvs parity over every fixture: cpu scalar/avx2/avx512/threads, cuda, opencl (native, integer helpers)"
-G=$PSNRHVS_OPENCL_DEVICE
-LIST="cpu:scalar:threads=1,cpu:avx2:threads=1,cpu:avx512:threads=1,cpu:auto,cuda"
-LIST="$LIST,opencl:device=$G,opencl:device=$G:exact_helpers=1"
-bad=0
-n=0
-D="$ROOT/tests/data"
-for j in "$D"/golden/*.json; do
-    args=$(python3 - "$j" "$D" <<'EOF'
+# CLI arguments of a golden fixture (tests/data/golden/*.json).
+fixture_args() {
+    python3 - "$1" "$D" <<'EOF'
 import json, sys
 g = json.load(open(sys.argv[1])); d = sys.argv[2]
 a = ["-r", f"{d}/{g['reference']}", "-d", f"{d}/{g['distorted']}"]
@@ -70,7 +64,17 @@ if g["container"] == "yuv":
     a += ["-w", str(g["width"]), "-h", str(g["height"]), "-p", g["pixel_format"], "-b", str(g["bitdepth"])]
 print(" ".join(a))
 EOF
-)
+}
+D="$ROOT/tests/data"
+
+step "psnrhvs parity over every fixture: cpu scalar/avx2/avx512/threads, cuda, opencl (native, integer helpers)"
+G=$PSNRHVS_OPENCL_DEVICE
+LIST="cpu:scalar:threads=1,cpu:avx2:threads=1,cpu:avx512:threads=1,cpu:auto,cuda"
+LIST="$LIST,opencl:device=$G,opencl:device=$G:exact_helpers=1"
+bad=0
+n=0
+for j in "$D"/golden/*.json; do
+    args=$(fixture_args "$j")
     feats=("")
     # The exact-product threshold on the high-bit-depth pairs, where it differs most.
     case "$j" in *10_176x144.json | *12_176x144.json) feats+=("--feature psnr_hvs=mask_product=exact") ;; esac
@@ -90,17 +94,40 @@ for bits in 10 12; do
 done
 say "parity: $n runs, $bad with differences ($(grep -c identical "$L/parity.log") identical lines)"
 
+step "the HIP backend's device code paths in a CUDA build (shared memory staging, integer sqrt/division): parity"
+B2=${B}-hip-paths
+if cmake -S "$ROOT" -B "$B2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON -DPSNRHVS_OPENCL=OFF \
+    -DPSNRHVS_HIP=OFF -DPSNRHVS_CUDA_HIP_PATHS=ON >"$L/build_hip_paths.log" 2>&1 &&
+    cmake --build "$B2" -j"$JOBS" >>"$L/build_hip_paths.log" 2>&1; then
+    (cd "$B2" && ctest -R "cuda|golden_lib" -j"$JOBS" --output-on-failure -V) >"$L/ctest_hip_paths.log" 2>&1
+    say "hip paths on cuda: ctest rc=$? : $(grep -E 'tests passed|tests failed' "$L/ctest_hip_paths.log")"
+    grep -h "Function properties for psh_gpu_terms" "$L/ctest_hip_paths.log" | tr -s ' ' | head -2 | tee -a "$S"
+    hbad=0
+    for j in "$D"/golden/*.json; do
+        args=$(fixture_args "$j")
+        # shellcheck disable=SC2086
+        "$B2/tools/psnrhvs" parity $args --backends cpu:scalar:threads=1,cuda >>"$L/parity_hip_paths.log" 2>&1 ||
+            { hbad=$((hbad + 1)); say "hip paths parity FAILED: $(basename "$j")"; }
+    done
+    say "hip paths on cuda, psnrhvs parity over every fixture: $hbad with differences"
+    "$B2/tests/cuda/cuda_bench" 3840 2160 8 16 8 200 >"$L/cuda_bench_hip_paths.log" 2>&1
+    grep -h -E "RESULT" "$L/cuda_bench_hip_paths.log" | head -3 | sed 's/^/hip paths: /' | tee -a "$S"
+else
+    tail -20 "$L/build_hip_paths.log" | tee -a "$S"
+    say "hip paths build FAILED"
+fi
+
 step "OpenCL on the GPU: parity on generated 1080p/2160p 8/10-bit, speed at 2160p 8-bit vs CPU 16 threads"
-cc -O2 -std=c11 -ffp-contract=off -D_POSIX_C_SOURCE=200809L -I"$ROOT/include" \
-    "$ROOT/bench/gpu_opencl.c" -L"$B/src" -lpsnrhvs -Wl,-rpath,"$B/src" -o "$B/gpu_opencl"
+OB="$B/tests/opencl/opencl_bench"
 for size in "1920 1080" "3840 2160"; do
     for bd in 8 10; do
         # shellcheck disable=SC2086
-        "$B/gpu_opencl" parity $size $bd 6 2>&1 | tee -a "$S"
+        "$OB" parity $size $bd 6 2>&1 | tee -a "$S"
     done
 done
-"$B/gpu_opencl" speed 3840 2160 8 60 2>&1 | tee -a "$S"
-PSNRHVS_OPENCL_PROFILE=1 "$B/gpu_opencl" speed 3840 2160 8 60 >"$L/opencl_profile.log" 2>&1
+"$OB" speed 3840 2160 8 60 2>&1 | tee -a "$S"
+"$OB" profile 3840 2160 8 60 >"$L/opencl_profile.log" 2>&1
+grep -h "profile" "$L/opencl_profile.log" | tee -a "$S"
 
 step "CUDA benchmark (resident kernels, pinned uploads vs H2D bandwidth, library fps vs CPU 16 threads)"
 for g in "3840 2160 8" "3840 2160 10" "1920 1080 8" "1920 1080 10"; do
