@@ -46,8 +46,10 @@
 /* The engine for a frame scored alone from this many threads on: with
  * fewer, the chain hides under the row work (bench/cpu). */
 #define ENGINE_MIN_THREADS 8
-/* Row buffers made at open, per thread, beyond the lag rows of each plane. */
-#define ROWS_PER_THREAD 4
+/* Row buffers made at open, per thread, beyond the lag rows of each plane
+ * of each slot: rows wait for the chain while earlier ones are still being
+ * computed, and a thread that finds none free has to wait in turn. */
+#define ROWS_PER_THREAD 8
 
 typedef struct CpuRow {
     float *terms; ///< a stored buffer waiting for the chain; NULL once walked
@@ -88,7 +90,9 @@ struct CpuBackend {
     int task_base[4];        ///< plane p's tasks are [task_base[p], task_base[p + 1])
     size_t row_floats;       ///< a row buffer
     pthread_mutex_t lock;    ///< the rows and chains of every slot, the buffer store
-    pthread_cond_t progress; ///< samples read, a chain moved, a buffer freed
+    pthread_cond_t read;     ///< a frame's tasks have all read their samples
+    pthread_cond_t progress; ///< for tasks without a buffer: a chain moved, a row was stored
+    int waiting;             ///< tasks waiting on progress
     float **own;             ///< per pool worker: terms of a row that found no buffer
     float **store;           ///< free row buffers
     int nstore;
@@ -151,6 +155,11 @@ static float plane_sum_alone(const CpuBackend *b, CpuPlane *pl, float *const buf
     return add_chain(chain.sum, chain.terms, chain.count);
 }
 
+/* Called with the lock held: wakes the tasks without a buffer, if any. */
+static void wake_waiting(CpuBackend *b) {
+    if (b->waiting) pthread_cond_broadcast(&b->progress);
+}
+
 /* Called with the lock held and pl->walking set: add every ready row. */
 static void walk_rows(CpuBackend *b, CpuPlane *pl, const int nby) {
     while (pl->next_row < nby && pl->rows[pl->next_row].terms) {
@@ -163,7 +172,7 @@ static void walk_rows(CpuBackend *b, CpuPlane *pl, const int nby) {
         r->terms = NULL;
         b->store[b->nstore++] = t;
         pl->next_row++;
-        pthread_cond_broadcast(&b->progress);
+        wake_waiting(b);
     }
     pl->walking = 0;
 }
@@ -182,7 +191,7 @@ static double engine_known(CpuPlane *pl, const int by, int *known) {
 
 /* Called with the lock held: the sample reads of a task are over. */
 static void samples_read(CpuBackend *b, CpuSlot *s) {
-    if (++s->read == b->task_base[3]) pthread_cond_broadcast(&b->progress);
+    if (++s->read == b->task_base[3]) pthread_cond_broadcast(&b->read);
 }
 
 /* One block row (see the top). */
@@ -210,7 +219,11 @@ static void row_task(void *const arg, const int task, const int worker) {
     float *const buf = b->nstore ? b->store[--b->nstore] : NULL;
     if (pl->engine) {
         known_sum = engine_known(pl, by, &known);
-    } else if (!pl->walking && pl->next_row < by && pl->rows[pl->next_row].terms) {
+    } else if (!pl->walking && pl->next_row < by && pl->rows[pl->next_row].terms &&
+               pl->stored - pl->next_row < CHAIN_LAG_ROWS) {
+        /* Carry one row through this task's kernel while the chain keeps
+         * up; once rows pile up, leave the chain to a finishing task that
+         * walks them all (a carrier holds it for a whole kernel). */
         CpuRow *const r = &pl->rows[pl->next_row];
         pl->walking = 1;
         carried = r->terms;
@@ -238,14 +251,14 @@ static void row_task(void *const arg, const int task, const int worker) {
         pl->rows[pl->next_row++].terms = NULL;
         b->store[b->nstore++] = carried;
         pl->walking = 0;
-        pthread_cond_broadcast(&b->progress);
+        wake_waiting(b);
     }
     CpuRow *const row = &pl->rows[by];
     row->count = n;
     row->approx = approx;
     row->done = 1;
     pl->stored++;
-    pthread_cond_broadcast(&b->progress); /* a task without a buffer may walk it */
+    wake_waiting(b); /* a task without a buffer may walk this row */
     if (buf) {
         row->terms = buf;
         /* Walk when no task of the plane is left to carry the chain, when it
@@ -264,15 +277,18 @@ static void row_task(void *const arg, const int task, const int worker) {
                 pl->walking = 1;
                 walk_rows(b, pl, nby);
             } else {
+                b->waiting++;
                 pthread_cond_wait(&b->progress, &b->lock);
+                b->waiting--;
             }
         }
+        psnrhvs_test_count_cpu_unbuffered_row();
         pl->walking = 1;
         pthread_mutex_unlock(&b->lock);
         pl->sum = pl->engine ? walk_row(pl, by, pl->sum, terms) : add_chain(pl->sum, terms, n);
         pthread_mutex_lock(&b->lock);
         pl->next_row++;
-        pthread_cond_broadcast(&b->progress);
+        wake_waiting(b);
         walk_rows(b, pl, nby);
     }
     pthread_mutex_unlock(&b->lock);
@@ -283,6 +299,7 @@ static void cpu_close(PsnrHvsContext *c) {
     if (!b) return;
     psnrhvs_thread_pool_destroy(b->pool);
     pthread_cond_destroy(&b->progress);
+    pthread_cond_destroy(&b->read);
     pthread_mutex_destroy(&b->lock);
     free(b->mem);
     free(b);
@@ -345,7 +362,8 @@ static size_t carve(CpuBackend *b, const PsnrHvsContext *c, unsigned char *mem) 
     } while (0)
     const PsnrHvsFrameGeometry *const g = &c->geom;
     const int alone = b->nthreads == 1;
-    const int nbuf = alone ? 0 : ROWS_PER_THREAD * b->nthreads + CHAIN_LAG_ROWS * g->num_planes;
+    const int nbuf =
+        alone ? 0 : ROWS_PER_THREAD * b->nthreads + CHAIN_LAG_ROWS * g->num_planes * c->slots;
     const int nown = alone ? 2 : b->nthreads;
     TAKE(b->own, (size_t)nown * sizeof(float *));
     for (int i = 0; i < nown; i++) TAKE(b->own[i], b->row_floats * sizeof(float));
@@ -373,6 +391,7 @@ static int cpu_open(PsnrHvsContext *c) {
     if (!b) return PSNRHVS_ERR(ENOMEM);
     c->backend = b;
     pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->read, NULL);
     pthread_cond_init(&b->progress, NULL);
     int err = choose_isa(c, b);
     if (err) goto error;
@@ -464,7 +483,7 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
             pthread_mutex_unlock(&b->lock);
             const int helped = psnrhvs_thread_pool_help(b->pool);
             pthread_mutex_lock(&b->lock);
-            if (!helped && s->read < b->task_base[3]) pthread_cond_wait(&b->progress, &b->lock);
+            if (!helped && s->read < b->task_base[3]) pthread_cond_wait(&b->read, &b->lock);
         }
         pthread_mutex_unlock(&b->lock);
     }

@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 
 static atomic_int cpu_sum_mode;
-static atomic_size_t cpu_engine_rows;
+static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
 static atomic_int opencl_profile;
 
 void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
@@ -31,4 +31,12 @@ void psnrhvs_test_set_opencl_profile(const int on) {
 
 int psnrhvs_test_opencl_profile(void) {
     return atomic_load(&opencl_profile);
+}
+
+size_t psnrhvs_test_cpu_unbuffered_rows(void) {
+    return atomic_load_explicit(&cpu_unbuffered_rows, memory_order_relaxed);
+}
+
+void psnrhvs_test_count_cpu_unbuffered_row(void) {
+    atomic_fetch_add_explicit(&cpu_unbuffered_rows, 1, memory_order_relaxed);
 }

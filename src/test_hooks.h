@@ -23,6 +23,11 @@ enum PsnrHvsTestCpuSum psnrhvs_test_cpu_sum(void);
 size_t psnrhvs_test_cpu_engine_rows(void);
 void psnrhvs_test_count_cpu_engine_row(void);
 
+/* Rows that found no free buffer and waited for the chain (benchmarks: the
+ * store made at open should make this rare). */
+size_t psnrhvs_test_cpu_unbuffered_rows(void);
+void psnrhvs_test_count_cpu_unbuffered_row(void);
+
 /* OpenCL: log per-stage device times at close, for contexts opened
  * afterwards (bench/opencl). */
 void psnrhvs_test_set_opencl_profile(int on);

@@ -2,13 +2,16 @@
  * psnrhvs: a small pthread pool running jobs of numbered tasks.
  * SPDX-License-Identifier: BSD-2-Clause
  *
- * One mutex guards the queue of jobs with tasks left to hand out. Tasks are
- * coarse (a block row, a slice of a copy), so a lock round trip per task is
- * noise; in exchange jobs can be queued and waited for independently.
+ * One mutex guards the queue of jobs with tasks left to hand out: a task is
+ * taken under it, and counted as finished with an atomic add, so a task
+ * costs one lock round trip (the lock is taken again only to wake waiters
+ * when a job's last task returns). Tasks are coarse (a block row, a slice of
+ * a copy); in exchange jobs can be queued and waited for independently.
  */
 #include "thread_pool.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -41,13 +44,17 @@ static int take(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob **const job, int
     return 1;
 }
 
-/* Runs a taken task, dropping the lock meanwhile. */
+/* Runs a taken task, dropping the lock meanwhile. The job may be reused by
+ * its owner as soon as its last task is counted: nothing touches it after. */
 static void run_task(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job, const int task,
                      const int worker) {
+    const int ntasks = job->ntasks;
     pthread_mutex_unlock(&pool->lock);
     job->fn(job->arg, task, worker);
+    const int last =
+        atomic_fetch_add_explicit(&job->finished, 1, memory_order_acq_rel) + 1 == ntasks;
     pthread_mutex_lock(&pool->lock);
-    if (++job->finished == job->ntasks) pthread_cond_broadcast(&pool->done);
+    if (last) pthread_cond_broadcast(&pool->done);
 }
 
 static void *worker_main(void *const data) {
@@ -132,12 +139,14 @@ void psnrhvs_thread_pool_submit(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob 
     job->fn = fn;
     job->arg = arg;
     job->ntasks = ntasks > 0 ? ntasks : 0;
-    job->claimed = job->finished = 0;
+    job->claimed = 0;
+    atomic_store_explicit(&job->finished, 0, memory_order_relaxed);
     job->next = NULL;
     if (!job->ntasks) return;
     if (!pool || !pool->nworkers) {
         for (int task = 0; task < job->ntasks; task++) fn(arg, task, 0);
-        job->claimed = job->finished = job->ntasks;
+        job->claimed = job->ntasks;
+        atomic_store_explicit(&job->finished, job->ntasks, memory_order_release);
         return;
     }
     pthread_mutex_lock(&pool->lock);
@@ -155,8 +164,9 @@ void psnrhvs_thread_pool_submit(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob 
 
 void psnrhvs_thread_pool_wait(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job) {
     if (!pool || !pool->nworkers) return; /* submit ran it */
+    if (atomic_load_explicit(&job->finished, memory_order_acquire) == job->ntasks) return;
     pthread_mutex_lock(&pool->lock);
-    while (job->finished < job->ntasks) {
+    while (atomic_load_explicit(&job->finished, memory_order_acquire) < job->ntasks) {
         PsnrHvsThreadJob *j;
         int task;
         if (take(pool, &j, &task))

@@ -18,8 +18,8 @@ typedef struct PsnrHvsThreadJob {
     PsnrHvsTaskFn fn;
     void *arg;
     int ntasks;
-    int claimed;  ///< tasks handed out
-    int finished; ///< tasks returned
+    int claimed;          ///< tasks handed out (under the pool's lock)
+    _Atomic int finished; ///< tasks returned
     struct PsnrHvsThreadJob *next;
 } PsnrHvsThreadJob;
 
