@@ -183,7 +183,8 @@ class Scorer:
         usable = (col == isz and row >= w * isz and arr.dtype.isnative
                   and addr % isz == 0 and row % isz == 0)
         if not usable:
-            arr = np.ascontiguousarray(arr[:h, :w], dtype=self.dtype.newbyteorder("="))
+            # A fresh array (aligned; ascontiguousarray would keep a misaligned one).
+            arr = np.array(arr[:h, :w], dtype=self.dtype.newbyteorder("="), order="C")
             addr = arr.__array_interface__["data"][0]
             row = arr.strides[0]
         return addr, row, arr
