@@ -11,7 +11,7 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Debian packages the build and the tests use. The OpenCL backend is tested
 # for real on the CPU through PoCL; nvcc, where installed, builds CUDA.
-PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
 
 install_missing() {
     local missing=()
