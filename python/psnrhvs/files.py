@@ -14,6 +14,7 @@ which decodes them where it is built with FFmpeg's libraries.
 """
 from __future__ import annotations
 
+import mmap
 import os
 import shutil
 import subprocess
@@ -37,6 +38,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 Y4M_MAGIC = b"YUV4MPEG2 "
 Y4M_MAX_LINE = 4096  # tools/input/y4m.c: longer is not a Y4M header
+RELEASE_BYTES = 16 << 20  # pages read are given back by this much at a time
 UINT_MAX = 2**32 - 1
 INT_MAX = 2**31 - 1
 
@@ -138,9 +140,16 @@ class VideoFile:
         except OSError as e:
             raise InputError(f"cannot open {self.name}: {e.strerror}", errno=e.errno) from None
         # A zero-length file cannot be mapped; it simply has no frames.
-        self.data = (np.memmap(self.path, dtype=np.uint8, mode="r") if self.size
-                     else np.zeros(0, np.uint8))
+        self._mm: Optional[mmap.mmap] = None
+        self.data = np.zeros(0, np.uint8)
+        if self.size:
+            with open(self.path, "rb") as f:
+                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            if hasattr(self._mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
+                self._mm.madvise(mmap.MADV_SEQUENTIAL)
+            self.data = np.frombuffer(self._mm, dtype=np.uint8)
         self.pos = 0
+        self._released = 0
         self.is_y4m = head[:10] == Y4M_MAGIC
         if not self.is_y4m and self.path[-4:] in (".y4m", ".Y4M"):
             raise MalformedY4MError(f'malformed Y4M {self.name}: missing "YUV4MPEG2 " magic')
@@ -216,6 +225,22 @@ class VideoFile:
         raise MalformedY4MError(
             f"malformed Y4M {self.name}: unsupported C tag 'C{tag}' (expected 420jpeg, "
             "420mpeg2, 420paldv, 420, 422, 444, mono or their p10/p12 forms)")
+
+    def release(self) -> None:
+        """Drop the pages before the read position from this process's mapping.
+
+        Mapped file pages count in the process's resident size, so a long
+        video read through would look like its whole size in memory (and a
+        Dask nanny kills workers over their memory limit). The file is mapped
+        read-only: a dropped page stays in the page cache and would simply be
+        read again if an old view were used.
+        """
+        if self._mm is None or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        end = self.pos // mmap.PAGESIZE * mmap.PAGESIZE
+        if end - self._released >= RELEASE_BYTES:
+            self._mm.madvise(mmap.MADV_DONTNEED, self._released, end - self._released)
+            self._released = end
 
     def set_format(self, fmt: Format) -> None:
         self.geometry = Geometry.of(fmt)
@@ -517,6 +542,10 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                         if got is None:
                             raise InputError("the scorer is full with nothing queued")
                         frames.append(got)
+                # Sent frames are copied by the library: their pages can go.
+                del rp, dp
+                ref.release()
+                dist.release()
                 idx += 1
         except InputError as e:
             error = e  # reported after the frames read before it are scored

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Raw and Y4M files: the CLI's options give the CLI's bits, the CLI's errors
 give exceptions with the CLI's words."""
+import os
+import re
 import shutil
 import warnings
+
+import numpy as np
 
 import pytest
 
@@ -224,3 +228,37 @@ def test_truncated_after_good_frames_is_still_an_error(tmp_path):
         psnrhvs.score_files(ref, bad, **golden_options(RAW))
     r = psnrhvs.score_files(ref, bad, frame_cnt=4, **golden_options(RAW))
     assert len(r) == 4
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc (Linux)")
+def test_mapped_pages_are_given_back(tmp_path, monkeypatch):
+    """Reading a file through does not keep it resident: pages already scored
+    are dropped from the mapping (Dask's nanny counts them as worker memory)."""
+    w, h, n = 640, 360, 80
+    rng = np.random.default_rng(5)
+    frames = rng.integers(0, 255, size=(n, w * h * 3 // 2), dtype=np.uint8)
+    ref, dist = tmp_path / "r.yuv", tmp_path / "d.yuv"
+    frames.tofile(ref)
+    (frames ^ 1).tofile(dist)
+    del frames
+    monkeypatch.setattr(psnrhvs.files, "RELEASE_BYTES", 1 << 20)
+
+    def rss_file_kb():
+        return int(re.search(r"RssFile:\s+(\d+)", open("/proc/self/status").read()).group(1))
+
+    peak = []
+
+    class Watch(psnrhvs.Scorer):
+        def send(self, *a, **k):
+            peak.append(rss_file_kb())
+            return super().send(*a, **k)
+
+    monkeypatch.setattr(psnrhvs.files, "Scorer", Watch)
+    psnrhvs.score_files(ref, dist, width=w, height=h, threads=1, frame_cnt=1)  # code paged in
+    peak.clear()
+    before = rss_file_kb()
+    r = psnrhvs.score_files(ref, dist, width=w, height=h, threads=1)
+    assert len(r) == n
+    grown = max(peak) - before
+    total = 2 * os.path.getsize(ref) // 1024
+    assert grown < total // 3, f"{grown} KiB resident of {total} KiB mapped"
