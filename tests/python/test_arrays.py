@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import psnrhvs
-from conftest import DATA, GOLDENS, assert_same_result, same, same_f32
+from conftest import DATA, GOLDENS, same, same_f32
 
 pytestmark = pytest.mark.usefixtures("lib")
 W, H = 64, 48

@@ -5,7 +5,6 @@ local run; outputs written atomically by the workers; input errors as rows."""
 import logging
 import os
 import signal
-import struct
 import time
 
 import pytest

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import psnrhvs
-from conftest import (DATA, GOLDENS, assert_matches_golden, assert_same_result, cli_args,
+from conftest import (GOLDENS, assert_matches_golden, assert_same_result, cli_args,
                       golden_ids, golden_options, golden_paths)
 
 pytestmark = pytest.mark.usefixtures("lib")

@@ -6,7 +6,6 @@ import errno
 import gc
 import os
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
