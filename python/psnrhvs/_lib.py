@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""ctypes mirror of include/psnrhvs.h and the search for libpsnrhvs.
+
+The structs copy the header field for field (reserved bytes included) so the
+library reads exactly what it would from C; tests/python/test_abi.py checks
+sizes and offsets against the compiler.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+import types
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_float, c_int,
+                    c_size_t, c_ssize_t, c_uint, c_uint8, c_uint64, c_void_p)
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+from .errors import LibraryNotFoundError
+
+#: API major version this package speaks (PSNRHVS_API_VERSION_MAJOR).
+API_MAJOR = 1
+MAX_DIMENSION = 65536
+
+# enum PsnrHvsPixelLayout
+LAYOUTS = {"420": 0, "422": 1, "444": 2, "400": 3}
+LAYOUT_NAMES = {v: k for k, v in LAYOUTS.items()}
+# enum PsnrHvsBackend
+BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2, "opencl": 3, "hip": 4}
+# enum PsnrHvsMaskProduct
+MASK_PRODUCTS = {"float": 0, "exact": 1}
+# enum PsnrHvsIsa
+ISAS = {"auto": 0, "scalar": 1, "avx2": 2, "avx512": 3}
+
+# void (*callback)(void *cookie, const char *message)
+LOG_CALLBACK = CFUNCTYPE(None, c_void_p, c_char_p)
+
+
+class Logger(Structure):
+    _fields_ = [("cookie", c_void_p), ("callback", LOG_CALLBACK)]
+
+
+class Settings(Structure):
+    # C enums are int-sized with GCC, Clang and MSVC for these values.
+    _fields_ = [
+        ("width", c_int),
+        ("height", c_int),
+        ("layout", c_int),
+        ("bitdepth", c_int),
+        ("enable_chroma", c_int),
+        ("mask_product", c_int),
+        ("backend", c_int),
+        ("device", c_int),
+        ("threads", c_int),
+        ("isa", c_int),
+        ("exact_helpers", c_int),
+        ("frames_in_flight", c_int),
+        ("logger", Logger),
+        ("reserved", c_uint8 * 32),
+    ]
+
+
+class Picture(Structure):
+    # ptrdiff_t is ssize_t on every platform the library builds for.
+    _fields_ = [("data", c_void_p * 3), ("stride", c_ssize_t * 3)]
+
+
+class Score(Structure):
+    _fields_ = [
+        ("num_planes", c_int),
+        ("raw", c_float * 3),
+        ("psnr_hvs_y", c_double),
+        ("psnr_hvs_cb", c_double),
+        ("psnr_hvs_cr", c_double),
+        ("psnr_hvs", c_double),
+        ("tag", c_uint64),
+    ]
+
+
+_PROTOTYPES = {
+    "psnrhvs_version": (c_char_p, []),
+    "psnrhvs_version_api": (c_uint, []),
+    "psnrhvs_default_settings": (None, [POINTER(Settings)]),
+    "psnrhvs_open": (c_int, [POINTER(c_void_p), POINTER(Settings)]),
+    "psnrhvs_score": (c_int, [c_void_p, POINTER(Picture), POINTER(Picture), POINTER(Score)]),
+    "psnrhvs_send": (c_int, [c_void_p, POINTER(Picture), POINTER(Picture), c_uint64]),
+    "psnrhvs_receive": (c_int, [c_void_p, POINTER(Score)]),
+    "psnrhvs_close": (None, [POINTER(c_void_p)]),
+    "psnrhvs_backend_name": (c_char_p, [c_void_p]),
+    "psnrhvs_isa_name": (c_char_p, [c_void_p]),
+    "psnrhvs_backend_available": (c_int, [c_int]),
+    "psnrhvs_list_devices": (c_int, [c_int, c_int, c_char_p, c_size_t]),
+    "psnrhvs_raw_to_db": (None, [POINTER(Score)]),
+}
+
+
+class Library:
+    """One loaded libpsnrhvs with its prototypes declared.
+
+    ctypes.CDLL releases the GIL around every call, so other Python threads
+    (a Dask worker's, a reader's) run while a frame is scored.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.dll = ctypes.CDLL(path)
+        except OSError as e:
+            raise LibraryNotFoundError(f"cannot load {path}: {e}") from e
+        #: the C functions without their prefix: lib.c.open(...), lib.c.send(...)
+        self.c = types.SimpleNamespace()
+        for name, (restype, argtypes) in _PROTOTYPES.items():
+            try:
+                fn = getattr(self.dll, name)
+            except AttributeError as e:
+                raise LibraryNotFoundError(f"{path} is not libpsnrhvs: no symbol {name}") from e
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self.c, name[len("psnrhvs_"):], fn)
+        api = self.c.version_api()
+        if api >> 16 != API_MAJOR:
+            raise LibraryNotFoundError(
+                f"{path} has API version {api >> 16}.{(api >> 8) & 255}.{api & 255}; "
+                f"this package needs {API_MAJOR}.x")
+
+    @property
+    def version(self) -> str:
+        return self.c.version().decode()
+
+    def backend_available(self, backend: str) -> bool:
+        return bool(self.c.backend_available(BACKENDS[backend]))
+
+    def raw_to_db(self, raw, num_planes: int) -> Score:
+        """The library's own dB conversion, for scores that arrive as raw floats (CLI JSON)."""
+        s = Score()
+        s.num_planes = num_planes
+        for i, r in enumerate(raw):
+            s.raw[i] = 0.0 if r is None else r
+        self.c.raw_to_db(ctypes.byref(s))
+        return s
+
+    def __repr__(self) -> str:
+        return f"<psnrhvs.Library {self.path} {self.version}>"
+
+
+_NAMES = ("libpsnrhvs.so", "libpsnrhvs.so.1", "libpsnrhvs.dylib", "psnrhvs.dll")
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_REPO_ROOT = _PACKAGE_DIR.parent.parent
+
+
+def library_candidates() -> List[Path]:
+    """Where the library is looked for after the argument and PSNRHVS_LIBRARY."""
+    dirs = [
+        _PACKAGE_DIR,           # copied into the package
+        _PACKAGE_DIR.parent,    # next to the package (site-packages or prefix/lib)
+    ]
+    build = os.environ.get("PSNRHVS_BUILD_DIR")
+    if build:
+        dirs.append(Path(build) / "src")
+    dirs.append(_REPO_ROOT / "build" / "src")  # this source tree's ./build.sh build
+    return [d / n for d in dirs for n in _NAMES]
+
+
+def find_library(path: Optional[Union[str, os.PathLike]] = None) -> str:
+    """The library to load: explicit path, $PSNRHVS_LIBRARY, next to the package,
+    the source tree's build folder, then the system's search (ldconfig, LD_LIBRARY_PATH)."""
+    if path:
+        return os.fspath(path)
+    env = os.environ.get("PSNRHVS_LIBRARY")
+    if env:
+        return env
+    for cand in library_candidates():
+        if cand.is_file():
+            return str(cand)
+    found = ctypes.util.find_library("psnrhvs")
+    if found:
+        return found
+    # find_library() ignores LD_LIBRARY_PATH on some systems; dlopen() does not.
+    soname = "libpsnrhvs.dylib" if sys.platform == "darwin" else "libpsnrhvs.so.1"
+    try:
+        ctypes.CDLL(soname)
+        return soname
+    except OSError:
+        pass
+    looked = ", ".join(str(c) for c in library_candidates()[::len(_NAMES)])
+    raise LibraryNotFoundError(
+        "libpsnrhvs not found: pass library=PATH, set PSNRHVS_LIBRARY, or build it "
+        f"(./build.sh build); looked in {looked} and the system's library path")
+
+
+_loaded: Dict[str, Library] = {}
+_load_lock = threading.Lock()
+
+
+def load_library(path: Optional[Union[str, os.PathLike, Library]] = None) -> Library:
+    """Load (once per path) and return the library."""
+    if isinstance(path, Library):
+        return path
+    resolved = find_library(path)
+    with _load_lock:
+        lib = _loaded.get(resolved)
+        if lib is None:
+            lib = _loaded[resolved] = Library(resolved)
+        return lib

@@ -1,0 +1,57 @@
+/*
+ * Prints the size and field offsets of the public structs, one "NAME VALUE"
+ * a line, so the Python tests can check the ctypes mirror against the compiler.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "psnrhvs.h"
+
+#define SIZE(T)     printf("sizeof %s %zu\n", #T, sizeof(T))
+#define OFF(T, f)   printf("offsetof %s.%s %zu\n", #T, #f, offsetof(T, f))
+#define FSIZE(T, f) printf("fieldsize %s.%s %zu\n", #T, #f, sizeof(((T *)0)->f))
+
+int main(void) {
+    SIZE(PsnrHvsLogger);
+    OFF(PsnrHvsLogger, cookie);
+    OFF(PsnrHvsLogger, callback);
+
+    SIZE(PsnrHvsSettings);
+    OFF(PsnrHvsSettings, width);
+    OFF(PsnrHvsSettings, height);
+    OFF(PsnrHvsSettings, layout);
+    OFF(PsnrHvsSettings, bitdepth);
+    OFF(PsnrHvsSettings, enable_chroma);
+    OFF(PsnrHvsSettings, mask_product);
+    OFF(PsnrHvsSettings, backend);
+    OFF(PsnrHvsSettings, device);
+    OFF(PsnrHvsSettings, threads);
+    OFF(PsnrHvsSettings, isa);
+    OFF(PsnrHvsSettings, exact_helpers);
+    OFF(PsnrHvsSettings, frames_in_flight);
+    OFF(PsnrHvsSettings, logger);
+    OFF(PsnrHvsSettings, reserved);
+    FSIZE(PsnrHvsSettings, layout);
+    FSIZE(PsnrHvsSettings, reserved);
+
+    SIZE(PsnrHvsPicture);
+    OFF(PsnrHvsPicture, data);
+    OFF(PsnrHvsPicture, stride);
+    FSIZE(PsnrHvsPicture, stride);
+
+    SIZE(PsnrHvsScore);
+    OFF(PsnrHvsScore, num_planes);
+    OFF(PsnrHvsScore, raw);
+    OFF(PsnrHvsScore, psnr_hvs_y);
+    OFF(PsnrHvsScore, psnr_hvs_cb);
+    OFF(PsnrHvsScore, psnr_hvs_cr);
+    OFF(PsnrHvsScore, psnr_hvs);
+    OFF(PsnrHvsScore, tag);
+
+    printf("api_version %u\n", (unsigned)((PSNRHVS_API_VERSION_MAJOR << 16) |
+                                          (PSNRHVS_API_VERSION_MINOR << 8) |
+                                          PSNRHVS_API_VERSION_PATCH));
+    printf("max_dimension %d\n", PSNRHVS_MAX_DIMENSION);
+    return ferror(stdout) ? 1 : 0;
+}
