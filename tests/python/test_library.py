@@ -100,7 +100,7 @@ def test_library_errors_are_exceptions_with_its_messages(lib):
         (dict(width=16, height=14), psnrhvs.PlaneTooSmallError, errno.ERANGE,
          "chroma planes of a 16x14 4:2:0 frame are 8x7"),
         (dict(width=64, height=64, threads=-1), psnrhvs.InvalidArgumentError, errno.EINVAL,
-         "invalid settings"),
+         "threads -1 is out of range"),
     ]
     for kw, cls, num, text in cases:
         w, h = kw.pop("width"), kw.pop("height")
