@@ -79,7 +79,8 @@ typedef struct CpuSlot {
     unsigned char *pix; ///< the packed pair, for frames queued behind others
     CpuPlane plane[3];
     PsnrHvsThreadJob job;
-    int read; ///< tasks that have read their samples
+    int read;                ///< tasks that have read their samples
+    PsnrHvsRangeError range; ///< a sample above the bit depth's maximum
 } CpuSlot;
 
 struct CpuBackend {
@@ -98,6 +99,7 @@ struct CpuBackend {
     int nstore;
     enum PsnrHvsTestCpuSum sum_mode;
     int engine_ok; ///< plans allocated: the engine may be picked
+    unsigned max;  ///< the largest valid sample
     void *mem;     ///< every buffer, in one allocation
     CpuSlot slot[];
 };
@@ -189,6 +191,25 @@ static double engine_known(CpuPlane *pl, const int by, int *known) {
     return sum;
 }
 
+/* Samples above the maximum in rows [y0, y1) of both sides of a plane. */
+static int rows_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int y0,
+                             const int y1, PsnrHvsRangeError *e) {
+    if (p->bitdepth == 8) return 0;
+    const int r = psnrhvs_range_find(e, 0, p->table, p->ref, p->ref_stride, p->w, y0, y1, b->max);
+    return psnrhvs_range_find(e, 1, p->table, p->dist, p->dist_stride, p->w, y0, y1, b->max) || r;
+}
+
+/* The rows block row by reads. */
+static int row_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int by,
+                            PsnrHvsRangeError *e) {
+    return rows_out_of_range(b, p, by * 7, by * 7 + 8, e);
+}
+
+static int plane_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p,
+                              PsnrHvsRangeError *e) {
+    return rows_out_of_range(b, p, 0, p->h, e);
+}
+
 /* Called with the lock held: the sample reads of a task are over. */
 static void samples_read(CpuBackend *b, CpuSlot *s) {
     if (++s->read == b->task_base[3]) pthread_cond_broadcast(&b->read);
@@ -202,9 +223,12 @@ static void row_task(void *const arg, const int task, const int worker) {
     while (task >= b->task_base[p + 1]) p++;
     CpuPlane *const pl = &s->plane[p];
     if (b->use_ref) {
-        pl->sum = psnrhvs_plane_sum_ref(&pl->pair);
+        PsnrHvsRangeError range = {0};
+        const int bad = plane_out_of_range(b, &pl->pair, &range);
+        pl->sum = bad ? 0.0f : psnrhvs_plane_sum_ref(&pl->pair);
         pthread_mutex_lock(&b->lock);
         samples_read(b, s);
+        if (bad) psnrhvs_range_merge(&s->range, &range);
         pthread_mutex_unlock(&b->lock);
         return;
     }
@@ -232,7 +256,13 @@ static void row_task(void *const arg, const int task, const int worker) {
     pthread_mutex_unlock(&b->lock);
 
     float *const terms = buf ? buf : b->own[worker];
-    const int n = row_terms(b, &pl->pair, by, terms, carried ? &carry : NULL);
+    /* A row with a sample out of range is not computed (its products would
+     * overflow); the frame is reported by collect. */
+    PsnrHvsRangeError range = {0};
+    const int bad = row_out_of_range(b, &pl->pair, by, &range);
+    const int n = bad ? 0 : row_terms(b, &pl->pair, by, terms, carried ? &carry : NULL);
+    if (bad && carried)
+        pl->sum = add_chain(carry.sum, carry.terms, carry.count), carry.sum = pl->sum;
     double approx = 0.0;
     if (pl->engine) {
         /* Rows before this one still running count at the mean of the done
@@ -246,6 +276,7 @@ static void row_task(void *const arg, const int task, const int worker) {
 
     pthread_mutex_lock(&b->lock);
     samples_read(b, s);
+    if (bad) psnrhvs_range_merge(&s->range, &range);
     if (carried) {
         pl->sum = carry.sum;
         pl->rows[pl->next_row++].terms = NULL;
@@ -404,6 +435,7 @@ static int cpu_open(PsnrHvsContext *c) {
         if (p < g->num_planes && (size_t)g->plane[p].bw > row_blocks) row_blocks = g->plane[p].bw;
     }
     b->row_floats = row_blocks * 64 + PSNRHVS_ROW_TERMS_PAD;
+    b->max = (1u << g->bitdepth) - 1;
     b->nthreads = thread_count(c, b);
     b->sum_mode = psnrhvs_test_cpu_sum();
     b->engine_ok = !b->use_ref &&
@@ -470,9 +502,11 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
         pl->engine = engine;
         if (pl->rows) memset(pl->rows, 0, (size_t)gp->bh * sizeof(*pl->rows));
     }
+    s->range = (PsnrHvsRangeError){0};
     if (b->nthreads == 1) {
         for (int p = 0; p < g->num_planes; p++)
-            s->plane[p].sum = plane_sum_alone(b, &s->plane[p], b->own);
+            if (!plane_out_of_range(b, &s->plane[p].pair, &s->range))
+                s->plane[p].sum = plane_sum_alone(b, &s->plane[p], b->own);
         return 0;
     }
     s->read = 0;
@@ -494,6 +528,7 @@ static int cpu_collect(PsnrHvsContext *c, const int slot, float sums[3]) {
     CpuBackend *const b = c->backend;
     CpuSlot *const s = &b->slot[slot];
     if (b->nthreads > 1) psnrhvs_thread_pool_wait(b->pool, &s->job);
+    if (s->range.found) return psnrhvs_range_report(c, &s->range);
     for (int p = 0; p < c->geom.num_planes; p++) sums[p] = s->plane[p].sum;
     return 0;
 }

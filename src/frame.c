@@ -124,3 +124,78 @@ float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *const g, const int p, flo
     sum = sum / (float)count;
     return sum / (float)(max * max);
 }
+
+unsigned psnrhvs_rows_max16(const void *const data, const ptrdiff_t stride, const int w,
+                            const int y0, const int y1) {
+    uint16_t m = 0;
+    const uint8_t *row = (const uint8_t *)data + (ptrdiff_t)y0 * stride;
+    for (int y = y0; y < y1; y++, row += stride) {
+        const uint16_t *const r = (const uint16_t *)(const void *)row;
+        uint16_t rm = 0;
+        for (int x = 0; x < w; x++) rm = r[x] > rm ? r[x] : rm; /* vectorises */
+        m = rm > m ? rm : m;
+    }
+    return m;
+}
+
+static int range_before(const PsnrHvsRangeError *a, const PsnrHvsRangeError *b) {
+    if (!b->found) return 1;
+    if (a->side != b->side) return a->side < b->side;
+    if (a->plane != b->plane) return a->plane < b->plane;
+    if (a->y != b->y) return a->y < b->y;
+    return a->x < b->x;
+}
+
+void psnrhvs_range_merge(PsnrHvsRangeError *const into, const PsnrHvsRangeError *const e) {
+    if (e->found && range_before(e, into)) *into = *e;
+}
+
+int psnrhvs_range_find(PsnrHvsRangeError *const e, const int side, const int plane,
+                       const void *const data, const ptrdiff_t stride, const int w, const int y0,
+                       const int y1, const unsigned max) {
+    if (psnrhvs_rows_max16(data, stride, w, y0, y1) <= max) return 0;
+    const uint8_t *row = (const uint8_t *)data + (ptrdiff_t)y0 * stride;
+    for (int y = y0; y < y1; y++, row += stride) {
+        const uint16_t *const r = (const uint16_t *)(const void *)row;
+        for (int x = 0; x < w; x++) {
+            if (r[x] <= max) continue;
+            const PsnrHvsRangeError here = {1, side, plane, x, y, r[x]};
+            psnrhvs_range_merge(e, &here);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int psnrhvs_range_check(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                        const PsnrHvsPicture *const dist, PsnrHvsRangeError *const e) {
+    if (g->bitdepth == 8) return 0;
+    const unsigned max = (1u << g->bitdepth) - 1;
+    const PsnrHvsPicture *const pics[2] = {ref, dist};
+    for (int side = 0; side < 2; side++)
+        for (int p = 0; p < g->num_planes; p++)
+            if (psnrhvs_range_find(e, side, p, pics[side]->data[p], pics[side]->stride[p],
+                                   g->plane[p].w, 0, g->plane[p].h, max))
+                return 1;
+    return 0;
+}
+
+int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError *const e) {
+    static const char *const planes[3] = {"Y", "Cb", "Cr"};
+    psnrhvs_log(c,
+                "sample %d at x %d, y %d of the %s picture's %s plane is above %u, the %d-bit "
+                "maximum: the frame is not scored",
+                e->value, e->x, e->y, e->side ? "distorted" : "reference", planes[e->plane],
+                (1u << c->geom.bitdepth) - 1, c->geom.bitdepth);
+    return PSNRHVS_ERR(EINVAL);
+}
+
+void psnrhvs_frame_pictures(const PsnrHvsFrameGeometry *const g, const unsigned char *const packed,
+                            PsnrHvsPicture pics[2]) {
+    memset(pics, 0, 2 * sizeof(*pics));
+    for (int p = 0; p < g->num_planes; p++) {
+        pics[0].data[p] = packed + g->plane[p].ref_off;
+        pics[1].data[p] = packed + g->plane[p].dist_off;
+        pics[0].stride[p] = pics[1].stride[p] = (ptrdiff_t)g->plane[p].row_bytes;
+    }
+}

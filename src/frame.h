@@ -45,6 +45,39 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
 void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                         const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 
+/* Samples above 2^bitdepth - 1 (possible only above 8 bits) have no
+ * meaning and would overflow the DCT's i32 products (spec section 2): no
+ * backend scores them. The first one of a frame, in the order picture
+ * (reference, then distorted), plane, row, column. */
+typedef struct PsnrHvsRangeError {
+    int found;
+    int side; ///< 0 reference, 1 distorted
+    int plane, x, y;
+    int value;
+} PsnrHvsRangeError;
+
+/* The largest sample of rows [y0, y1) of a plane (16-bit samples). */
+unsigned psnrhvs_rows_max16(const void *data, ptrdiff_t stride, int w, int y0, int y1);
+
+/* Keeps in *into whichever of the two comes first. */
+void psnrhvs_range_merge(PsnrHvsRangeError *into, const PsnrHvsRangeError *e);
+
+/* Records in *e the first sample above max in rows [y0, y1) of a plane of
+ * one side, if it comes before what *e holds. Returns 1 if one was found. */
+int psnrhvs_range_find(PsnrHvsRangeError *e, int side, int plane, const void *data,
+                       ptrdiff_t stride, int w, int y0, int y1, unsigned max);
+
+/* The same over both pictures of a pair, all planes (packed or not). */
+int psnrhvs_range_check(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                        const PsnrHvsPicture *dist, PsnrHvsRangeError *e);
+
+/* Logs an error found by the checks above; returns PSNRHVS_ERR(EINVAL). */
+int psnrhvs_range_report(const PsnrHvsContext *c, const PsnrHvsRangeError *e);
+
+/* The two pictures of a packed pair (psnrhvs_frame_pack's layout). */
+void psnrhvs_frame_pictures(const PsnrHvsFrameGeometry *g, const unsigned char *packed,
+                            PsnrHvsPicture pics[2]);
+
 /* The raw score of plane p from its f32 chain sum (spec section 3, last
  * step: two f32 divisions, as libvmaf). */
 float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *g, int p, float sum);

@@ -147,8 +147,9 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
 }
 
 int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
-    if (!out || !s) return PSNRHVS_ERR(EINVAL);
+    if (!out) return PSNRHVS_ERR(EINVAL);
     *out = NULL;
+    if (!s) return PSNRHVS_ERR(EINVAL);
     int err = check_settings(s);
     if (err) return err;
 

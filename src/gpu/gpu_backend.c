@@ -46,6 +46,7 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
     job->num_planes = g->num_planes;
     job->bitdepth = g->bitdepth;
     job->mask_product = g->mask_product;
+    job->max_sample = (1u << g->bitdepth) - 1;
     long long blocks = 0;
     for (int p = 0; p < g->num_planes; p++) {
         const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
@@ -64,11 +65,12 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
     job->blocks = blocks;
     job->frame_bytes = g->frame_bytes;
     const size_t n = (size_t)blocks;
-    job->workspace_bytes =
-        align_up(n * 64 * sizeof(float)) + align_up(n * sizeof(float)) +
-        align_up(n / PSNRHVS_GPU_SUPER * sizeof(double)) + align_up(n * sizeof(PshSumChunkMaps)) +
-        align_up(n / PSNRHVS_GPU_CHUNK * sizeof(PshSumChunkMaps)) +
-        align_up(n / PSNRHVS_GPU_SUPER * sizeof(PshSumChunkMaps)) + align_up(3 * sizeof(float));
+    job->workspace_bytes = align_up(n * 64 * sizeof(float)) + align_up(n * sizeof(float)) +
+                           align_up(n / PSNRHVS_GPU_SUPER * sizeof(double)) +
+                           align_up(n * sizeof(PshSumChunkMaps)) +
+                           align_up(n / PSNRHVS_GPU_CHUNK * sizeof(PshSumChunkMaps)) +
+                           align_up(n / PSNRHVS_GPU_SUPER * sizeof(PshSumChunkMaps)) +
+                           align_up(4 * sizeof(float)) + align_up(sizeof(unsigned));
 }
 
 void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace,
@@ -89,6 +91,8 @@ void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace,
     job->super_maps = (PshSumChunkMaps *)at;
     at += align_up(n / PSNRHVS_GPU_SUPER * sizeof(PshSumChunkMaps));
     job->sum = (float *)at;
+    at += align_up(4 * sizeof(float));
+    job->flags = (unsigned *)at;
 }
 
 /* Stages first..last of a frame on a stream (benchmarks time them apart). */
@@ -218,8 +222,9 @@ static int gpu_open(PsnrHvsContext *const c) {
         s->job = plan;
         if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
-            (se = gpuMallocHost((void **)&s->host, b->sum_off + 3 * sizeof(float))) != gpuSuccess ||
-            (se = gpuMalloc(&s->workspace, b->sum_off + plan.workspace_bytes)) != gpuSuccess) {
+            (se = gpuMallocHost((void **)&s->host, b->sum_off + 4 * sizeof(float))) != gpuSuccess ||
+            (se = gpuMalloc(&s->workspace, b->sum_off + plan.workspace_bytes)) != gpuSuccess ||
+            (se = gpuMemset(s->workspace, 0, b->sum_off + plan.workspace_bytes)) != gpuSuccess) {
             err = fail(c, se, "allocating a frame slot");
             gpu_close(c);
             return err;
@@ -240,9 +245,8 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
                             s->stream));
     const gpuError_t e = enqueue(&b->kernels, &s->job, s->stream, 0, PSNRHVS_GPU_STAGES - 1);
     if (e != gpuSuccess) return fail(c, e, "launching the kernels");
-    CHECK(c, gpuMemcpyAsync(s->host + b->sum_off, s->job.sum,
-                            (size_t)s->job.num_planes * sizeof(float), gpuMemcpyDeviceToHost,
-                            s->stream));
+    CHECK(c, gpuMemcpyAsync(s->host + b->sum_off, s->job.sum, 4 * sizeof(float),
+                            gpuMemcpyDeviceToHost, s->stream));
     CHECK(c, gpuEventRecord(s->done, s->stream));
     return 0;
 }
@@ -252,7 +256,19 @@ static int gpu_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
     GpuSlot *const s = &b->slot[slot];
     CHECK(c, gpuSetDevice(b->device));
     CHECK(c, gpuEventSynchronize(s->done));
-    memcpy(sums, s->host + b->sum_off, (size_t)c->geom.num_planes * sizeof(float));
+    float out[4];
+    memcpy(out, s->host + b->sum_off, sizeof(out));
+    unsigned flags;
+    memcpy(&flags, &out[3], sizeof(flags));
+    if (flags & PSNRHVS_GPU_OUT_OF_RANGE) {
+        /* Where: the packed pair is still in the slot's pinned buffer. */
+        PsnrHvsRangeError e = {0};
+        PsnrHvsPicture pics[2];
+        psnrhvs_frame_pictures(&c->geom, s->host, pics);
+        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
+        return psnrhvs_range_report(c, &e);
+    }
+    memcpy(sums, out, (size_t)c->geom.num_planes * sizeof(float));
     return 0;
 }
 

@@ -51,6 +51,7 @@
     X(hipHostMalloc)                                                                               \
     X(hipMalloc)                                                                                   \
     X(hipMemcpyAsync)                                                                              \
+    X(hipMemset)                                                                                   \
     X(hipModuleGetFunction)                                                                        \
     X(hipModuleLaunchKernel)                                                                       \
     X(hipModuleLoadData)                                                                           \
@@ -91,6 +92,7 @@ typedef hipEvent_t gpuEvent_t;
 #define gpuMallocHost(p, n)            psnrhvs_hip.hipHostMalloc(p, n, 0)
 #define gpuFreeHost(p)                 psnrhvs_hip.hipHostFree(p)
 #define gpuMemcpyAsync(d, s, n, k, st) psnrhvs_hip.hipMemcpyAsync(d, s, n, k, st)
+#define gpuMemset(p, v, n)             psnrhvs_hip.hipMemset(p, v, n)
 #define gpuStreamCreate(s)             psnrhvs_hip.hipStreamCreateWithFlags(s, hipStreamNonBlocking)
 #define gpuStreamDestroy(s)            psnrhvs_hip.hipStreamDestroy(s)
 #define gpuStreamSynchronize(s)        psnrhvs_hip.hipStreamSynchronize(s)
@@ -174,6 +176,7 @@ typedef cudaEvent_t gpuEvent_t;
 #define gpuMallocHost(p, n)            cudaMallocHost(p, n)
 #define gpuFreeHost(p)                 cudaFreeHost(p)
 #define gpuMemcpyAsync(d, s, n, k, st) cudaMemcpyAsync(d, s, n, k, st)
+#define gpuMemset(p, v, n)             cudaMemset(p, v, n)
 #define gpuStreamCreate(s)             cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)
 #define gpuStreamDestroy(s)            cudaStreamDestroy(s)
 #define gpuStreamSynchronize(s)        cudaStreamSynchronize(s)

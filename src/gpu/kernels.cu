@@ -45,15 +45,34 @@ static __device__ __forceinline__ int plane_of(const PsnrHvsGpuJob &job, const l
     return p;
 }
 
+/* Loads a block; returns the OR of its samples (above 8 bits a value above
+ * the maximum has a bit the maximum has not). */
 template <typename Pixel>
-static __device__ __forceinline__ void load_block(psh_i32 x[64], const unsigned char *base,
-                                                  const long long pitch) {
+static __device__ __forceinline__ unsigned load_block(psh_i32 x[64], const unsigned char *base,
+                                                      const long long pitch) {
+    unsigned any = 0;
     PSH_UNROLL
     for (int i = 0; i < 8; i++) {
         const Pixel *row = (const Pixel *)(base + i * pitch);
         PSH_UNROLL
-        for (int j = 0; j < 8; j++) x[i * 8 + j] = (psh_i32)psh_ldg(row + j);
+        for (int j = 0; j < 8; j++) {
+            x[i * 8 + j] = (psh_i32)psh_ldg(row + j);
+            any |= (unsigned)x[i * 8 + j];
+        }
     }
+    return any;
+}
+
+/* A block with a sample above the maximum is not computed (its products
+ * would overflow): the frame is flagged and the host reports it. */
+static __device__ __forceinline__ int out_of_range(const PsnrHvsGpuJob &job, const long long g,
+                                                   const unsigned any) {
+    if (!(any & ~job.max_sample)) return 0;
+    atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
+    PSH_UNROLL
+    for (int k = 0; k < 64; k++) job.terms[term_index(g, k)] = 0.0f;
+    job.block_sum[g] = 0.0f;
+    return 1;
 }
 
 template <typename Pixel> static __device__ __forceinline__ void terms(const PsnrHvsGpuJob &job) {
@@ -78,13 +97,14 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     float thr_s;
     {
         psh_i32 s[64];
-        load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
+        const unsigned any = load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
+        if (out_of_range(job, g, any)) return;
         thr_s = psh_block_transform(s, p, job.mask_product);
         PSH_UNROLL
         for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
     }
     psh_i32 d[64];
-    load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    if (out_of_range(job, g, load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch))) return;
     const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
     PSH_UNROLL
     for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
@@ -97,8 +117,9 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     job.block_sum[g] = sum;
 #else
     psh_i32 s[64], d[64];
-    load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
-    load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    const unsigned any = load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch) |
+                         load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    if (out_of_range(job, g, any)) return;
     float t[64];
     psh_block_terms(s, d, p, job.mask_product, t);
     PSH_UNROLL
@@ -347,6 +368,12 @@ extern "C" __global__ void __launch_bounds__(WARP)
         }
     }
     if (lane == 0) job.sum[blockIdx.x] = r;
+    /* The terms kernel of this frame is done (same stream): hand its flags
+     * to the host with the sums, and clear them for the next frame. */
+    if (lane == 0 && blockIdx.x == 0) {
+        job.sum[3] = __uint_as_float(*job.flags);
+        *job.flags = 0;
+    }
 }
 
 /* The entry points of the terms stage, one per sample size. */

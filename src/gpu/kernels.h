@@ -50,6 +50,7 @@ typedef struct PsnrHvsGpuPlane {
 
 typedef struct PsnrHvsGpuJob {
     int num_planes, bitdepth, mask_product;
+    unsigned max_sample; ///< 2^bitdepth - 1: larger samples are not scored
     PsnrHvsGpuPlane plane[3];
     long long blocks;       ///< padded blocks of all planes
     size_t frame_bytes;     ///< the packed pair (frame.h)
@@ -62,8 +63,12 @@ typedef struct PsnrHvsGpuJob {
     PshSumChunkMaps *block_maps; ///< per block, per chunk, per super-chunk
     PshSumChunkMaps *chunk_maps;
     PshSumChunkMaps *super_maps;
-    float *sum; ///< the f32 chain's value per plane
+    float *sum;      ///< the f32 chain's value per plane, then [3] the flags below
+    unsigned *flags; ///< PSNRHVS_GPU_OUT_OF_RANGE: a sample above max_sample
 } PsnrHvsGpuJob;
+
+/* Set by the terms kernels, handed to sum[3] and cleared by the walk. */
+#define PSNRHVS_GPU_OUT_OF_RANGE 1u
 
 /* The kernels, each taking the job by value as its only argument. */
 enum PsnrHvsGpuKernel {

@@ -31,9 +31,12 @@
 /* A chunk's (and a window's) maps are a PshSumChunkMaps; its blocks' maps
  * are pairs for the chunk's two candidates: slot [2 * i + c] of block i. */
 
-/* The 8x8 block at (x, y) of a packed plane of 8- or 16-bit samples. */
-PSH_INLINE void psh_cl_load(psh_i32 v[64], __global const uchar *const plane, const int width,
+/* The 8x8 block at (x, y) of a packed plane of 8- or 16-bit samples; returns
+ * the OR of its samples (above 8 bits a value above the maximum has a bit
+ * the maximum has not). */
+PSH_INLINE uint psh_cl_load(psh_i32 v[64], __global const uchar *const plane, const int width,
                             const size_t x, const size_t y, const int bitdepth) {
+    uint any = 0;
     if (bitdepth == 8) {
         __global const uchar *const p = plane + y * width + x;
         PSH_UNROLL
@@ -46,16 +49,21 @@ PSH_INLINE void psh_cl_load(psh_i32 v[64], __global const uchar *const plane, co
         PSH_UNROLL
         for (int i = 0; i < 8; i++) {
             PSH_UNROLL
-            for (int j = 0; j < 8; j++) v[i * 8 + j] = p[i * width + j];
+            for (int j = 0; j < 8; j++) {
+                v[i * 8 + j] = p[i * width + j];
+                any |= (uint)v[i * 8 + j];
+            }
         }
     }
+    return any;
 }
 
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
 psh_cl_terms(__global const uchar *const ref, __global const uchar *const dist, const ulong ref_off,
              const ulong dist_off, const int width, const int nbx, const int nblocks,
              const int plane, const int bitdepth, const int mask_product,
-             __global float *const terms, __global float *const chunk_sum) {
+             __global float *const terms, __global float *const chunk_sum,
+             __global uint *const flags, const int flag_index) {
     __local float part[PSH_CL_CHUNK];
     const int lid = (int)get_local_id(0);
     const int b = (int)get_global_id(0);
@@ -65,13 +73,21 @@ psh_cl_terms(__global const uchar *const ref, __global const uchar *const dist, 
         const size_t y = (size_t)(b / nbx) * 7, x = (size_t)(b % nbx) * 7;
         float t[64];
         psh_i32 s[64], d[64];
-        psh_cl_load(s, ref + ref_off, width, x, y, bitdepth);
-        psh_cl_load(d, dist + dist_off, width, x, y, bitdepth);
-        psh_block_terms(s, d, plane, mask_product, t);
-        PSH_UNROLL
-        for (int k = 0; k < 64; k++) {
-            out[k * PSH_CL_CHUNK] = t[k];
-            sum += t[k];
+        const uint any = psh_cl_load(s, ref + ref_off, width, x, y, bitdepth) |
+                         psh_cl_load(d, dist + dist_off, width, x, y, bitdepth);
+        if (any >> bitdepth) {
+            /* A sample above the maximum: not computed (its products would
+             * overflow); the frame is flagged and the host reports it. */
+            atomic_or(flags + flag_index, 1u);
+            PSH_UNROLL
+            for (int k = 0; k < 64; k++) out[k * PSH_CL_CHUNK] = 0.0f;
+        } else {
+            psh_block_terms(s, d, plane, mask_product, t);
+            PSH_UNROLL
+            for (int k = 0; k < 64; k++) {
+                out[k * PSH_CL_CHUNK] = t[k];
+                sum += t[k];
+            }
         }
     } else {
         /* Padding blocks of the last chunk add +0: exact no-ops. */

@@ -361,9 +361,16 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
      * done: the staging copy and the device buffer are free. */
     psnrhvs_frame_pack(g, ref, dist, (unsigned char *)s->host, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
+    /* Clear the slot's out-of-range flag (the word after its plane sums). */
+    const cl_uint zero = 0;
+    const cl_int flag_index = si * 4 + 3;
+    cl_int err =
+        clEnqueueFillBuffer(b->compute_q, b->sums, &zero, sizeof(zero),
+                            (size_t)flag_index * sizeof(cl_uint), sizeof(zero), 0, NULL, NULL);
+    if (err != CL_SUCCESS) return cl_error(c, err, "clearing a frame's flags");
     cl_event uploaded;
-    cl_int err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, g->frame_bytes, s->host, 0,
-                                      NULL, &uploaded);
+    err = clEnqueueWriteBuffer(b->copy_q, s->input, CL_FALSE, 0, g->frame_bytes, s->host, 0, NULL,
+                               &uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "uploading a frame");
     if (b->profile) {
         release_prof(s);
@@ -393,6 +400,8 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
         clSetKernelArg(k, 9, sizeof(mask_product), &mask_product);
         clSetKernelArg(k, 10, sizeof(cl_mem), &b->terms);
         clSetKernelArg(k, 11, sizeof(cl_mem), &b->chunk_sum);
+        clSetKernelArg(k, 12, sizeof(cl_mem), &b->sums);
+        clSetKernelArg(k, 13, sizeof(flag_index), &flag_index);
         cl_event *const ev = b->profile ? &s->prof[1 + NKERNELS * p] : NULL;
         err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, p == 0,
                                      p == 0 ? &uploaded : NULL, ev);
@@ -427,7 +436,7 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     clReleaseEvent(uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the kernels");
     err = clEnqueueReadBuffer(b->compute_q, b->sums, CL_FALSE, (size_t)si * 4 * sizeof(float),
-                              (size_t)g->num_planes * sizeof(float), s->sums, 0, NULL, &s->done);
+                              4 * sizeof(float), s->sums, 0, NULL, &s->done);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the read of the sums");
     clFlush(b->compute_q);
     return 0;
@@ -456,6 +465,16 @@ static int cl_collect(PsnrHvsContext *const c, const int si, float sums[3]) {
         release_prof(s);
         b->copy_ms += s->copy_ms;
         b->profiled++;
+    }
+    cl_uint flags;
+    memcpy(&flags, &s->sums[3], sizeof(flags));
+    if (flags) {
+        /* Where: the packed pair is still in the slot's staging buffer. */
+        PsnrHvsRangeError e = {0};
+        PsnrHvsPicture pics[2];
+        psnrhvs_frame_pictures(&c->geom, s->host, pics);
+        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
+        return psnrhvs_range_report(c, &e);
     }
     memcpy(sums, s->sums, (size_t)c->geom.num_planes * sizeof(float));
     return 0;

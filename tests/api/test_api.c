@@ -1,0 +1,271 @@
+/*
+ * The public API's contracts that no golden test covers: settings out of
+ * range are refused (not clamped), samples above the bit depth's maximum are
+ * refused with their position on every backend present (and the next frame
+ * scores normally), and one context may be used from two threads at once
+ * (the CI's ThreadSanitizer run checks the last one for races).
+ * usage: test_api [settings|range|threads]...   (all when none is given)
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+static int failures;
+static char logged[4096];
+
+static void logger(void *cookie, const char *msg) {
+    (void)cookie;
+    strncat(logged, msg, sizeof(logged) - strlen(logged) - 2);
+    strcat(logged, "\n");
+}
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static PsnrHvsSettings settings(int w, int h, int bitdepth) {
+    PsnrHvsSettings s;
+    psnrhvs_default_settings(&s);
+    s.width = w, s.height = h, s.bitdepth = bitdepth;
+    s.logger.callback = logger;
+    return s;
+}
+
+/* Opens with one field changed; the result and what was logged. */
+static int open_with(PsnrHvsSettings s, const char *field, int value, const char *expect) {
+    logged[0] = '\0';
+    PsnrHvsContext *c = NULL;
+    const int err = psnrhvs_open(&c, &s);
+    psnrhvs_close(&c);
+    if (expect)
+        CHECK(err == PSNRHVS_ERR(EINVAL) && strstr(logged, expect),
+              "%s = %d: want EINVAL saying '%s', got %d saying '%s'", field, value, expect, err,
+              logged);
+    return err;
+}
+
+static void test_settings(void) {
+    psnrhvs_default_settings(NULL); /* must not crash */
+    PsnrHvsSettings s = settings(64, 64, 8);
+    static const int threads[] = {-1, PSNRHVS_MAX_THREADS + 1, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+        s.threads = threads[i];
+        open_with(s, "threads", threads[i], "threads");
+    }
+    s.threads = PSNRHVS_MAX_THREADS;
+    CHECK(open_with(s, "threads", s.threads, NULL) == 0, "threads = %d refused", s.threads);
+    s = settings(64, 64, 8);
+    static const int fif[] = {-1, PSNRHVS_MAX_FRAMES_IN_FLIGHT + 1, 10000000, INT_MAX};
+    for (size_t i = 0; i < sizeof(fif) / sizeof(fif[0]); i++) {
+        s.frames_in_flight = fif[i];
+        open_with(s, "frames_in_flight", fif[i], "frames_in_flight");
+    }
+    s.frames_in_flight = PSNRHVS_MAX_FRAMES_IN_FLIGHT;
+    CHECK(open_with(s, "frames_in_flight", s.frames_in_flight, NULL) == 0,
+          "frames_in_flight = %d refused", s.frames_in_flight);
+    s = settings(64, 64, 8);
+    s.device = -1;
+    open_with(s, "device", -1, "device");
+    s = settings(64, 64, 8);
+    s.backend = (enum PsnrHvsBackend)99;
+    open_with(s, "backend", 99, "backend");
+    PsnrHvsContext *c = (PsnrHvsContext *)&s;
+    CHECK(psnrhvs_open(&c, NULL) == PSNRHVS_ERR(EINVAL) && !c, "open with NULL settings");
+    CHECK(psnrhvs_open(NULL, &s) == PSNRHVS_ERR(EINVAL), "open with NULL context pointer");
+    psnrhvs_close(NULL);
+    printf("settings: out-of-range values refused with a message naming them\n");
+}
+
+/* Backends to try, with whether they must be present. */
+static const struct {
+    const char *name;
+    enum PsnrHvsBackend backend;
+    enum PsnrHvsIsa isa;
+    int threads;
+} paths[] = {
+    {"cpu scalar", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_SCALAR, 1},
+    {"cpu 1 thread", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_AUTO, 1},
+    {"cpu 3 threads", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_AUTO, 3},
+    {"cpu scalar 2 threads", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_SCALAR, 2},
+    {"cuda", PSNRHVS_BACKEND_CUDA, PSNRHVS_ISA_AUTO, 0},
+    {"hip", PSNRHVS_BACKEND_HIP, PSNRHVS_ISA_AUTO, 0},
+    {"opencl", PSNRHVS_BACKEND_OPENCL, PSNRHVS_ISA_AUTO, 0},
+};
+
+static void test_range(void) {
+    static const int depths[] = {10, 12};
+    for (size_t d = 0; d < 2; d++) {
+        const int bits = depths[d];
+        Fixture fx;
+        fixture_generate(&fx, "range", 96, 64, bits, PSNRHVS_PIXEL_LAYOUT_I420, 3, 7);
+        /* Frame 1 gets one sample above the maximum in the distorted Cr
+         * plane at (13, 21), and one in the reference luma at (40, 50),
+         * which comes first in the report. */
+        const PsnrHvsPicture bad_ref = fixture_ref(&fx, 1), bad_dist = fixture_dist(&fx, 1);
+        uint16_t *const cr =
+            (uint16_t *)(uintptr_t)((const uint8_t *)bad_dist.data[2] + 21 * bad_dist.stride[2]);
+        cr[13] = (uint16_t)(1u << bits);
+        uint16_t *const y =
+            (uint16_t *)(uintptr_t)((const uint8_t *)bad_ref.data[0] + 50 * bad_ref.stride[0]);
+        y[40] = 0xffff;
+        PsnrHvsScore want[3];
+        PsnrHvsSettings s = settings(96, 64, bits);
+        s.isa = PSNRHVS_ISA_SCALAR;
+        s.threads = 1;
+        PsnrHvsContext *c;
+        if (psnrhvs_open(&c, &s)) {
+            CHECK(0, "cannot open the scalar reference");
+            return;
+        }
+        for (int f = 0; f < 3; f += 2) {
+            const PsnrHvsPicture r = fixture_ref(&fx, f), dd = fixture_dist(&fx, f);
+            CHECK(!psnrhvs_score(c, &r, &dd, &want[f]), "reference frame %d", f);
+        }
+        psnrhvs_close(&c);
+        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+            s = settings(96, 64, bits);
+            s.backend = paths[i].backend;
+            s.isa = paths[i].isa;
+            s.threads = paths[i].threads;
+            logged[0] = '\0';
+            if (psnrhvs_open(&c, &s)) {
+                if (paths[i].backend == PSNRHVS_BACKEND_CPU)
+                    CHECK(0, "%s: cannot open", paths[i].name);
+                continue;
+            }
+            /* All three frames in flight, the bad one in the middle. */
+            for (int f = 0; f < 3; f++) {
+                const PsnrHvsPicture r = fixture_ref(&fx, f), dd = fixture_dist(&fx, f);
+                CHECK(!psnrhvs_send(c, &r, &dd, (uint64_t)f), "%s: send %d", paths[i].name, f);
+            }
+            for (int f = 0; f < 3; f++) {
+                PsnrHvsScore sc;
+                logged[0] = '\0';
+                const int err = psnrhvs_receive(c, &sc);
+                if (f == 1) {
+                    CHECK(err == PSNRHVS_ERR(EINVAL) &&
+                              strstr(logged, "sample 65535 at x 40, y 50 of the reference "
+                                             "picture's Y plane"),
+                          "%s %d-bit: the bad frame gave %d saying '%s'", paths[i].name, bits, err,
+                          logged);
+                } else {
+                    CHECK(!err && sc.tag == (uint64_t)f && scores_same_bits(&sc, &want[f]),
+                          "%s %d-bit: frame %d after the bad one: err %d", paths[i].name, bits, f,
+                          err);
+                }
+            }
+            /* The Cr sample alone is found too. */
+            y[40] = 0;
+            for (int f = 0; f < 2; f++) {
+                PsnrHvsScore sc;
+                logged[0] = '\0';
+                const int err = psnrhvs_score(c, &bad_ref, &bad_dist, &sc);
+                CHECK(err == PSNRHVS_ERR(EINVAL) &&
+                          strstr(logged, "at x 13, y 21 of the distorted picture's Cr plane"),
+                      "%s %d-bit: the Cr sample gave %d saying '%s'", paths[i].name, bits, err,
+                      logged);
+            }
+            y[40] = 0xffff;
+            printf("range %d-bit, %s: refused with its position, the frames around it scored\n",
+                   bits, paths[i].name);
+            psnrhvs_close(&c);
+        }
+        fixture_free(&fx);
+    }
+}
+
+/* Two threads share one context: one sends, the other receives. */
+typedef struct Shared {
+    PsnrHvsContext *c;
+    const Fixture *fx;
+    int frames;
+    PsnrHvsScore *got;
+    int errors;
+} Shared;
+
+static void *sender(void *arg) {
+    Shared *const sh = arg;
+    for (int f = 0; f < sh->frames;) {
+        const PsnrHvsPicture r = fixture_ref(sh->fx, f % sh->fx->frames);
+        const PsnrHvsPicture d = fixture_dist(sh->fx, f % sh->fx->frames);
+        const int err = psnrhvs_send(sh->c, &r, &d, (uint64_t)f);
+        if (err == PSNRHVS_ERR(EAGAIN)) continue; /* the receiver will make room */
+        if (err) {
+            sh->errors++;
+            break;
+        }
+        f++;
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    Fixture fx;
+    fixture_generate(&fx, "threads", 160, 96, 8, PSNRHVS_PIXEL_LAYOUT_I420, 4, 3);
+    const int frames = 40;
+    PsnrHvsScore want[4];
+    for (int t = 0; t < 2; t++) {
+        PsnrHvsSettings s = settings(160, 96, 8);
+        s.threads = t ? 3 : 1;
+        s.frames_in_flight = 2;
+        PsnrHvsContext *c;
+        if (psnrhvs_open(&c, &s)) {
+            CHECK(0, "open");
+            return;
+        }
+        if (!t) fixture_score_queued(c, &fx, want);
+        PsnrHvsScore *const got = calloc((size_t)frames, sizeof(*got));
+        Shared sh = {c, &fx, frames, got, 0};
+        pthread_t th;
+        pthread_create(&th, NULL, sender, &sh);
+        int received = 0, order = 1;
+        while (received < frames) {
+            PsnrHvsScore sc;
+            const int err = psnrhvs_receive(c, &sc);
+            if (err == PSNRHVS_ERR(EAGAIN)) continue; /* nothing sent yet */
+            if (err) {
+                sh.errors++;
+                break;
+            }
+            order &= sc.tag == (uint64_t)received;
+            got[received++] = sc;
+        }
+        pthread_join(th, NULL);
+        int same = 1;
+        for (int f = 0; f < received; f++) same &= scores_same_bits(&got[f], &want[f % 4]);
+        CHECK(!sh.errors && order && same && received == frames,
+              "two threads on one context (%d threads): %d errors, order %d, bits %d", s.threads,
+              sh.errors, order, same);
+        printf("threads: one context, a sender and a receiver thread, %d scoring threads: %d "
+               "frames in order, the same bits\n",
+               s.threads, received);
+        free(got);
+        psnrhvs_close(&c);
+    }
+    fixture_free(&fx);
+}
+
+int main(int argc, char **argv) {
+    const int all = argc < 2;
+    for (int i = 1; i < argc || all; i++) {
+        const char *const t = all ? "" : argv[i];
+        if (all || !strcmp(t, "settings")) test_settings();
+        if (all || !strcmp(t, "range")) test_range();
+        if (all || !strcmp(t, "threads")) test_threads();
+        if (all) break;
+    }
+    printf("%d failures\n", failures);
+    return failures != 0;
+}
