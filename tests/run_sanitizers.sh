@@ -1,0 +1,70 @@
+#!/bin/sh
+# The sanitizer runs of CI, each in a build tree of its own under <dir>:
+#   asan  AddressSanitizer + UndefinedBehaviorSanitizer (gcc), the whole
+#         suite but the Python and install tests (which load or build the
+#         library outside the sanitizer), OpenCL on PoCL included
+#   tsan  ThreadSanitizer (gcc), every test that runs threads
+#   fuzz  libFuzzer (clang) with ASan + UBSan over the whole library: each
+#         fuzz target for PSNRHVS_FUZZ_SECONDS (20) seconds
+# Device backends (CUDA, HIP) are left out: their host code is the same
+# whatever the sanitizer, and their kernels do not run here.
+# usage: tests/run_sanitizers.sh <dir> [asan] [tsan] [fuzz]   (all when none)
+# SPDX-License-Identifier: BSD-2-Clause
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=$1
+shift
+runs=${*:-asan tsan fuzz}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+common="-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSNRHVS_CUDA=OFF -DPSNRHVS_HIP=OFF"
+
+configure_build() { # <tree> <cmake args...>
+    tree=$1
+    shift
+    # shellcheck disable=SC2086
+    cmake -S "$root" -B "$dir/$tree" $common "$@" >"$dir/$tree.configure.log" 2>&1 ||
+        { cat "$dir/$tree.configure.log"; exit 1; }
+    cmake --build "$dir/$tree" -j "$jobs" >"$dir/$tree.build.log" 2>&1 ||
+        { tail -40 "$dir/$tree.build.log"; exit 1; }
+}
+
+mkdir -p "$dir"
+export POCL_CACHE_DIR="$dir/pocl-cache"
+for run in $runs; do
+    echo "== sanitizers: $run"
+    case $run in
+    asan)
+        flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+        configure_build asan "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
+            "-DCMAKE_SHARED_LINKER_FLAGS=$flags"
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+            LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            ctest --test-dir "$dir/asan" -j "$jobs" --output-on-failure -E "^python_|^install_|^build_"
+        ;;
+    tsan)
+        flags="-fsanitize=thread -fno-omit-frame-pointer"
+        configure_build tsan -DPSNRHVS_OPENCL=OFF "-DCMAKE_C_FLAGS=$flags" \
+            "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags"
+        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+            ctest --test-dir "$dir/tsan" -j "$jobs" --output-on-failure \
+            -R "^api_|^golden_isa|^golden_lib_auto_t3|^cpu_sum_modes|^sum_|^cli_"
+        ;;
+    fuzz)
+        if ! command -v clang >/dev/null; then
+            echo "fuzz: no clang here, skipped"
+            continue
+        fi
+        flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+        configure_build fuzz -DCMAKE_C_COMPILER=clang -DPSNRHVS_OPENCL=OFF -DPSNRHVS_FUZZ=ON \
+            "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            ctest --test-dir "$dir/fuzz" --output-on-failure -V -R "^fuzz_" |
+            grep -E "Done [0-9]+ runs|stat::number_of_executed_units|Test +#|tests passed|tests failed|ERROR|SUMMARY"
+        ;;
+    *)
+        echo "unknown run $run (asan, tsan or fuzz)" >&2
+        exit 2
+        ;;
+    esac
+done
