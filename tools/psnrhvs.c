@@ -284,7 +284,7 @@ static void report_no_frames(Input *const ref, Input *const dist, const CLISetti
     const int ref_none = psnrhvs_input_frames_read(ref) <= cli->frame_skip_ref;
     const int dist_none = psnrhvs_input_frames_read(dist) <= cli->frame_skip_dist;
     const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
-    if (ref_none && dist_none)
+    if (ref_none && dist_none && strcmp(rn, dn))
         fprintf(stderr, "psnrhvs: no frames to score: neither %s nor %s has a frame%s\n", rn, dn,
                 cli->frame_skip_ref || cli->frame_skip_dist ? " after skipping" : "");
     else if (ref_none || dist_none)
@@ -452,8 +452,13 @@ int main(const int argc, char *const *const argv) {
     char version[64];
     snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
     PsnrHvsScore first = results.frames[0].score;
+    char engine[64];
+    const char *const isa = psnrhvs_isa_name(ctx);
+    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(ctx), isa ? ":" : "",
+             isa ? isa : "");
     OutputData data = {
         .version = version,
+        .engine = engine,
         .width = fmt.width,
         .height = fmt.height,
         .fps = elapsed > 0 ? (double)results.num / elapsed : 0.0,

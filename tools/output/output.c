@@ -63,8 +63,8 @@ void psnrhvs_output_pool(OutputData *const d) {
 
 int psnrhvs_output_summary(FILE *const f, const OutputData *const d) {
     char a[NUMFMT_SIZE], b[NUMFMT_SIZE], c[NUMFMT_SIZE], e[NUMFMT_SIZE];
-    fprintf(f, "%zu frame%s, %dx%d\n", d->num_frames, d->num_frames == 1 ? "" : "s", d->width,
-            d->height);
+    fprintf(f, "%zu frame%s, %dx%d%s%s\n", d->num_frames, d->num_frames == 1 ? "" : "s", d->width,
+            d->height, d->engine ? ", " : "", d->engine ? d->engine : "");
     for (int i = 0; i < d->num_keys; i++) {
         const OutputPool *const p = &d->pool[d->keys[i]];
         fprintf(f, "%-12s mean %s  min %s  max %s  harmonic_mean %s\n",

@@ -30,6 +30,7 @@ typedef struct OutputPool {
 
 typedef struct OutputData {
     const char *version; ///< the "version" attribute
+    const char *engine;  ///< what scored, for the summary ("cpu:avx2"), or NULL
     int width, height;
     double fps;
     int num_planes;                       ///< 3, or 1 (luma only): only y and combined then
