@@ -227,8 +227,7 @@ static void check_whole_name(char *const *const argv, const int longindex) {
 /* vmaf's --aom_ctc presets (tools/cli_parse.c): psnr_hvs with default options
  * is one of their features. */
 static const char *parse_aom_ctc(const char *const arg) {
-    static const char *const versions[] = {"v1.0", "v2.0", "v3.0", "v4.0",
-                                           "v5.0", "v6.0", "v7.0"};
+    static const char *const versions[] = {"v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0"};
     if (!strcmp(arg, "proposed"))
         psnrhvs_cli_usage_error("--aom_ctc proposed is deprecated (as in vmaf): use v1.0 to v7.0");
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
@@ -439,14 +438,13 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
 
     /* An explicit --isa that the mask turns off is a contradiction, not a choice. */
     if (cli->have_isa && cli->have_cpumask) {
-        const unsigned long long off =
-            lib->isa == PSNRHVS_ISA_AVX2     ? CLI_CPUMASK_AVX2
-            : lib->isa == PSNRHVS_ISA_AVX512 ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
-                                             : 0;
+        const unsigned long long off = lib->isa == PSNRHVS_ISA_AVX2 ? CLI_CPUMASK_AVX2
+                                       : lib->isa == PSNRHVS_ISA_AVX512
+                                           ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
+                                           : 0;
         if (cli->cpumask & off)
             psnrhvs_cli_usage_error("--isa %s needs what --cpumask %#llx turns off",
-                                    lib->isa == PSNRHVS_ISA_AVX2 ? "avx2" : "avx512",
-                                    cli->cpumask);
+                                    lib->isa == PSNRHVS_ISA_AVX2 ? "avx2" : "avx512", cli->cpumask);
     }
     /* vmaf: a non-zero --gpumask turns CUDA off. */
     if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
@@ -485,8 +483,9 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                                 "configurations with --backends",
                                 backend);
     if (cli->output || cli->muxer)
-        psnrhvs_cli_usage_error("parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
-                                "cannot be used with it");
+        psnrhvs_cli_usage_error(
+            "parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
+            "cannot be used with it");
     if (backends) {
         char err[256];
         cli->num_configs =

@@ -25,7 +25,7 @@ typedef struct CLISettings {
     int have_isa;  ///< --isa given
     int have_cpumask;
     unsigned long long cpumask; ///< vmaf's --cpumask: instruction sets turned off (CLI_CPUMASK_*)
-    int raw;       ///< add raw_* plane scores
+    int raw;                    ///< add raw_* plane scores
     int quiet;
     int list_devices;
     int verbose;

@@ -241,7 +241,9 @@ static int receive_one(PsnrHvsContext *const ctx, Results *const r, LogState *co
 
 /* "1:02:03" or "2:03" */
 static const char *clock_time(char *const buf, const size_t size, const double seconds) {
-    const unsigned long s = seconds < 0 ? 0 : seconds > 3.6e8 ? 360000000ul : (unsigned long)seconds;
+    const unsigned long s = seconds < 0       ? 0
+                            : seconds > 3.6e8 ? 360000000ul
+                                              : (unsigned long)seconds;
     if (s >= 3600)
         snprintf(buf, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
     else
@@ -267,7 +269,8 @@ static void progress(const unsigned frames, const long long total, const double 
 }
 
 /* The pairs to expect: the smallest bound known (file sizes, --frame_cnt), or -1. */
-static long long expected_frames(Input *const ref, Input *const dist, const CLISettings *const cli) {
+static long long expected_frames(Input *const ref, Input *const dist,
+                                 const CLISettings *const cli) {
     long long total = cli->frame_cnt ? (long long)cli->frame_cnt : -1;
     const long long left[2] = {psnrhvs_input_frames_left(ref), psnrhvs_input_frames_left(dist)};
     const unsigned skip[2] = {cli->frame_skip_ref, cli->frame_skip_dist};

@@ -29,8 +29,8 @@
 #include "fuzz_target.h"
 #include "output/output.h"
 
-#define HEADER_BYTES 3
-#define RECORD_BYTES 49
+#define HEADER_BYTES      3
+#define RECORD_BYTES      49
 #define MAX_OUTPUT_FRAMES 64
 
 const char fuzz_target_name[] = "output";
@@ -49,8 +49,22 @@ static double make_value(const uint8_t *const b, const int how) {
     }
     if (how == 2) {
         static const double special[] = {
-            INFINITY, -INFINITY, NAN, -0.0, 0.0, DBL_MIN, DBL_TRUE_MIN, DBL_MAX, -DBL_MAX,
-            2147483648.0, 2147483647.9999998, 1e-7, 1e-6, 0.999999, 43.0000000123, 1e300,
+            INFINITY,
+            -INFINITY,
+            NAN,
+            -0.0,
+            0.0,
+            DBL_MIN,
+            DBL_TRUE_MIN,
+            DBL_MAX,
+            -DBL_MAX,
+            2147483648.0,
+            2147483647.9999998,
+            1e-7,
+            1e-6,
+            0.999999,
+            43.0000000123,
+            1e300,
         };
         return special[b[0] % (sizeof(special) / sizeof(special[0]))];
     }
@@ -303,7 +317,8 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         if (!d.raw && (strstr(text, "nan") || strstr(text, "inf")))
             fuzz_broken("a non-finite JSON value other than null", r);
     } else if (m == &psnrhvs_muxer_xml) {
-        if (count(text, "    <frame frameNum=\"") != n) fuzz_broken("not one XML frame per frame", r);
+        if (count(text, "    <frame frameNum=\"") != n)
+            fuzz_broken("not one XML frame per frame", r);
         if (strncmp(text, "<VMAF version=", 14) || len < 8 || strcmp(text + len - 8, "</VMAF>\n"))
             fuzz_broken("XML without its root element", r);
         if (count(text, "\"") % 2) fuzz_broken("XML with an unbalanced quote", r);

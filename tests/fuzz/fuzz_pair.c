@@ -121,13 +121,15 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         goto end;
     }
     PlaneGeometry g;
-    if (psnrhvs_plane_geometry(&fmt[0], &g) < 0) fuzz_broken("an accepted format has no geometry", r);
+    if (psnrhvs_plane_geometry(&fmt[0], &g) < 0)
+        fuzz_broken("an accepted format has no geometry", r);
     r->opened = 1;
     if (g.frame_bytes > FUZZ_MAX_FRAME_BYTES) {
         r->capped = 1;
         goto end;
     }
-    if (psnrhvs_input_set_format(in[0], &fmt[0]) < 0 || psnrhvs_input_set_format(in[1], &fmt[1]) < 0)
+    if (psnrhvs_input_set_format(in[0], &fmt[0]) < 0 ||
+        psnrhvs_input_set_format(in[1], &fmt[1]) < 0)
         fuzz_broken("cannot set a valid format", r);
     if (psnrhvs_pair_reader_open(&pr, in[0], in[1], &prs) < 0)
         fuzz_broken("cannot open the pair reader on small frames", r);

@@ -80,8 +80,8 @@ static int parse_colorspace(InputStream *const s, const char *const tag, InputFo
         char msg[256];
         if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
             char shown[128];
-            psnrhvs_stream_error(s, "%s (C%s in %s)", msg, psnrhvs_visible(shown, sizeof(shown), tag),
-                                 s->name);
+            psnrhvs_stream_error(s, "%s (C%s in %s)", msg,
+                                 psnrhvs_visible(shown, sizeof(shown), tag), s->name);
             return -1;
         }
         fmt->layout = prefixes[i].layout;

@@ -255,7 +255,8 @@ static int choose_destination(OutputFile *const of) {
         return -1;
     }
     if (type == S_IFBLK) {
-        fprintf(stderr, "psnrhvs: output file %s is a block device: scores are not written over it\n",
+        fprintf(stderr,
+                "psnrhvs: output file %s is a block device: scores are not written over it\n",
                 name);
         return -1;
     }
