@@ -135,6 +135,13 @@ def inner(psnrhvs, data, keep):
         check(p.returncode == 0 and got == b"header\n" + expected,
               "-o %s onto a file opened to append: %r" % (out, got[:60]))
         unchanged("-o %s, a file" % out)
+    # A link of the user's onto /dev/stdout: the descriptor, the link stays
+    link = os.path.join(keep, "to-stdout")
+    os.symlink("/dev/stdout", link)
+    p = subprocess.run(args + ["-o", link], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(p.returncode == 0 and p.stdout == expected and os.readlink(link) == "/dev/stdout",
+          "-o a link to /dev/stdout: exit %d %r" % (p.returncode, p.stderr))
+    unchanged("-o a link to /dev/stdout")
     # A descriptor not open: an error, nothing created
     p = subprocess.run(args + ["-o", "/dev/fd/9"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check(p.returncode == 1 and b"cannot write to /dev/fd/9: Bad file descriptor" in p.stderr,

@@ -142,6 +142,8 @@ static char *dir_of(const char *const path) {
 static char *resolve_links(const char *const path) {
     char *cur = strdup(path);
     for (int hops = 0; cur; hops++) {
+        /* A link to /dev/stdout means its descriptor: /proc's magic links say "pipe:[N]". */
+        if (named_descriptor(cur) >= 0) return cur;
         struct stat st;
         if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) return cur; /* stat() reports errors */
         if (hops == 40) {
@@ -224,7 +226,7 @@ static int open_in_place(OutputFile *const of) {
     return of->fd < 0 ? -1 : 0;
 }
 
-/* @return 0, or -1 (reported) */
+/* @return 0, 1 when the path leads to a named descriptor (of->target), or -1 (reported) */
 static int choose_destination(OutputFile *const of) {
     const char *const name = of->name;
     const size_t len = strlen(name);
@@ -236,6 +238,7 @@ static int choose_destination(OutputFile *const of) {
         report("cannot create output file %s: %s", name, errno);
         return -1;
     }
+    if (named_descriptor(of->target) >= 0) return 1;
     if (stat(of->target, &of->st)) {
         if (errno != ENOENT) {
             report("cannot create output file %s: %s", name, errno);
@@ -314,7 +317,15 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
         return -1;
     }
     of->fd = -1;
-    const int desc = named_descriptor(path);
+    int desc = named_descriptor(path);
+    if (desc < 0) {
+        const int res = choose_destination(of);
+        if (res < 0) {
+            psnrhvs_output_abort(&of);
+            return -1;
+        }
+        if (res == 1) desc = named_descriptor(of->target);
+    }
     if (desc >= 0) {
         /* The descriptor itself: opening /dev/stdout again would fail for a
          * socket or another user's pipe, and would truncate a file the shell
@@ -333,9 +344,6 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
             psnrhvs_output_abort(&of);
             return -1;
         }
-    } else if (choose_destination(of) < 0) {
-        psnrhvs_output_abort(&of);
-        return -1;
     }
     if (!of->f && of->fd >= 0 && !(of->f = fdopen(of->fd, "w"))) {
         report("cannot write %s: %s", path, errno);
