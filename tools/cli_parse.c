@@ -2,6 +2,7 @@
  * psnrhvs: command-line parsing (getopt_long, libvmaf's flags).
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -30,9 +31,14 @@ enum {
     ARG_LIST_DEVICES,
     ARG_RAW,
     ARG_HELP,
+    ARG_SUB,
+    ARG_CPUMASK,
+    ARG_GPUMASK,
+    ARG_AOM_CTC,
+    ARG_NFLX_CTC,
 };
 
-static const char short_opts[] = ":r:d:w:h:p:b:o:qvn";
+static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
 
 static const struct option long_opts[] = {
     {"reference", required_argument, NULL, 'r'},
@@ -62,6 +68,12 @@ static const struct option long_opts[] = {
     {"list-devices", no_argument, NULL, ARG_LIST_DEVICES},
     {"raw", no_argument, NULL, ARG_RAW},
     {"help", no_argument, NULL, ARG_HELP},
+    {"sub", no_argument, NULL, ARG_SUB},
+    {"model", required_argument, NULL, 'm'},
+    {"cpumask", required_argument, NULL, ARG_CPUMASK},
+    {"gpumask", required_argument, NULL, ARG_GPUMASK},
+    {"aom_ctc", required_argument, NULL, ARG_AOM_CTC},
+    {"nflx_ctc", required_argument, NULL, ARG_NFLX_CTC},
     {NULL, 0, NULL, 0},
 };
 
@@ -113,10 +125,10 @@ static void help(void) {
         " -h, --height N            luma height (raw input)\n"
         " -p, --pixel_format F      420 (default), 422, 444 or 400 (raw input)\n"
         " -b, --bitdepth N          8 (default), 10 or 12 (raw input; little-endian words)\n"
-        "     --frame_cnt N         read at most N frames\n"
+        "     --frame_cnt N         read at most N frames (0: all)\n"
         "     --frame_skip_ref N    skip the first N reference frames\n"
         "     --frame_skip_dist N   skip the first N distorted frames\n"
-        "     --subsample N         score only frames 0, N, 2N, ...\n"
+        "     --subsample N         score only frames 0, N, 2N, ... (0 or 1: all)\n"
         "\n"
         "Scoring:\n"
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
@@ -127,6 +139,10 @@ static void help(void) {
         "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
         "     --threads N           CPU worker threads (0 = all cores)\n"
         "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
+        "     --cpumask M           vmaf's mask of instruction sets not to use (8: no AVX2,\n"
+        "                           16: no AVX-512); the scores are the same either way\n"
+        "     --aom_ctc V           vmaf's AOM CTC preset: its psnr_hvs (v1.0 to v7.0)\n"
+        "     --gpumask M           accepted for vmaf compatibility (no effect on psnr_hvs)\n"
         "\n"
         "Parity (same frames through several configurations, compared bit for bit;\n"
         "exit 0 identical, 3 different):\n"
@@ -144,11 +160,14 @@ static void help(void) {
         "     --xml                 libvmaf's XML layout (default for -o)\n"
         "     --json                libvmaf's JSON layout\n"
         "     --csv                 libvmaf's CSV layout\n"
-        "     --precision max|N     N digits after the point (default 6), max = %%.17g\n"
+        "     --sub                 libvmaf's subtitle layout (one line per frame)\n"
+        "     --precision max|N     N digits after the point, max = %%.17g (default:\n"
+        "                           libvmaf's %%.6f, %%.16f for fractions under 1e-6)\n"
         "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
         "\n"
         " -q, --quiet               no progress line, no warnings\n"
         " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
+        "(-m/--model and --nflx_ctc are errors: they ask for metrics other than psnr_hvs)\n"
         " -v, --version             print the version\n"
         "     --help                this text\n");
 }
@@ -177,6 +196,44 @@ static unsigned parse_unsigned(const char *const arg, const char *const opt, con
         psnrhvs_cli_usage_error("invalid %s '%s': expected an integer from %u to %u", opt, arg, min,
                                 max);
     return (unsigned)v;
+}
+
+/* vmaf reads masks with strtoul(..., 0): decimal, 0x hex or 0 octal. No sign here. */
+static unsigned long long parse_mask(const char *const arg, const char *const opt) {
+    char *end;
+    errno = 0;
+    const unsigned long long v = strtoull(arg, &end, 0);
+    if (*arg < '0' || *arg > '9' || *end || errno)
+        psnrhvs_cli_usage_error("invalid %s '%s': expected a bit mask (decimal, 0x hex or 0 octal)",
+                                opt, arg);
+    return v;
+}
+
+/* getopt_long takes any unambiguous prefix: "--sub" (vmaf's subtitle output)
+ * would be --subsample. Only whole names are accepted. */
+static void check_whole_name(char *const *const argv, const int longindex) {
+    const struct option *const opt = &long_opts[longindex];
+    /* The option's own word: the one before its value when that is separate. */
+    const char *word = argv[optind - 1];
+    if (opt->has_arg == required_argument && optarg == argv[optind - 1] && optind >= 2)
+        word = argv[optind - 2];
+    if (strncmp(word, "--", 2)) return;
+    const size_t len = strcspn(word + 2, "=");
+    if (len == strlen(opt->name) && !strncmp(word + 2, opt->name, len)) return;
+    psnrhvs_cli_usage_error("unknown option %.*s (options are not abbreviated; --%s?)",
+                            (int)(len + 2), word, opt->name);
+}
+
+/* vmaf's --aom_ctc presets (tools/cli_parse.c): psnr_hvs with default options
+ * is one of their features. */
+static const char *parse_aom_ctc(const char *const arg) {
+    static const char *const versions[] = {"v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0"};
+    if (!strcmp(arg, "proposed"))
+        psnrhvs_cli_usage_error("--aom_ctc proposed is deprecated (as in vmaf): use v1.0 to v7.0");
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+        if (!strcmp(arg, versions[i])) return versions[i];
+    psnrhvs_cli_usage_error("unknown --aom_ctc version '%s' (expected v1.0 to v7.0)", arg);
+    return NULL;
 }
 
 static int parse_enum(const char *const arg, const char *const opt, const EnumEntry *const tbl) {
@@ -229,9 +286,10 @@ static int parse_bitdepth(const char *const arg) {
 
 void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                        PsnrHvsSettings *const lib) {
-    *cli = (CLISettings){.subsample = 1, .precision = 6};
-    int version = 0;
-    const char *backends = NULL, *backend = NULL;
+    *cli = (CLISettings){.subsample = 1, .precision = NUMFMT_VMAF};
+    int version = 0, have_gpumask = 0;
+    unsigned long long gpumask = 0;
+    const char *backends = NULL, *backend = NULL, *aom_ctc = NULL;
     opterr = 0; /* our own messages, one line each */
     int o;
     if (argc > 1 && !strcmp(argv[1], "parity")) {
@@ -240,7 +298,10 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         argc--;
         argv++;
     }
-    while ((o = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+    int longindex = -1;
+    while ((o = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
+        if (longindex >= 0) check_whole_name(argv, longindex);
+        longindex = -1;
         switch (o) {
         case 'r':
             cli->reference = optarg;
@@ -285,10 +346,12 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             lib->threads = (int)parse_unsigned(optarg, "--threads", 0, 1024);
             break;
         case ARG_SUBSAMPLE:
-            cli->subsample = parse_unsigned(optarg, "--subsample", 1, UINT_MAX);
+            /* 0 and 1 both mean every frame in vmaf */
+            cli->subsample = parse_unsigned(optarg, "--subsample", 0, UINT_MAX);
+            if (!cli->subsample) cli->subsample = 1;
             break;
         case ARG_FRAME_CNT:
-            cli->frame_cnt = parse_unsigned(optarg, "--frame_cnt", 1, UINT_MAX);
+            cli->frame_cnt = parse_unsigned(optarg, "--frame_cnt", 0, UINT_MAX); /* 0: all */
             break;
         case ARG_FRAME_SKIP_REF:
             cli->frame_skip_ref = parse_unsigned(optarg, "--frame_skip_ref", 0, UINT_MAX);
@@ -297,8 +360,9 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             cli->frame_skip_dist = parse_unsigned(optarg, "--frame_skip_dist", 0, UINT_MAX);
             break;
         case ARG_PRECISION:
-            cli->precision =
-                !strcmp(optarg, "max") ? -1 : (int)parse_unsigned(optarg, "--precision", 0, 32);
+            cli->precision = !strcmp(optarg, "max")
+                                 ? NUMFMT_MAX
+                                 : (int)parse_unsigned(optarg, "--precision", 0, 32);
             break;
         case ARG_FEATURE:
             parse_feature(optarg, lib);
@@ -319,6 +383,34 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             break;
         case ARG_ISA:
             lib->isa = (enum PsnrHvsIsa)parse_enum(optarg, "isa", isa_tbl);
+            cli->have_isa = 1;
+            break;
+        case ARG_SUB:
+            cli->muxer = &psnrhvs_muxer_sub;
+            break;
+        case 'm':
+            psnrhvs_cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
+                                    "psnrhvs computes no VMAF score (drop it, or use libvmaf's "
+                                    "vmaf for VMAF)");
+            break;
+        case ARG_NFLX_CTC:
+            if (strcmp(optarg, "v1.0"))
+                psnrhvs_cli_usage_error("unknown --nflx_ctc version '%s' (vmaf knows v1.0)",
+                                        optarg);
+            psnrhvs_cli_usage_error("--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K "
+                                    "models, psnr, float_ssim, cambi) do not include psnr_hvs, the "
+                                    "only one psnrhvs computes");
+            break;
+        case ARG_AOM_CTC:
+            aom_ctc = parse_aom_ctc(optarg);
+            break;
+        case ARG_CPUMASK:
+            cli->cpumask = parse_mask(optarg, "--cpumask");
+            cli->have_cpumask = 1;
+            break;
+        case ARG_GPUMASK:
+            gpumask = parse_mask(optarg, "--gpumask");
+            have_gpumask = 1;
             break;
         case ARG_LIST_DEVICES:
             cli->list_devices = 1;
@@ -344,6 +436,29 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
     }
     if (optind < argc) psnrhvs_cli_usage_error("unexpected argument '%s'", argv[optind]);
 
+    /* An explicit --isa that the mask turns off is a contradiction, not a choice. */
+    if (cli->have_isa && cli->have_cpumask) {
+        const unsigned long long off = lib->isa == PSNRHVS_ISA_AVX2 ? CLI_CPUMASK_AVX2
+                                       : lib->isa == PSNRHVS_ISA_AVX512
+                                           ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
+                                           : 0;
+        if (cli->cpumask & off)
+            psnrhvs_cli_usage_error("--isa %s needs what --cpumask %#llx turns off",
+                                    lib->isa == PSNRHVS_ISA_AVX2 ? "avx2" : "avx512", cli->cpumask);
+    }
+    /* vmaf: a non-zero --gpumask turns CUDA off. */
+    if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
+        psnrhvs_cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it",
+                                gpumask);
+    if (have_gpumask && !cli->quiet)
+        fprintf(stderr, "psnrhvs: warning: --gpumask has no effect: libvmaf has no GPU code for "
+                        "psnr_hvs; psnrhvs picks its device with --backend (default cpu)\n");
+    if (aom_ctc && !cli->quiet)
+        fprintf(stderr,
+                "psnrhvs: warning: --aom_ctc %s: only its psnr_hvs (default options) is computed, "
+                "not its VMAF models, psnr, ciede, float_ssim, float_ms_ssim%s\n",
+                aom_ctc, strcmp(aom_ctc, "v3.0") >= 0 ? ", cambi" : "");
+
     if (cli->list_devices) {
         cli->verbose = version; /* -v with --list-devices: more detail */
         return;
@@ -368,8 +483,9 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                                 "configurations with --backends",
                                 backend);
     if (cli->output || cli->muxer)
-        psnrhvs_cli_usage_error("parity prints its report on stdout: -o, --xml, --json and --csv "
-                                "cannot be used with it");
+        psnrhvs_cli_usage_error(
+            "parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
+            "cannot be used with it");
     if (backends) {
         char err[256];
         cli->num_configs =

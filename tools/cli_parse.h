@@ -18,11 +18,14 @@ typedef struct CLISettings {
     int bitdepth;       ///< 0 when not given
     int have_layout;
     enum PsnrHvsPixelLayout layout;
-    unsigned subsample; ///< score frames 0, N, 2N...
+    unsigned subsample; ///< score frames 0, N, 2N... (1: all; vmaf's 0 is stored as 1)
     unsigned frame_cnt; ///< 0: all
     unsigned frame_skip_ref, frame_skip_dist;
-    int precision; ///< digits after the point, -1 for %.17g
-    int raw;       ///< add raw_* plane scores
+    int precision; ///< digits after the point, NUMFMT_MAX or NUMFMT_VMAF (default)
+    int have_isa;  ///< --isa given
+    int have_cpumask;
+    unsigned long long cpumask; ///< vmaf's --cpumask: instruction sets turned off (CLI_CPUMASK_*)
+    int raw;                    ///< add raw_* plane scores
     int quiet;
     int list_devices;
     int verbose;
@@ -30,6 +33,10 @@ typedef struct CLISettings {
     int num_configs; ///< --backends, 0: the default list
     ParityConfig configs[PARITY_MAX_CONFIGS];
 } CLISettings;
+
+/* Bits of vmaf's --cpumask (libvmaf.h) that psnrhvs has kernels for. */
+#define CLI_CPUMASK_AVX2   (1ull << 3)
+#define CLI_CPUMASK_AVX512 (1ull << 4)
 
 /**
  * Fill cli and lib from argv. Prints help or version and exits 0 when asked;

@@ -19,12 +19,14 @@
 
 typedef struct LogState {
     unsigned count;
+    int mute; ///< a probe whose failure is expected: count, do not print
 } LogState;
 
 /* Library messages explain failures; count them so we do not add a second line. */
 static void log_message(void *const cookie, const char *const msg) {
-    ((LogState *)cookie)->count++;
-    fprintf(stderr, "psnrhvs: %s\n", msg);
+    LogState *const log = cookie;
+    log->count++;
+    if (!log->mute) fprintf(stderr, "psnrhvs: %s\n", msg);
 }
 
 static double now_seconds(void) {
@@ -237,11 +239,93 @@ static int receive_one(PsnrHvsContext *const ctx, Results *const r, LogState *co
     return 0;
 }
 
-static void progress(const unsigned frames, const double start, const int final) {
+/* "1:02:03" or "2:03" */
+static const char *clock_time(char *const buf, const size_t size, const double seconds) {
+    const unsigned long s = seconds < 0       ? 0
+                            : seconds > 3.6e8 ? 360000000ul
+                                              : (unsigned long)seconds;
+    if (s >= 3600)
+        snprintf(buf, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
+    return buf;
+}
+
+/* One line, rewritten in place; "\033[K" clears what a longer line left. */
+static void progress(const unsigned frames, const long long total, const double start,
+                     const int final) {
     const double elapsed = now_seconds() - start;
-    fprintf(stderr, "\rpsnrhvs: %u frames, %.1f fps", frames, elapsed > 0 ? frames / elapsed : 0.0);
-    if (final) fputc('\n', stderr);
+    const double fps = elapsed > 0 ? frames / elapsed : 0.0;
+    char t[32];
+    if (final)
+        fprintf(stderr, "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
+                clock_time(t, sizeof(t), elapsed));
+    else if (total >= (long long)frames && fps > 0)
+        fprintf(stderr, "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
+                clock_time(t, sizeof(t), (double)(total - (long long)frames) / fps));
+    else
+        fprintf(stderr, "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
     fflush(stderr);
+}
+
+/* The pairs to expect: the smallest bound known (file sizes, --frame_cnt), or -1. */
+static long long expected_frames(Input *const ref, Input *const dist,
+                                 const CLISettings *const cli) {
+    long long total = cli->frame_cnt ? (long long)cli->frame_cnt : -1;
+    const long long left[2] = {psnrhvs_input_frames_left(ref), psnrhvs_input_frames_left(dist)};
+    const unsigned skip[2] = {cli->frame_skip_ref, cli->frame_skip_dist};
+    for (int i = 0; i < 2; i++) {
+        if (left[i] < 0) continue;
+        const long long n = left[i] > (long long)skip[i] ? left[i] - (long long)skip[i] : 0;
+        if (total < 0 || n < total) total = n;
+    }
+    return total;
+}
+
+/* One line: which side had no frame to pair (after its skip). */
+static void report_no_frames(Input *const ref, Input *const dist, const CLISettings *const cli) {
+    const int ref_none = psnrhvs_input_frames_read(ref) <= cli->frame_skip_ref;
+    const int dist_none = psnrhvs_input_frames_read(dist) <= cli->frame_skip_dist;
+    const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
+    if (ref_none && dist_none && strcmp(rn, dn))
+        fprintf(stderr, "psnrhvs: no frames to score: neither %s nor %s has a frame%s\n", rn, dn,
+                cli->frame_skip_ref || cli->frame_skip_dist ? " after skipping" : "");
+    else if (ref_none || dist_none)
+        fprintf(stderr, "psnrhvs: no frames to score: %s has no frame%s\n", ref_none ? rn : dn,
+                (ref_none ? cli->frame_skip_ref : cli->frame_skip_dist) ? " after skipping" : "");
+    else
+        fprintf(stderr, "psnrhvs: no frames to score\n");
+}
+
+/*
+ * vmaf's --cpumask turns instruction sets off; psnrhvs's settings say which
+ * one to use: no AVX2 leaves the scalar path (both SIMD kernels need AVX2),
+ * no AVX-512 leaves AVX2 where the CPU has it. The scores are the same bits
+ * either way; only the speed changes. SSE and AVX512ICL bits change nothing:
+ * psnrhvs has no kernels for them.
+ */
+static void apply_cpumask(const CLISettings *const cli, PsnrHvsSettings *const lib,
+                          LogState *const log) {
+    if (!cli->have_cpumask || cli->have_isa) return; /* an explicit --isa was checked at parsing */
+    if (cli->cpumask & CLI_CPUMASK_AVX2) {
+        lib->isa = PSNRHVS_ISA_SCALAR;
+        return;
+    }
+    if (!(cli->cpumask & CLI_CPUMASK_AVX512)) return;
+    /* AVX2 if this CPU and library have it: a small probe tells. */
+    PsnrHvsSettings probe = *lib;
+    probe.backend = PSNRHVS_BACKEND_CPU;
+    probe.width = probe.height = 16;
+    probe.layout = PSNRHVS_PIXEL_LAYOUT_I400;
+    probe.bitdepth = 8;
+    probe.threads = 1;
+    probe.isa = PSNRHVS_ISA_AVX2;
+    PsnrHvsContext *ctx = NULL;
+    log->mute = 1;
+    const int res = psnrhvs_open(&ctx, &probe);
+    log->mute = 0;
+    if (ctx) psnrhvs_close(&ctx);
+    lib->isa = res ? PSNRHVS_ISA_SCALAR : PSNRHVS_ISA_AVX2;
 }
 
 int main(const int argc, char *const *const argv) {
@@ -264,6 +348,8 @@ int main(const int argc, char *const *const argv) {
 
     if (psnrhvs_input_open(&ref, cli.reference) < 0) goto end;
     if (psnrhvs_input_open(&dist, cli.distorted) < 0) goto end;
+    psnrhvs_input_set_role(ref, "reference");
+    psnrhvs_input_set_role(dist, "distorted");
     const int fmt_res = resolve_format(&cli, ref, dist, &fmt);
     if (fmt_res) {
         ret = fmt_res;
@@ -282,6 +368,8 @@ int main(const int argc, char *const *const argv) {
     lib.height = fmt.height;
     lib.layout = fmt.layout;
     lib.bitdepth = fmt.bitdepth;
+    apply_cpumask(&cli, &lib, &log);
+    const long long total = expected_frames(ref, dist, &cli);
     const PairReaderSettings prs = {
         .skip_ref = cli.frame_skip_ref,
         .skip_dist = cli.frame_skip_dist,
@@ -342,7 +430,7 @@ int main(const int argc, char *const *const argv) {
         if (show_progress) {
             const double t = now_seconds();
             if (t - last_progress >= 0.25) {
-                progress(idx, start, 0);
+                progress(idx, total, start, 0);
                 last_progress = t;
             }
         }
@@ -358,17 +446,22 @@ int main(const int argc, char *const *const argv) {
         goto end;
     }
     const double elapsed = now_seconds() - start;
-    if (show_progress) progress(idx, start, 1);
+    if (show_progress && idx) progress(idx, total, start, 1);
     if (!results.num) {
-        fprintf(stderr, "psnrhvs: no frames to score\n");
+        report_no_frames(ref, dist, &cli);
         goto end;
     }
 
     char version[64];
     snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
     PsnrHvsScore first = results.frames[0].score;
+    char engine[64];
+    const char *const isa = psnrhvs_isa_name(ctx);
+    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(ctx), isa ? ":" : "",
+             isa ? isa : "");
     OutputData data = {
         .version = version,
+        .engine = engine,
         .width = fmt.width,
         .height = fmt.height,
         .fps = elapsed > 0 ? (double)results.num / elapsed : 0.0,

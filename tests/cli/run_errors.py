@@ -6,6 +6,7 @@ pre-existing output file left untouched."""
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -121,6 +122,105 @@ def failure_with_stdin_open(ck, ref, dist_data, geo):
         proc.stdout.close()
         proc.stderr.close()
         ck.check(rc == 1, "%s with stdin open: exit %r, expected 1 at once" % (" ".join(args), rc))
+
+
+def poke16(data, index, value):
+    b = bytearray(data)
+    b[2 * index:2 * index + 2] = struct.pack("<H", value)
+    return bytes(b)
+
+
+def issue12_errors(ck, E, t, d, ref_yuv, dist_yuv, ref_y4m, dist_y4m_data, hdr_len, geo):
+    # Samples above 2^bitdepth - 1: one line naming the side, file, frame, plane, place and value.
+    ref10 = os.path.join(d, "yuv420p10_176x144_ref.yuv")
+    with open(os.path.join(d, "yuv420p10_176x144_dist.yuv"), "rb") as f:
+        dist10 = f.read()
+    fs = 176 * 144 * 3 // 2  # samples a frame
+    geo10 = geo + ["-b", "10"]
+    bad = write(t("bad_y.yuv"), poke16(dist10, 2 * fs + 7 * 176 + 5, 1024))
+    E("10-bit Y sample 1024", ["-r", ref10, "-d", bad] + geo10, 1,
+      "sample out of range in the distorted %s, frame 2: Y plane x=5 y=7 is 1024, above the 10-bit "
+      "maximum 1023" % bad)
+    bad = write(t("bad_cr.yuv"), poke16(dist10, fs + 176 * 144 + 88 * 72 + 3 * 88 + 87, 65535))
+    E("10-bit Cr sample 65535", ["-r", bad, "-d", ref10] + geo10, 1,
+      "sample out of range in the reference %s, frame 1: Cr plane x=87 y=3 is 65535" % bad)
+    # the same file as 12-bit is in range: the limit follows the depth
+    p = ck.run(["-r", bad, "-d", ref10, "--csv", "-o", "-"] + geo + ["-b", "12"])
+    ck.check(p.returncode == 1 and b"Cr plane x=87 y=3 is 65535, above the 12-bit maximum 4095"
+             in p.stderr, "12-bit 65535: %r" % p.stderr)
+    # Y4M, 12-bit, on stdin; the frames before the bad one are scored, nothing is written
+    with open(os.path.join(d, "yuv420p12_176x144_dist.y4m"), "rb") as f:
+        y12 = f.read()
+    h12 = y12.index(b"\n") + 1
+    off = h12 + 6 + 176 * 144 * 2 + (10 * 88 + 4) * 2  # frame 0, Cb x=4 y=10
+    y12_bad = y12[:off] + struct.pack("<H", 4096) + y12[off + 2:]
+    E("12-bit y4m Cb 4096 on stdin", ["-r", os.path.join(d, "yuv420p12_176x144_ref.y4m"), "-d", "-"],
+      1, "sample out of range in the distorted stdin, frame 0: Cb plane x=4 y=10 is 4096, above "
+      "the 12-bit maximum 4095", stdin_bytes=y12_bad)
+    # every sample at the maximum is fine
+    full = write(t("full10.yuv"), struct.pack("<%dH" % fs, *([1023] * fs)))
+    p = ck.run(["-r", full, "-d", ref10, "--csv", "-o", "-", "--frame_cnt", "1"] + geo10)
+    ck.check(p.returncode == 0 and len(p.stdout.splitlines()) == 2,
+             "all samples 1023: exit %d %r" % (p.returncode, p.stderr))
+
+    # Empty inputs: one line, saying which
+    empty = write(t("empty_ref.yuv"), b"")
+    E("reference empty", ["-r", empty, "-d", dist_yuv] + geo, 1,
+      "no frames to score: %s has no frame" % empty)
+    E("distorted skipped past its end", ["-r", ref_yuv, "-d", dist_yuv, "--frame_skip_dist", "9"] + geo,
+      1, "no frames to score: %s has no frame after skipping" % dist_yuv)
+    E("y4m without frames", ["-r", ref_y4m, "-d", write(t("hdr.y4m"), dist_y4m_data[:hdr_len])], 1,
+      "no frames to score: %s has no frame" % t("hdr.y4m"))
+
+    # CR LF: a header ending in "\r\n" reads as with "\n"; a CR inside a tag is shown as \r
+    crlf = write(t("crlf.y4m"), dist_y4m_data[:hdr_len - 1] + b"\r\n" + dist_y4m_data[hdr_len:])
+    a = ck.run(["-r", ref_y4m, "-d", crlf, "--csv", "--precision", "max", "-o", "-"])
+    b = ck.run(["-r", ref_y4m, "-d", os.path.join(d, "yuv420p_176x144_dist.y4m"), "--csv",
+                "--precision", "max", "-o", "-"])
+    ck.check(a.returncode == 0 and a.stdout == b.stdout and a.stdout.count(b"\n") == 6,
+             "CR LF header: exit %d, %r" % (a.returncode, a.stderr))
+    body = dist_y4m_data[hdr_len:]
+    E("CR inside the C tag", ["-r", ref_y4m, "-d", write(t("cr.y4m"), b"YUV4MPEG2 W176 H144 C420\rjpeg\n" + body)],
+      1, "unsupported C tag 'C420\\rjpeg'")
+    p = ck.run(["-r", ref_y4m, "-d", t("cr.y4m")])
+    ck.check(b"\r" not in p.stderr, "CR in a tag: a raw CR in the message: %r" % p.stderr)
+    E("control byte in W", ["-r", ref_y4m, "-d", write(t("w.y4m"), b"YUV4MPEG2 W17\x016 H144\n" + body)],
+      1, "bad W tag 'W17\\x016'")
+
+    # -o checked before any frame: a directory, a block device, no such parent
+    E("output is a directory", ["-r", ref_yuv, "-d", dist_yuv, "-o", tempfile.gettempdir()] + geo, 1,
+      "output file %s is a directory" % tempfile.gettempdir())
+    E("output ends with /", ["-r", ref_yuv, "-d", dist_yuv, "-o", t("x.xml/")] + geo, 1,
+      "cannot create output file")
+
+    # vmaf's flags that do not apply, and malformed ones: usage errors, one line each
+    args = ["-r", ref_yuv, "-d", dist_yuv] + geo
+    E("-m", args + ["-m", "version=vmaf_v0.6.1"], 2, "-m/--model does not apply: psnr_hvs uses no VMAF model")
+    E("--model", args + ["--model=path=x.json"], 2, "-m/--model does not apply")
+    E("--nflx_ctc v1.0", args + ["--nflx_ctc", "v1.0"], 2,
+      "--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K models, psnr, float_ssim, cambi) do "
+      "not include psnr_hvs")
+    E("--nflx_ctc v9", args + ["--nflx_ctc", "v9"], 2, "unknown --nflx_ctc version 'v9'")
+    E("--aom_ctc proposed", args + ["--aom_ctc", "proposed"], 2, "--aom_ctc proposed is deprecated")
+    E("--aom_ctc v8.0", args + ["--aom_ctc", "v8.0"], 2, "unknown --aom_ctc version 'v8.0' (expected v1.0 to v7.0)")
+    E("--cpumask word", args + ["--cpumask", "avx2"], 2, "invalid --cpumask 'avx2'")
+    E("--cpumask negative", args + ["--cpumask", "-1"], 2, "invalid --cpumask '-1'")
+    E("--gpumask junk", args + ["--gpumask", "0x1g"], 2, "invalid --gpumask '0x1g'")
+    E("--isa avx2 --cpumask 8", args + ["--isa", "avx2", "--cpumask", "8"], 2,
+      "--isa avx2 needs what --cpumask 0x8 turns off")
+    E("--isa avx512 --cpumask 16", args + ["--isa", "avx512", "--cpumask", "16"], 2,
+      "--isa avx512 needs what --cpumask 0x10 turns off")
+    E("--gpumask with --backend cuda", args + ["--gpumask", "1", "--backend", "cuda"], 2,
+      "--gpumask 0x1 turns CUDA off")
+    # no getopt abbreviations: vmaf's --sub is not --subsample, --subs is nothing
+    E("--subs", args + ["--subs", "2"], 2, "unknown option --subs (options are not abbreviated; --subsample?)")
+    E("--subs=2", args + ["--subs=2"], 2, "unknown option --subs")
+    E("--sub takes no value", args + ["--sub", "2"], 2, "unexpected argument '2'")
+    E("--feat", args + ["--feat", "psnr_hvs"], 2, "unknown option --feat")
+    E("--prec=3", args + ["--prec=3"], 2, "unknown option --prec")
+    p = ck.run(["parity"] + args + ["--sub"])
+    ck.check(p.returncode == 2 and b"--csv and --sub cannot be used with it" in p.stderr,
+             "--sub in parity: exit %d %r" % (p.returncode, p.stderr))
 
 
 def main():
@@ -263,7 +363,8 @@ def main():
           "unknown option --foo")
         E("unknown short option", ["-r", ref_yuv, "-d", dist_yuv, "-x"] + geo, 2, "unknown option -x")
         E("stray argument", ["-r", ref_yuv, "-d", dist_yuv, "extra"] + geo, 2, "unexpected argument")
-        E("subsample 0", ["-r", ref_yuv, "-d", dist_yuv, "--subsample", "0"] + geo, 2, "invalid --subsample")
+        E("subsample negative", ["-r", ref_yuv, "-d", dist_yuv, "--subsample", "-2"] + geo, 2,
+          "invalid --subsample")
         E("frame_cnt -1", ["-r", ref_yuv, "-d", dist_yuv, "--frame_cnt", "-1"] + geo, 2,
           "invalid --frame_cnt")
         E("precision word", ["-r", ref_yuv, "-d", dist_yuv, "--precision", "high"] + geo, 2,
@@ -274,6 +375,8 @@ def main():
         E("both stdin", ["-r", "-", "-d", "-"] + geo, 2, "stdin")
         E("missing reference", ["-d", dist_yuv] + geo, 2, "missing --reference")
         E("missing distorted", ["-r", ref_yuv] + geo, 2, "missing --distorted")
+
+        issue12_errors(ck, E, t, d, ref_yuv, dist_yuv, ref_y4m, dist_y4m_data, hdr_len, geo)
 
     interrupted_run(ck, ref_yuv, dist_data, geo)
     failure_with_stdin_open(ck, ref_yuv, dist_data, geo)

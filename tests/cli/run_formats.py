@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """XML and CSV at --precision max (exact), and default-precision output against the
-files libvmaf's vmaf CLI wrote (tests/data/vmaf-output), all but version and fps."""
+files libvmaf's vmaf CLI wrote (tests/data/vmaf-output), byte for byte but for version
+and fps: its %.16f for fractions under 1e-6 (the tiny_frac pair), its JSON null lines,
+--sub, --subsample."""
 import os
 import re
 import sys
@@ -69,9 +71,25 @@ def vmaf_reference_files(ck, tmp):
         # XML is the default format for files, as in libvmaf
         ("yuv420p_176x144.xml", ["-r", ref, "-d", dist]),
     ]
-    for name, args in cases:
+    # A pair whose values need libvmaf's %.16f (per frame and pooled) and whose
+    # JSON mixes null entries (no newline after them) with numbers.
+    tref = os.path.join(d, "cli", "tiny_frac_yuv420p_16x16_ref.yuv")
+    tdist = os.path.join(d, "cli", "tiny_frac_yuv420p_16x16_dist.yuv")
+    tgeo = ["-w", "16", "-h", "16", "-p", "420", "-b", "8", "--feature", "psnr_hvs", "-n"]
+    tiny = [
+        ("tiny_frac.xml", ["-r", tref, "-d", tdist, "--xml"]),
+        ("tiny_frac.json", ["-r", tref, "-d", tdist, "--json"]),
+        ("tiny_frac.csv", ["-r", tref, "-d", tdist, "--csv"]),
+        ("tiny_frac.sub", ["-r", tref, "-d", tdist, "--sub"]),
+        ("tiny_frac_subsample2.json", ["-r", tref, "-d", tdist, "--json", "--subsample", "2"]),
+        ("tiny_frac_subsample2.sub", ["-r", tref, "-d", tdist, "--sub", "--subsample", "2"]),
+        # vmaf's 0 means "off" for both
+        ("tiny_frac.csv", ["-r", tref, "-d", tdist, "--csv", "--subsample", "0", "--frame_cnt", "0"]),
+    ]
+    runs = [(n, a + geo) for n, a in cases] + [(n, a + tgeo) for n, a in tiny]
+    for name, args in runs:
         out = os.path.join(tmp, "vmaf_" + name)
-        p = ck.run_ok(args + geo + ["-o", out], "vmaf layout " + name)
+        p = ck.run_ok(args + ["-o", out], "vmaf layout " + name)
         if p.returncode:
             continue
         with open(out) as f:
@@ -82,10 +100,16 @@ def vmaf_reference_files(ck, tmp):
             got, want = mask_xml(got), mask_xml(want)
         elif name.endswith(".json"):
             got, want = mask_json(got), mask_json(want)
-        if name == "identical.json":
-            # libvmaf puts null-valued keys on one line (a quirk, README): compare without blanks
-            got, want = re.sub(r"\s+", "", got), re.sub(r"\s+", "", want)
         ck.check(got == want, "vmaf layout %s differs:\n--- got\n%s\n--- libvmaf\n%s" % (name, got, want))
+
+
+def tiny_frac_sanity(ck):
+    """The %.16f pair really holds what it is for (else the byte test proves little)."""
+    with open(os.path.join(ck.data, "vmaf-output", "tiny_frac.json")) as f:
+        text = f.read()
+    ck.check('"psnr_hvs_cr": 58.0000009193611419' in text and
+             '"harmonic_mean": 68.0000005306391273' in text and
+             '"psnr_hvs_cb": null,        "psnr_hvs_cr"' in text, "tiny_frac.json: not the %.16f pair")
 
 
 def main():
@@ -93,6 +117,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         exact_formats(ck, tmp)
         vmaf_reference_files(ck, tmp)
+        tiny_frac_sanity(ck)
     ck.finish()
 
 

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clitest  # noqa: E402
@@ -294,6 +295,115 @@ def test_progress(ck):
             ck.check(b"frames" not in err, "-q on a terminal: progress shown: %r" % err)
         else:
             ck.check(b"5 frames" in err and b"fps" in err, "no progress line on a terminal: %r" % err)
+            check_progress_lines(ck, err, "progress")
+
+
+def check_progress_lines(ck, err, what):
+    """Each rewrite of the line clears what a longer one left (ESC [K), and only the last ends it."""
+    parts = [x for x in err.split(b"\r") if x.strip()]  # a pty writes "\n" as "\r\n"
+    ck.check(len(parts) >= 1 and all(x.startswith(b"psnrhvs: ") and
+                                     x.rstrip(b"\n").endswith(b"\x1b[K") for x in parts),
+             "%s: a line without clear-to-end: %r" % (what, err))
+    ck.check(err.endswith(b"\x1b[K\r\n") or err.endswith(b"\x1b[K\n"),
+             "%s: the last line is not ended: %r" % (what, err))
+
+
+def test_progress_total(ck):
+    """A known frame count (the reference's file size) gives frame N/M and an ETA while
+    frames come slowly through a pipe."""
+    try:
+        import pty
+    except ImportError:
+        return
+    g = golden(ck, "yuv420p_176x144")
+    with open(os.path.join(ck.data, g["distorted"]), "rb") as f:
+        data = f.read()
+    fb = 38016
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([ck.psnrhvs, "-r", os.path.join(ck.data, g["reference"]), "-d", "-",
+                             "-w", "176", "-h", "144"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    for i in range(5):
+        proc.stdin.write(data[i * fb:(i + 1) * fb])
+        proc.stdin.flush()
+        time.sleep(0.35)
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    proc.stdout.close()
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    ck.check(proc.returncode == 0, "progress with total: exit %d" % proc.returncode)
+    ck.check(re.search(rb"frame [234]/5, [0-9.]+ fps, ETA \d+:\d\d\x1b\[K", err) is not None,
+             "progress with total: no 'frame N/5, fps, ETA': %r" % err)
+    ck.check(b"5 frames" in err, "progress with total: no final line: %r" % err)
+    check_progress_lines(ck, err, "progress with total")
+
+
+def test_vmaf_flags(ck):
+    """vmaf's flags: --sub, 0 meaning off, --cpumask, --gpumask, --aom_ctc, and no abbreviations."""
+    g = golden(ck, "yuv420p_176x144")
+    base = clitest.golden_args(ck.data, g)
+    ref = ck.run_ok(base + ["--csv", "--precision", "max", "-o", "-"], "reference run").stdout
+
+    # --sub without -o: libvmaf's subtitle lines on stdout, one per frame
+    p = ck.run_ok(base + ["--sub"], "--sub")
+    lines = p.stdout.decode().splitlines()
+    ck.check(len(lines) == 5 and all(l.startswith("{%d}{%d}frame: %d|psnr_hvs_y: " % (i, i + 1, i))
+                                     and l.endswith("|") for i, l in enumerate(lines)),
+             "--sub: %r" % lines)
+    ck.check(lines and ("psnr_hvs: %.6f|" % g["per_frame"][0]["psnr_hvs"]) in lines[0], "--sub values")
+    # ... and its raw/precision variants stay one line per frame
+    p = ck.run_ok(base + ["--sub", "--raw", "--precision", "max"], "--sub --raw")
+    ck.check(p.stdout.count(b"\n") == 5 and b"|raw_cr: 0x" in p.stdout, "--sub --raw: %r" % p.stdout[:200])
+
+    # 0 is "off" for --subsample and --frame_cnt, as in vmaf
+    for args in (["--subsample", "0"], ["--frame_cnt", "0"], ["--subsample", "0", "--frame_cnt", "0"]):
+        p = ck.run_ok(base + args + ["--csv", "--precision", "max", "-o", "-"], " ".join(args))
+        ck.check(p.stdout == ref, "%s: not every frame: %r" % (" ".join(args), p.stdout[:100]))
+
+    # --cpumask: the same bits whatever is turned off; the summary says what ran
+    for mask, isas in (("0", None), ("16", ("avx2", "scalar")), ("0x10", ("avx2", "scalar")),
+                       ("8", ("scalar",)), ("0x18", ("scalar",)), ("010", ("scalar",)),
+                       ("7", None), ("32", None)):
+        p = ck.run_ok(base + ["--cpumask", mask, "--csv", "--precision", "max", "-o", "-"],
+                      "--cpumask " + mask)
+        ck.check(p.stdout == ref, "--cpumask %s: different scores" % mask)
+        first = ck.run_ok(base + ["--cpumask", mask], "--cpumask summary").stdout.split(b"\n")[0]
+        default = ck.run_ok(base, "summary").stdout.split(b"\n")[0]
+        if isas is None:  # bits psnrhvs has no kernels for change nothing
+            ck.check(first == default, "--cpumask %s: %r, expected %r" % (mask, first, default))
+        else:
+            ck.check(any(first.endswith(b", cpu:" + i.encode()) for i in isas),
+                     "--cpumask %s: ran %r, expected cpu:%s" % (mask, first, "/".join(isas)))
+    p = ck.run_ok(base + ["--cpumask", "16", "--isa", "scalar"], "--cpumask with --isa scalar")
+    ck.check(p.stdout.split(b"\n")[0].endswith(b", cpu:scalar"), "--isa wins: %r" % p.stdout[:60])
+
+    # --gpumask and --aom_ctc: one warning line (none with -q), the same scores
+    for args, phrase in ((["--gpumask", "1"], b"--gpumask has no effect"),
+                         (["--gpumask", "0"], b"--gpumask has no effect"),
+                         (["--aom_ctc", "v1.0"], b"--aom_ctc v1.0: only its psnr_hvs (default options) "
+                                                 b"is computed, not its VMAF models, psnr, ciede, "
+                                                 b"float_ssim, float_ms_ssim\n"),
+                         (["--aom_ctc", "v7.0"], b"float_ms_ssim, cambi\n")):
+        p = ck.run_ok(base + args + ["--csv", "--precision", "max", "-o", "-"], " ".join(args))
+        ck.check(p.stdout == ref, "%s: different scores" % " ".join(args))
+        ck.check(p.stderr.count(b"\n") == 1 and p.stderr.startswith(b"psnrhvs: warning: ") and
+                 phrase in p.stderr, "%s: stderr %r" % (" ".join(args), p.stderr))
+        p = ck.run_ok(base + args + ["-q", "--csv", "-o", "-"], " ".join(args) + " -q")
+        ck.check(p.stderr == b"", "%s -q: stderr %r" % (" ".join(args), p.stderr))
+
+    # whole option names work, with = too
+    p = ck.run_ok(base + ["--subsample=2", "--frame_cnt=3", "--csv", "-o", "-"], "--opt=value")
+    ck.check(p.stdout.count(b"\n") == 3, "--subsample=2 --frame_cnt=3: %r" % p.stdout)
 
 
 def main():
@@ -306,6 +416,8 @@ def main():
     test_mixed(ck)
     test_files(ck)
     test_progress(ck)
+    test_progress_total(ck)
+    test_vmaf_flags(ck)
     ck.finish()
 
 

@@ -1,22 +1,28 @@
 /*
  * Fuzz target: arbitrary bytes through the CLI's Y4M reader (header and
- * frames) from memory. Memory errors are found by ASan/UBSan when built with
- * them; without them, a broken promise of the reader aborts.
+ * frames, the sample range check included) from memory. Memory errors are
+ * found by ASan/UBSan when built with them; without them, a broken promise of
+ * the reader aborts.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_y4m.h"
+#include "fuzz_target.h"
 #include "input/input.h"
 
-static void broken(const char *what, const FuzzY4mResult *r) {
-    fprintf(stderr, "fuzz_y4m: %s (frames %d, message '%s')\n", what, r->frames, r->err);
+const char fuzz_target_name[] = "y4m";
+
+void fuzz_broken(const char *const what, const FuzzOutcome *const r) {
+    fprintf(stderr, "fuzz_%s: %s (frames %d, message '%s')\n", fuzz_target_name, what, r->frames,
+            r->err);
     abort();
 }
 
-void fuzz_y4m_run(const uint8_t *const data, const size_t size, FuzzY4mResult *const r) {
+#define broken fuzz_broken
+
+void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *const r) {
     memset(r, 0, sizeof(*r));
     Input *in = NULL;
     /* The .y4m name makes input without the magic a malformed Y4M, not raw video. */
@@ -47,6 +53,12 @@ void fuzz_y4m_run(const uint8_t *const data, const size_t size, FuzzY4mResult *c
     while (r->frames < FUZZ_MAX_FRAMES) {
         const int res = psnrhvs_input_read(in, &frame);
         if (res == 1) {
+            /* The reader's promise: no sample above the bit depth gets through. */
+            if (g.bytes_per_sample == 2) {
+                const uint16_t *const sample = (const uint16_t *)(const void *)frame.buf;
+                for (size_t i = 0; i < g.frame_bytes / 2; i++)
+                    if (sample[i] >> fmt.bitdepth) broken("a sample above the bit depth passed", r);
+            }
             r->frames++;
             continue;
         }
@@ -64,7 +76,7 @@ void fuzz_y4m_run(const uint8_t *const data, const size_t size, FuzzY4mResult *c
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {
-    FuzzY4mResult r;
-    fuzz_y4m_run(data, size, &r);
+    FuzzOutcome r;
+    fuzz_target_run(data, size, &r);
     return 0;
 }

@@ -1,10 +1,11 @@
 /*
- * Replay driver for fuzz_y4m without libFuzzer: runs each corpus file and
- * checks what expect.txt says of it, then feeds seeded random mutations of
- * the corpus to the target (they must only not crash, which ASan/UBSan
- * judge when built with them).
+ * Replay driver of a fuzz target without libFuzzer (linked with one of
+ * fuzz_y4m.c, fuzz_pair.c, fuzz_output.c): runs each corpus file and checks
+ * what the expectation file says of it, then feeds seeded random mutations of
+ * the corpus to the target (they must only not crash or break a promise the
+ * target checks; ASan/UBSan judge memory errors when built with them).
  *
- *   fuzz_y4m_replay [--expect FILE] [--mutations N] [--seed S] FILE|DIR...
+ *   fuzz_<target>_replay [--expect FILE] [--mutations N] [--seed S] FILE|DIR...
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <dirent.h>
@@ -14,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz_y4m.h"
+#include "fuzz_target.h"
 
 typedef struct Sample {
     char name[256];
@@ -93,8 +94,8 @@ static void add_path(const char *path) {
 
 /* One line of expect.txt against the target's result. */
 static void check_expectation(const Sample *s, const char *expect) {
-    FuzzY4mResult r;
-    fuzz_y4m_run(s->data, s->size, &r);
+    FuzzOutcome r;
+    fuzz_target_run(s->data, s->size, &r);
     checks++;
     char kind[16] = "";
     int n = -1, used = 0;
@@ -248,8 +249,8 @@ int main(int argc, char **argv) {
         uint8_t *exact = malloc(size ? size : 1);
         if (!exact) return 2;
         if (size) memcpy(exact, buf, size);
-        FuzzY4mResult r;
-        fuzz_y4m_run(exact, size, &r);
+        FuzzOutcome r;
+        fuzz_target_run(exact, size, &r);
         opened += r.opened;
         rejected += !r.opened;
         read_frames += r.frames > 0;
@@ -257,9 +258,9 @@ int main(int argc, char **argv) {
         free(buf);
     }
     if (mutations)
-        printf("%ld mutations (seed %llu): %ld headers rejected, %ld accepted, %ld with frames "
-               "read\n",
-               mutations, seed, rejected, opened, read_frames);
+        printf("fuzz_%s: %ld mutations (seed %llu): %ld rejected, %ld accepted, %ld with "
+               "frames\n",
+               fuzz_target_name, mutations, seed, rejected, opened, read_frames);
     for (int i = 0; i < num_samples; i++) free(samples[i].data);
     free(samples);
     printf("%d corpus files, %d expectations checked, %d failures\n", num_samples, checks,

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@ struct Input {
     InputFormat fmt;
     PlaneGeometry geo;
     unsigned frames_read;
+    const char *role; ///< "reference", "distorted" or NULL
 };
 
 void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
@@ -31,6 +34,22 @@ void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof(s->err), fmt, ap);
     va_end(ap);
+}
+
+const char *psnrhvs_visible(char *const buf, const size_t size, const char *const s) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
+        if (*p >= 0x20 && *p < 0x7f)
+            buf[n++] = (char)*p;
+        else if (*p == '\r')
+            n += (size_t)snprintf(buf + n, size - n, "\\r");
+        else if (*p == '\t')
+            n += (size_t)snprintf(buf + n, size - n, "\\t");
+        else
+            n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
+    }
+    if (size) buf[n < size ? n : size - 1] = '\0';
+    return buf;
 }
 
 size_t psnrhvs_stream_read(InputStream *const s, void *const buf, const size_t size) {
@@ -162,6 +181,23 @@ const char *psnrhvs_input_name(const Input *const in) {
     return in->s.name;
 }
 
+void psnrhvs_input_set_role(Input *const in, const char *const role) {
+    in->role = role;
+}
+
+long long psnrhvs_input_frames_left(const Input *const in) {
+    struct stat st;
+    const int fd = fileno(in->s.f);
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) return -1;
+    const off_t pos = ftello(in->s.f);
+    if (pos < 0) return -1;
+    const size_t per_frame = in->geo.frame_bytes + in->dmx->frame_header_bytes;
+    if (!per_frame) return -1;
+    const long long left =
+        (long long)st.st_size - (long long)pos + (long long)(in->s.peek_len - in->s.peek_pos);
+    return left > 0 ? left / (long long)per_frame : 0;
+}
+
 int psnrhvs_input_set_format(Input *const in, const InputFormat *const fmt) {
     if (psnrhvs_plane_geometry(fmt, &in->geo) < 0) {
         fprintf(stderr, "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width, fmt->height,
@@ -215,11 +251,43 @@ static void le16_to_native(uint8_t *const buf, const size_t bytes) {
     }
 }
 
+/* Samples above 2^bitdepth - 1 would overflow libvmaf's integer DCT (undefined
+ * behaviour there, NaN or negative dB here): an error naming the first one. */
+static int check_sample_range(Input *const in, const uint8_t *const buf) {
+    const unsigned max = (1u << in->fmt.bitdepth) - 1;
+    const uint16_t *const samples = (const uint16_t *)(const void *)buf;
+    const size_t n = in->geo.frame_bytes / 2;
+    /* max is all ones: the OR of the samples exceeds it only if one does. */
+    unsigned any = 0;
+    for (size_t i = 0; i < n; i++) any |= samples[i];
+    if (any <= max) return 0;
+    static const char *const plane_names[3] = {"Y", "Cb", "Cr"};
+    size_t i = 0;
+    while (samples[i] <= max) i++;
+    int p = 0;
+    size_t start = 0;
+    while (i >= start + in->geo.plane_bytes[p] / 2) start += in->geo.plane_bytes[p++] / 2;
+    const size_t at = i - start, w = (size_t)in->geo.stored_w[p];
+    /* "in the reference ref.yuv", or "in ref.yuv" without a role */
+    char where[600];
+    snprintf(where, sizeof(where), "%s%s%s%s", in->role ? "the " : "", in->role ? in->role : "",
+             in->role ? " " : "", in->s.name);
+    psnrhvs_stream_error(&in->s,
+                         "sample out of range in %s, frame %u: %s plane x=%zu y=%zu is %u, above "
+                         "the %d-bit maximum %u",
+                         where, in->frames_read, plane_names[p], at % w, at / w,
+                         (unsigned)samples[i], in->fmt.bitdepth, max);
+    return -1;
+}
+
 int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
     const int res =
         in->dmx->read(in->priv, &in->s, frame->buf, in->geo.frame_bytes, in->frames_read);
     if (res <= 0) return res;
-    if (in->geo.bytes_per_sample == 2) le16_to_native(frame->buf, in->geo.frame_bytes);
+    if (in->geo.bytes_per_sample == 2) {
+        le16_to_native(frame->buf, in->geo.frame_bytes);
+        if (check_sample_range(in, frame->buf) < 0) return -1;
+    }
     in->frames_read++;
     return 1;
 }

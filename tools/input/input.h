@@ -66,6 +66,12 @@ size_t psnrhvs_stream_read(InputStream *s, void *buf, size_t size);
 int psnrhvs_stream_read_frame(InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx,
                               int eof_ok);
 
+/**
+ * Copy s into buf with control and non-ASCII bytes written visibly ("\\r",
+ * "\\x01"), for messages that quote what a file holds. @return buf.
+ */
+const char *psnrhvs_visible(char *buf, size_t size, const char *s);
+
 /** Set s->err (printf format). */
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))
@@ -88,6 +94,7 @@ typedef struct InputFrame {
 typedef struct Demuxer {
     const char *name;
     size_t priv_data_size;
+    size_t frame_header_bytes; ///< bytes before each frame's samples, at least ("FRAME\n")
     int (*probe)(const uint8_t *data, size_t size);
     int (*open)(void *priv, InputStream *s, InputFormat *fmt);
     int (*read)(void *priv, InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx);
@@ -116,6 +123,16 @@ int psnrhvs_input_has_format(const Input *in, InputFormat *fmt);
 /** The file name given on the command line (or "stdin"). */
 const char *psnrhvs_input_name(const Input *in);
 
+/** "reference" or "distorted", for messages about the samples. */
+void psnrhvs_input_set_role(Input *in, const char *role);
+
+/**
+ * Frames left to read, from the size of a regular file (an estimate for Y4M
+ * with FRAME parameters), or -1 when unknown (a pipe). Call after setting the
+ * format and before reading.
+ */
+long long psnrhvs_input_frames_left(const Input *in);
+
 /** Set the format (needed for raw input). @return 0 or -1 (reported on stderr). */
 int psnrhvs_input_set_format(Input *in, const InputFormat *fmt);
 
@@ -129,7 +146,8 @@ void psnrhvs_input_frame_free(InputFrame *frame);
 
 /**
  * Read the next frame into frame (from psnrhvs_input_frame_alloc); samples
- * above 8 bits are converted from little endian to native uint16_t.
+ * above 8 bits are converted from little endian to native uint16_t, and a
+ * sample above 2^bitdepth - 1 is an error naming its frame, plane and place.
  * @return 1 (frame), 0 (end of file), -1 (error: psnrhvs_input_error() says
  *         why; nothing is printed).
  */

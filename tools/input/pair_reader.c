@@ -173,7 +173,8 @@ int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
     }
     const int status = pr->status;
     pthread_mutex_unlock(&pr->lock);
-    if (!status && pr->ended && !pr->s.quiet)
+    /* A side with no frame at all is the caller's one error line, not a warning. */
+    if (!status && pr->ended && pr->end_idx && !pr->s.quiet)
         fprintf(stderr, "psnrhvs: warning: %s ended before %s, after %u frames\n",
                 psnrhvs_input_name(pr->ended), psnrhvs_input_name(pr->longer), pr->end_idx);
     pr->ended = NULL; /* warn once */

@@ -27,8 +27,8 @@ int psnrhvs_pair_reader_open(PairReader **pr, Input *ref, Input *dist, const Pai
 /**
  * The next pair. Release the previous one first.
  * @return 1 (a pair), 0 (end; the warning for one side ending first is
- *         printed), -1 (a read error: psnrhvs_pair_reader_error() says which,
- *         not printed yet, so the caller can first finish the frames before it).
+ *         printed, unless no pair was read), -1 (a read error: psnrhvs_pair_reader_error() says
+ * which, not printed yet, so the caller can first finish the frames before it).
  */
 int psnrhvs_pair_reader_next(PairReader *pr, FramePair *pair);
 

@@ -19,8 +19,9 @@ static int y4m_probe(const uint8_t *const data, const size_t size) {
 }
 
 /*
- * Read one line (without its '\n') into line. @return its length, -1 at end
- * of file before any byte, -2 when it ends without '\n', -3 when too long.
+ * Read one line (without its '\n', nor a '\r' before it: a CR LF header from a
+ * text tool reads the same) into line. @return its length, -1 at end of file
+ * before any byte, -2 when it ends without '\n', -3 when too long.
  */
 static int read_line(InputStream *const s, char *const line, const int max) {
     int len = 0;
@@ -31,6 +32,7 @@ static int read_line(InputStream *const s, char *const line, const int max) {
         if (len == max - 1) return -3;
         line[len++] = (char)c;
     }
+    if (len && line[len - 1] == '\r') len--;
     line[len] = '\0';
     return len;
 }
@@ -77,17 +79,20 @@ static int parse_colorspace(InputStream *const s, const char *const tag, InputFo
         }
         char msg[256];
         if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
-            psnrhvs_stream_error(s, "%s (C%s in %s)", msg, tag, s->name);
+            char shown[128];
+            psnrhvs_stream_error(s, "%s (C%s in %s)", msg,
+                                 psnrhvs_visible(shown, sizeof(shown), tag), s->name);
             return -1;
         }
         fmt->layout = prefixes[i].layout;
         fmt->bitdepth = depth;
         return 0;
     }
+    char shown[128];
     psnrhvs_stream_error(s,
                          "malformed Y4M %s: unsupported C tag 'C%s' (expected 420jpeg, 420mpeg2, "
                          "420paldv, 420, 422, 444, mono or their p10/p12 forms)",
-                         s->name, tag);
+                         s->name, psnrhvs_visible(shown, sizeof(shown), tag));
     return -1;
 }
 
@@ -130,7 +135,9 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
                 return -1;
             }
             if (res < 0) {
-                psnrhvs_stream_error(s, "malformed Y4M %s: bad %c tag '%s'", s->name, *tok, tok);
+                char shown[128];
+                psnrhvs_stream_error(s, "malformed Y4M %s: bad %c tag '%s'", s->name, *tok,
+                                     psnrhvs_visible(shown, sizeof(shown), tok));
                 return -1;
             }
             *(*tok == 'W' ? &have_w : &have_h) = 1;
@@ -181,6 +188,7 @@ static int y4m_read(void *const priv, InputStream *const s, uint8_t *const buf,
 const Demuxer psnrhvs_demuxer_y4m = {
     .name = "y4m",
     .priv_data_size = 0,
+    .frame_header_bytes = 6, /* "FRAME\n" */
     .probe = y4m_probe,
     .open = y4m_open,
     .read = y4m_read,

@@ -30,6 +30,7 @@ typedef struct OutputPool {
 
 typedef struct OutputData {
     const char *version; ///< the "version" attribute
+    const char *engine;  ///< what scored, for the summary ("cpu:avx2"), or NULL
     int width, height;
     double fps;
     int num_planes;                       ///< 3, or 1 (luma only): only y and combined then
@@ -38,7 +39,7 @@ typedef struct OutputData {
     const OutputFrame *frames;
     size_t num_frames;
     OutputPool pool[OUTPUT_NUM_KEYS]; ///< indexed by OutputKey
-    int precision;                    ///< digits after the point, or -1 for %.17g
+    int precision;                    ///< digits after the point, NUMFMT_MAX or NUMFMT_VMAF
     int raw;                          ///< add raw_y/raw_cb/raw_cr as %a
 } OutputData;
 
@@ -51,6 +52,7 @@ typedef struct Muxer {
 extern const Muxer psnrhvs_muxer_xml;
 extern const Muxer psnrhvs_muxer_json;
 extern const Muxer psnrhvs_muxer_csv;
+extern const Muxer psnrhvs_muxer_sub;
 
 const char *psnrhvs_output_key_name(enum OutputKey k);
 double psnrhvs_output_value(const PsnrHvsScore *s, enum OutputKey k);
@@ -65,12 +67,25 @@ void psnrhvs_output_pool(OutputData *d);
 /** Human-readable pooled values, one line per key. */
 int psnrhvs_output_summary(FILE *f, const OutputData *d);
 
+/* Enough for "%.32f" of DBL_MAX (309 digits before the point). */
 #define NUMFMT_SIZE 400
+/** precision: "%.17g", which reads back as the same double */
+#define NUMFMT_MAX (-1)
+/** precision: libvmaf's own choice, "%.6f", or "%.16f" when the fraction has
+ *  more than six leading zeros (the default) */
+#define NUMFMT_VMAF (-2)
 
 /**
- * The one number formatter of all writers: "%.*f" (default 6 digits, as
- * libvmaf) or "%.17g" for precision -1. Infinities and NaN are "null" when
- * json is set, else "inf", "-inf", "nan" (what printf gives libvmaf).
+ * libvmaf's count_leading_zeros_d() (libvmaf/src/output.c): how many times
+ * the fractional part of |x| is multiplied by 10 before it reaches 1 (0 for
+ * a zero fraction, NaN, infinities and |x| >= 2^31, as on x86-64).
+ */
+int psnrhvs_vmaf_fraction_zeros(double x);
+
+/**
+ * The one number formatter of all writers: "%.*f" with precision >= 0,
+ * NUMFMT_MAX or NUMFMT_VMAF. Infinities and NaN are "null" when json is set,
+ * else what printf writes for libvmaf ("inf", "-inf", "nan", "-nan").
  */
 const char *psnrhvs_numfmt(char *buf, double v, int precision, int json);
 
@@ -78,16 +93,29 @@ const char *psnrhvs_numfmt(char *buf, double v, int precision, int json);
 const char *psnrhvs_rawfmt(char *buf, float raw);
 
 /**
- * An output destination. For a file, a temporary file is created at once in
- * the same directory and renamed over path only when everything was written,
- * so a failed run leaves an existing file untouched. "-" is stdout.
+ * An output destination (outfile.c). What path names is looked at once, before
+ * any frame is scored, and decides how it is written:
+ * - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the open
+ *   descriptor itself, at its current offset;
+ * - a new file, or a regular file with one link: a temporary file in the
+ *   target's directory, renamed over it when complete (an existing file keeps
+ *   its permission bits, and its owner where allowed), with handlers that
+ *   remove the temporary file on a fatal signal;
+ * - a regular file with several hard links (or in a directory we may not
+ *   write): written in place, truncated only once the scores are ready;
+ * - a character device or socket: written in place, never truncated;
+ * - a FIFO: opened only when the scores are ready (a reader may come later).
+ * Symbolic links are followed: the target is written, the link stays.
+ * A directory, a block device, a missing parent or no permission is an error
+ * at once (one line on stderr).
  */
 typedef struct OutputFile OutputFile;
 
+/** @return 0 or -1 (reported). */
 int psnrhvs_output_open(OutputFile **of, const char *path);
-/** Write d with m and move the file in place; frees of. @return 0 or -1 (reported). */
+/** Write d with m and put it in place; frees of. @return 0 or -1 (reported). */
 int psnrhvs_output_commit(OutputFile **of, const Muxer *m, const OutputData *d);
-/** Remove the temporary file; frees of. */
+/** Remove any temporary file and leave an existing one as it was; frees of. */
 void psnrhvs_output_abort(OutputFile **of);
 
 #endif /* PSNRHVS_TOOLS_OUTPUT_OUTPUT_H */
