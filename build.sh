@@ -15,6 +15,8 @@ PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl
 # HIP: hipcc builds the AMD kernels (no AMD GPU needed), clang-tools-15 and
 # llvm-15 read their code objects back for the resource check.
 PACKAGES="$PACKAGES hipcc libamdhip64-dev clang-tools-15 llvm-15"
+# clang and its libFuzzer runtime for the fuzz targets.
+PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 # The Python package's tests (numpy, pytest) and its Dask runner.
 PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
 

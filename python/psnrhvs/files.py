@@ -449,6 +449,19 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
     return res
 
 
+def _no_frames_message(ref: "VideoFile", dist: "VideoFile", skip_ref: int, skip_dist: int) -> str:
+    """The CLI's one line (tools/psnrhvs.c): which side had no frame to pair."""
+    ref_none = ref.frames_read <= skip_ref
+    dist_none = dist.frames_read <= skip_dist
+    if ref_none and dist_none and ref.name != dist.name:
+        after = " after skipping" if skip_ref or skip_dist else ""
+        return f"no frames to score: neither {ref.name} nor {dist.name} has a frame{after}"
+    if ref_none or dist_none:
+        f, skip = (ref, skip_ref) if ref_none else (dist, skip_dist)
+        return f"no frames to score: {f.name} has no frame{' after skipping' if skip else ''}"
+    return "no frames to score"
+
+
 def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int] = None,
                 height: Optional[int] = None, pixel_format: Any = None,
                 bitdepth: Optional[int] = None, frame_cnt: Optional[int] = None,
@@ -557,7 +570,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                           "frames", PsnrHvsWarning, stacklevel=2)
         elapsed = time.monotonic() - start
         if not frames:
-            raise InputError("no frames to score")
+            raise InputError(_no_frames_message(ref, dist, frame_skip_ref, frame_skip_dist))
         return Result.from_frames(
             frames, width=fmt.width, height=fmt.height, pixel_format=fmt.pixel_format,
             bitdepth=fmt.bitdepth, backend=sc.backend, isa=sc.isa,

@@ -188,11 +188,15 @@ class Result:
             out.append("    {\n")
             out.append(f'      "frameNum": {fr.frame},\n')
             out.append('      "metrics": {\n')
-            items = [f'        "{k}": {num(getattr(fr, k))}' for k in self.keys]
+            entries = [(k, num(getattr(fr, k))) for k in self.keys]
             if raw:
-                items += [f'        "{k}": "{format_hexfloat(getattr(fr, k))}"'
-                          for k in RAW_KEYS[:self.num_planes]]
-            out.append(",\n".join(items) + "\n")
+                entries += [(k, f'"{format_hexfloat(getattr(fr, k))}"')
+                            for k in RAW_KEYS[:self.num_planes]]
+            for j, (k, v) in enumerate(entries):
+                # libvmaf ends a null entry without a newline: the nulls of an
+                # identical frame share one line.
+                out.append(f'        "{k}": {v}{"," if j + 1 < len(entries) else ""}'
+                           f'{"" if v == "null" else chr(10)}')
             out.append("      }\n")
             out.append("    }%s\n" % ("," if i + 1 < len(self.frames) else ""))
         out.append("  ],\n")
