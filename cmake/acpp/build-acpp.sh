@@ -145,12 +145,17 @@ CMAKE_ARGS=(
     -DWITH_ROCM_BACKEND=OFF
     -DDEFAULT_TARGETS=omp
     -DFETCHCONTENT_FULLY_DISCONNECTED=ON
+    # Never look for what is off: Debian's HIP packages (hipcc), where
+    # installed, make AdaptiveCpp's configure fail, and the OpenCL parts would
+    # download at configure time.
+    -DCMAKE_DISABLE_FIND_PACKAGE_HIP=ON
+    -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON
 )
 if [ "$variant" = cuda ]; then
     CMAKE_ARGS+=(-DWITH_CUDA_BACKEND=ON "-DCUDA_TOOLKIT_ROOT_DIR=$cuda_path"
         "-DCUDA_CXX_FLAGS=$CUDA_CXX_FLAGS")
 else
-    CMAKE_ARGS+=(-DWITH_CUDA_BACKEND=OFF)
+    CMAKE_ARGS+=(-DWITH_CUDA_BACKEND=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CUDA=ON)
 fi
 
 # The two CUDA 13 compile-time workarounds, installed into the prefix.
