@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#define SCX_VARIANT native
+#include "scx_ref.inc"
