@@ -1,6 +1,6 @@
 /*
- * The portable C subset shared by the CPU code and the CUDA, HIP and OpenCL
- * kernels: everything under src/core/ includes only this header, uses only
+ * The portable C subset shared by the CPU code and the CUDA, HIP, OpenCL and
+ * SYCL kernels: everything under src/core/ includes only this header, uses only
  * these types, qualifiers and helpers, and calls no libm function.
  * SPDX-License-Identifier: BSD-2-Clause
  */
@@ -24,6 +24,61 @@ typedef ulong psh_u64;
 #define psh_u32_as_float(u) as_float(u)
 #define psh_sqrt_rn(x)      sqrt(x)
 #define PSH_UNROLL          _Pragma("unroll")
+
+#elif defined(SYCL_LANGUAGE_VERSION)
+/* SYCL 2020 (AdaptiveCpp; SYCL_LANGUAGE_VERSION comes from <sycl/sycl.hpp>,
+ * which a SYCL source includes before any core header). Checked before the
+ * CUDA branch: AdaptiveCpp's CUDA target compiles SYCL sources with -x cuda,
+ * which defines __CUDACC__ too. One C++ source serves host and device, so
+ * device functions are ordinary inline functions (AdaptiveCpp compiles what
+ * a kernel calls for the device by itself) and constant tables are constexpr
+ * (usable in device code in every SYCL implementation). Built with
+ * -ffp-contract=off -fno-fast-math -fno-math-errno (cmake/Sycl.cmake): the
+ * acpp driver itself adds -ffp-contract=fast at -O2 unless one is given, and
+ * clang contracts CUDA device code by default. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "psnrhvs SYCL code must not be built with fast math"
+#endif
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ != 0
+#error "psnrhvs needs FLT_EVAL_METHOD == 0 (no x87 extended precision)"
+#endif
+typedef int psh_i32;
+typedef unsigned int psh_u32;
+typedef long long psh_i64;
+typedef unsigned long long psh_u64;
+static_assert(sizeof(psh_i32) == 4 && sizeof(psh_i64) == 8, "psh_* integer sizes");
+/* Forced inline, as __forceinline__ in CUDA: a core function left as a call
+ * gets its arrays passed through private memory (a stack frame on CUDA). */
+#define PSH_INLINE          static inline __attribute__((always_inline))
+#define PSH_GLOBAL
+#define PSH_CONSTANT        const
+#define PSH_CONST_TABLE     static constexpr
+static inline psh_u32 psh_float_as_u32(float f) {
+    return sycl::bit_cast<psh_u32>(f);
+}
+static inline float psh_u32_as_float(psh_u32 u) {
+    return sycl::bit_cast<float>(u);
+}
+/* With -fno-math-errno, llvm.sqrt.f32: sqrtss on x86, sqrt.rn.f32 on NVIDIA.
+ * Not sycl::sqrt or sqrtf: with LLVM 16 both become sqrt.approx.f32 there.
+ * SPIR-V targets (AdaptiveCpp's generic target on Level Zero or OpenCL) do not
+ * promise a correctly rounded f32 root or division: build their kernels with
+ * PSH_EXACT_HELPERS=1 (int_math.h), as the OpenCL backend does. */
+#define psh_sqrt_rn(x)      __builtin_sqrtf(x)
+#if defined(__clang__)
+#define PSH_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define PSH_UNROLL _Pragma("GCC unroll 8")
+#else
+#define PSH_UNROLL
+#endif
+#define PSH_SYCL 1
+
+#elif defined(__ACPP_ENABLE_CUDA_TARGET__) || defined(__ACPP_ENABLE_HIP_TARGET__) ||             \
+    defined(__ACPP_ENABLE_OMPHOST_TARGET__) || defined(__ACPP_ENABLE_LLVM_SSCP_TARGET__)
+/* An acpp compile that reached a core header before <sycl/sycl.hpp>: it would
+ * otherwise take the CUDA branch (-x cuda) with device-only functions. */
+#error "include <sycl/sycl.hpp> before the src/core headers"
 
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 /* CUDA / HIP: compiled with --fmad=false (nvcc) or -ffp-contract=off
@@ -87,6 +142,9 @@ static inline float psh_u32_as_float(psh_u32 u) {
 
 #ifndef PSH_OPENCL
 #define PSH_OPENCL 0
+#endif
+#ifndef PSH_SYCL
+#define PSH_SYCL 0
 #endif
 
 /* The numerics guarantee holds only without fast math: refuse to build
