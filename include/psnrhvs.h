@@ -55,6 +55,14 @@ enum PsnrHvsMaskProduct {
     PSNRHVS_MASK_PRODUCT_EXACT = 1, ///< exact product (numerics spec section 6)
 };
 
+/** Where the samples of the pictures given to psnrhvs_send() live. */
+enum PsnrHvsMemory {
+    PSNRHVS_MEMORY_HOST = 0,   ///< host memory (default): copied before psnrhvs_send() returns
+    PSNRHVS_MEMORY_DEVICE = 1, ///< device memory of `device` (cuda and hip backends): CUDA or HIP
+                               ///< device pointers (cudaMalloc, NVDEC, PyTorch tensors...), read
+                               ///< in place by the kernels, never through the host
+};
+
 /** Instruction set for the CPU backend. */
 enum PsnrHvsIsa {
     PSNRHVS_ISA_AUTO = 0,   ///< best the CPU supports
@@ -86,7 +94,8 @@ typedef struct PsnrHvsSettings {
     int frames_in_flight; ///< frames sent and not yet received, 0..PSNRHVS_MAX_FRAMES_IN_FLIGHT;
                           ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
-    uint8_t reserved[32]; ///< zero; room to grow without an ABI break
+    enum PsnrHvsMemory memory; ///< where pictures live, default PSNRHVS_MEMORY_HOST
+    uint8_t reserved[28];      ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**
@@ -149,8 +158,12 @@ PSNRHVS_API int psnrhvs_score(PsnrHvsContext *c, const PsnrHvsPicture *ref,
                               const PsnrHvsPicture *dist, PsnrHvsScore *out);
 
 /**
- * Queue one pair. The samples are copied before the call returns, so the
- * caller may reuse its buffers at once.
+ * Queue one pair. Host pictures (the default) are copied before the call
+ * returns, so the caller may reuse its buffers at once. Device pictures
+ * (settings.memory = PSNRHVS_MEMORY_DEVICE) are read in place: their samples
+ * must be complete when psnrhvs_send() is called (synchronize the stream that
+ * wrote them) and stay unchanged until psnrhvs_receive() has returned that
+ * frame's score.
  * @return 0, PSNRHVS_ERR(EAGAIN) when the queue is full (call
  *         psnrhvs_receive() first), PSNRHVS_ERR(EINVAL), or a backend error.
  */

@@ -16,7 +16,8 @@
 typedef struct PsnrHvsBackendOps {
     const char *name;
     enum PsnrHvsBackend id;
-    int default_slots; ///< frames in flight when settings.frames_in_flight is 0
+    int default_slots;   ///< frames in flight when settings.frames_in_flight is 0
+    int device_pictures; ///< 1: takes PSNRHVS_MEMORY_DEVICE pictures (read in place)
     /* Set up c->slots slots for c->geom and set c->backend; 0 or a
      * PSNRHVS_ERR code (after logging why). */
     int (*open)(PsnrHvsContext *c);

@@ -132,6 +132,10 @@ static int check_settings(const PsnrHvsSettings *s) {
                              s->frames_in_flight, PSNRHVS_MAX_FRAMES_IN_FLIGHT);
         return PSNRHVS_ERR(EINVAL);
     }
+    if ((unsigned)s->memory > PSNRHVS_MEMORY_DEVICE) {
+        psnrhvs_log_settings(s, "unknown memory %d", (int)s->memory);
+        return PSNRHVS_ERR(EINVAL);
+    }
     if (s->device < 0) {
         psnrhvs_log_settings(s, "device %d is negative", s->device);
         return PSNRHVS_ERR(EINVAL);
@@ -140,6 +144,11 @@ static int check_settings(const PsnrHvsSettings *s) {
 }
 
 static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const ops) {
+    if (c->s.memory == PSNRHVS_MEMORY_DEVICE && !ops->device_pictures) {
+        psnrhvs_log(c, "backend %s takes no device pictures (memory = device needs cuda or hip)",
+                    ops->name);
+        return PSNRHVS_ERR(ENOSYS);
+    }
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +25,18 @@
 typedef struct GpuSlot {
     gpuStream_t stream;
     gpuEvent_t done;
-    unsigned char *host; ///< pinned: packed frame, then the plane sums
-    void *workspace;     ///< device: packed frame, then the job's arrays
+    unsigned char *host; ///< pinned: packed frame (host pictures), then the plane sums
+    void *workspace;     ///< device: packed frame (host pictures), then the job's arrays
     PsnrHvsGpuJob job;
+    PsnrHvsPicture pics[2]; ///< device pictures: the caller's, read in place
 } GpuSlot;
 
 typedef struct GpuBackend {
     PsnrHvsThreadPool *pool;
     GpuKernels kernels;
     int device;
-    size_t sum_off; ///< offset of the plane sums in each slot's pinned buffer
+    int device_pictures; ///< settings.memory: the caller's pictures are on the device
+    size_t frame_bytes;  ///< the packed frame in each slot (0 for device pictures)
     GpuSlot slot[];
 } GpuBackend;
 
@@ -57,7 +60,7 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
         pl->bh = gp->bh;
         pl->nb = (long long)pl->bw * pl->bh;
         pl->block_off = blocks;
-        pl->pitch = (long long)gp->row_bytes;
+        pl->ref_pitch = pl->dist_pitch = (long long)gp->row_bytes;
         pl->ref_off = (long long)gp->ref_off;
         pl->dist_off = (long long)gp->dist_off;
         blocks += (pl->nb + PSNRHVS_GPU_SUPER - 1) / PSNRHVS_GPU_SUPER * PSNRHVS_GPU_SUPER;
@@ -77,7 +80,12 @@ void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace,
                           const void *const frame) {
     unsigned char *at = workspace;
     const size_t n = (size_t)job->blocks;
-    job->frame = frame;
+    /* The planes of the packed pair (none when pictures come from the
+     * device: submit points the planes at them). */
+    for (int p = 0; p < job->num_planes; p++) {
+        job->plane[p].ref = frame ? (const unsigned char *)frame + job->plane[p].ref_off : NULL;
+        job->plane[p].dist = frame ? (const unsigned char *)frame + job->plane[p].dist_off : NULL;
+    }
     job->terms = (float *)at;
     at += align_up(n * 64 * sizeof(float));
     job->block_sum = (float *)at;
@@ -215,21 +223,28 @@ static int gpu_open(PsnrHvsContext *const c) {
     }
     PsnrHvsGpuJob plan;
     PSNRHVS_GPU_FN(plan)(&plan, &c->geom);
-    b->sum_off = align_up(plan.frame_bytes);
+    /* Host pictures go through a packed frame, pinned and on the device;
+     * device pictures are read where they are. */
+    b->device_pictures = c->s.memory == PSNRHVS_MEMORY_DEVICE;
+    b->frame_bytes = b->device_pictures ? 0 : align_up(plan.frame_bytes);
     for (int i = 0; i < c->slots; i++) {
         GpuSlot *const s = &b->slot[i];
         gpuError_t se;
         s->job = plan;
         if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
-            (se = gpuMallocHost((void **)&s->host, b->sum_off + 4 * sizeof(float))) != gpuSuccess ||
-            (se = gpuMalloc(&s->workspace, b->sum_off + plan.workspace_bytes)) != gpuSuccess ||
-            (se = gpuMemset(s->workspace, 0, b->sum_off + plan.workspace_bytes)) != gpuSuccess) {
+            (se = gpuMallocHost((void **)&s->host, b->frame_bytes + 4 * sizeof(float))) !=
+                gpuSuccess ||
+            (se = gpuMalloc(&s->workspace, b->frame_bytes + plan.workspace_bytes)) != gpuSuccess ||
+            (se = gpuMemset(s->workspace, 0, b->frame_bytes + plan.workspace_bytes)) !=
+                gpuSuccess) {
             err = fail(c, se, "allocating a frame slot");
             gpu_close(c);
             return err;
         }
-        PSNRHVS_GPU_FN(bind)(&s->job, (unsigned char *)s->workspace + b->sum_off, s->workspace);
+        PSNRHVS_GPU_FN(bind)
+        (&s->job, (unsigned char *)s->workspace + b->frame_bytes,
+         b->device_pictures ? NULL : s->workspace);
     }
     return 0;
 }
@@ -239,16 +254,59 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
     GpuBackend *const b = c->backend;
     GpuSlot *const s = &b->slot[slot];
     CHECK(c, gpuSetDevice(b->device));
-    /* The slot is free: its last frame was collected, so its stream is idle. */
-    psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
-    CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job.frame_bytes, gpuMemcpyHostToDevice,
-                            s->stream));
+    if (b->device_pictures) {
+        /* Read in place: the kernels take the caller's planes and pitches. */
+        for (int p = 0; p < c->geom.num_planes; p++) {
+            PsnrHvsGpuPlane *const pl = &s->job.plane[p];
+            pl->ref = ref->data[p];
+            pl->dist = dist->data[p];
+            pl->ref_pitch = (long long)ref->stride[p];
+            pl->dist_pitch = (long long)dist->stride[p];
+        }
+        s->pics[0] = *ref;
+        s->pics[1] = *dist;
+    } else {
+        /* The slot is free: its last frame was collected, so its stream is
+         * idle and its staging buffer ours. */
+        psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
+        CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job.frame_bytes, gpuMemcpyHostToDevice,
+                                s->stream));
+    }
     const gpuError_t e = enqueue(&b->kernels, &s->job, s->stream, 0, PSNRHVS_GPU_STAGES - 1);
     if (e != gpuSuccess) return fail(c, e, "launching the kernels");
-    CHECK(c, gpuMemcpyAsync(s->host + b->sum_off, s->job.sum, 4 * sizeof(float),
+    CHECK(c, gpuMemcpyAsync(s->host + b->frame_bytes, s->job.sum, 4 * sizeof(float),
                             gpuMemcpyDeviceToHost, s->stream));
     CHECK(c, gpuEventRecord(s->done, s->stream));
     return 0;
+}
+
+/* A frame the kernels flagged: find the first sample out of range, in the
+ * slot's packed copy or, for device pictures, in a host copy of them. */
+static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuSlot *const s) {
+    PsnrHvsRangeError e = {0};
+    PsnrHvsPicture pics[2];
+    if (!b->device_pictures) {
+        psnrhvs_frame_pictures(&c->geom, s->host, pics);
+        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
+        return psnrhvs_range_report(c, &e);
+    }
+    unsigned char *const copy = malloc(c->geom.frame_bytes);
+    if (!copy) return psnrhvs_range_report(c, &e);
+    psnrhvs_frame_pictures(&c->geom, copy, pics);
+    for (int k = 0; k < 2; k++)
+        for (int p = 0; p < c->geom.num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
+            const gpuError_t ce = gpuMemcpy2D((void *)(uintptr_t)pics[k].data[p], gp->row_bytes,
+                                              s->pics[k].data[p], (size_t)s->pics[k].stride[p],
+                                              gp->row_bytes, (size_t)gp->h, gpuMemcpyDeviceToHost);
+            if (ce != gpuSuccess) {
+                free(copy);
+                return fail(c, ce, "reading back a frame with samples out of range");
+            }
+        }
+    psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
+    free(copy);
+    return psnrhvs_range_report(c, &e);
 }
 
 static int gpu_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
@@ -257,17 +315,10 @@ static int gpu_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
     CHECK(c, gpuSetDevice(b->device));
     CHECK(c, gpuEventSynchronize(s->done));
     float out[4];
-    memcpy(out, s->host + b->sum_off, sizeof(out));
+    memcpy(out, s->host + b->frame_bytes, sizeof(out));
     unsigned flags;
     memcpy(&flags, &out[3], sizeof(flags));
-    if (flags & PSNRHVS_GPU_OUT_OF_RANGE) {
-        /* Where: the packed pair is still in the slot's pinned buffer. */
-        PsnrHvsRangeError e = {0};
-        PsnrHvsPicture pics[2];
-        psnrhvs_frame_pictures(&c->geom, s->host, pics);
-        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
-        return psnrhvs_range_report(c, &e);
-    }
+    if (flags & PSNRHVS_GPU_OUT_OF_RANGE) return locate_range_error(c, b, s);
     memcpy(sums, out, (size_t)c->geom.num_planes * sizeof(float));
     return 0;
 }
@@ -298,6 +349,7 @@ const PsnrHvsBackendOps PSNRHVS_GPU_OPS = {
     .name = PSNRHVS_GPU_NAME,
     .id = PSNRHVS_GPU_ID,
     .default_slots = 4,
+    .device_pictures = 1,
     .open = gpu_open,
     .submit = gpu_submit,
     .collect = gpu_collect,

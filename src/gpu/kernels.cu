@@ -86,8 +86,9 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
         return;
     }
     const int by = (int)(b / pl.bw), bx = (int)(b - (long long)by * pl.bw);
-    const long long at =
-        (long long)by * 7 * pl.pitch + (long long)bx * 7 * (long long)sizeof(Pixel);
+    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
+    const unsigned char *const ref = pl.ref + y * pl.ref_pitch + x;
+    const unsigned char *const dist = pl.dist + y * pl.dist_pitch + x;
 #if PSH_GPU_STAGE_COEFFS
     /* psh_block_terms step by step, each block's coefficients parked in LDS
      * once transformed: the live registers of one block at a time, so that
@@ -97,14 +98,14 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     float thr_s;
     {
         psh_i32 s[64];
-        const unsigned any = load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
+        const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch);
         if (out_of_range(job, g, any)) return;
         thr_s = psh_block_transform(s, p, job.mask_product);
         PSH_UNROLL
         for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
     }
     psh_i32 d[64];
-    if (out_of_range(job, g, load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch))) return;
+    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch))) return;
     const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
     PSH_UNROLL
     for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
@@ -117,8 +118,8 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     job.block_sum[g] = sum;
 #else
     psh_i32 s[64], d[64];
-    const unsigned any = load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch) |
-                         load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch) |
+                         load_block<Pixel>(d, dist, pl.dist_pitch);
     if (out_of_range(job, g, any)) return;
     float t[64];
     psh_block_terms(s, d, p, job.mask_product, t);

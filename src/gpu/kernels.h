@@ -43,9 +43,11 @@ typedef struct PsnrHvsGpuPlane {
     int bw, bh;          ///< blocks along each side (step 7)
     long long nb;        ///< bw * bh
     long long block_off; ///< first block in the frame's block arrays
-    long long ref_off;   ///< byte offset of the reference plane in the frame
-    long long dist_off;  ///< byte offset of the distorted plane
-    long long pitch;     ///< bytes per row of both planes
+    /* The plane's first sample in each picture, on the device, and bytes per
+     * row: in the slot's packed frame, or the caller's device pictures. */
+    const unsigned char *ref, *dist;
+    long long ref_pitch, dist_pitch;
+    long long ref_off, dist_off; ///< the planes' offsets in a packed frame (frame.h)
 } PsnrHvsGpuPlane;
 
 typedef struct PsnrHvsGpuJob {
@@ -56,7 +58,6 @@ typedef struct PsnrHvsGpuJob {
     size_t frame_bytes;     ///< the packed pair (frame.h)
     size_t workspace_bytes; ///< everything below, in one allocation
     /* Device pointers (bind). */
-    const unsigned char *frame;
     float *terms;                ///< 64 per block, chunk-major (see kernels.cu)
     float *block_sum;            ///< approximate sum of each block's terms
     double *super_sum;           ///< approximate sum of each super-chunk

@@ -81,6 +81,17 @@ static void test_settings(void) {
     s = settings(64, 64, 8);
     s.backend = (enum PsnrHvsBackend)99;
     open_with(s, "backend", 99, "backend");
+    s = settings(64, 64, 8);
+    s.memory = (enum PsnrHvsMemory)7;
+    open_with(s, "memory", 7, "memory");
+    /* Device pictures need a backend that reads them: the CPU says so. */
+    s = settings(64, 64, 8);
+    s.memory = PSNRHVS_MEMORY_DEVICE;
+    logged[0] = '\0';
+    PsnrHvsContext *dc = NULL;
+    const int derr = psnrhvs_open(&dc, &s);
+    CHECK(derr == PSNRHVS_ERR(ENOSYS) && strstr(logged, "takes no device pictures") && !dc,
+          "memory = device on the cpu backend: %d, '%s'", derr, logged);
     PsnrHvsContext *c = (PsnrHvsContext *)&s;
     CHECK(psnrhvs_open(&c, NULL) == PSNRHVS_ERR(EINVAL) && !c, "open with NULL settings");
     CHECK(psnrhvs_open(NULL, &s) == PSNRHVS_ERR(EINVAL), "open with NULL context pointer");
