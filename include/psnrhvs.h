@@ -33,6 +33,8 @@ extern "C" {
 #define PSNRHVS_MAX_FRAMES_IN_FLIGHT 64
 /** Most CPU threads a context runs (PsnrHvsSettings.threads). */
 #define PSNRHVS_MAX_THREADS 256
+/** Most distorted pictures scored against one reference (PsnrHvsSettings.renditions). */
+#define PSNRHVS_MAX_RENDITIONS 16
 
 enum PsnrHvsPixelLayout {
     PSNRHVS_PIXEL_LAYOUT_I420 = 0, ///< 4:2:0, chroma (w>>1) x (h>>1)
@@ -95,7 +97,10 @@ typedef struct PsnrHvsSettings {
                           ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
     enum PsnrHvsMemory memory; ///< where pictures live, default PSNRHVS_MEMORY_HOST
-    uint8_t reserved[28];      ///< zero; room to grow without an ABI break
+    int renditions;            ///< distorted pictures per reference, 1..PSNRHVS_MAX_RENDITIONS:
+                               ///< 0 or 1 (default) = one (psnrhvs_send); more = a ladder
+                               ///< (psnrhvs_send_ladder), the reference's work done once
+    uint8_t reserved[24];      ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**
@@ -175,6 +180,26 @@ PSNRHVS_API int psnrhvs_send(PsnrHvsContext *c, const PsnrHvsPicture *ref,
  * @return 0, PSNRHVS_ERR(EAGAIN) when nothing is queued, or a backend error.
  */
 PSNRHVS_API int psnrhvs_receive(PsnrHvsContext *c, PsnrHvsScore *out);
+
+/**
+ * An encoding ladder: queue one reference and settings.renditions distorted
+ * pictures of it (the renditions, all of the context's geometry). The
+ * reference's side of every block (its DCT, means, variances and masking)
+ * is computed once for all renditions; each rendition's scores have the bits
+ * psnrhvs_send() would give it alone. Host pictures are copied, device
+ * pictures read in place, as for psnrhvs_send().
+ * @return as psnrhvs_send(). (A context of several renditions takes only
+ *         psnrhvs_send_ladder() and psnrhvs_receive_ladder(): EINVAL otherwise.)
+ */
+PSNRHVS_API int psnrhvs_send_ladder(PsnrHvsContext *c, const PsnrHvsPicture *ref,
+                                    const PsnrHvsPicture *dist, uint64_t tag);
+
+/**
+ * Take the oldest queued ladder's scores: out[r] for rendition r, r <
+ * settings.renditions, each with the ladder's tag.
+ * @return as psnrhvs_receive().
+ */
+PSNRHVS_API int psnrhvs_receive_ladder(PsnrHvsContext *c, PsnrHvsScore *out);
 
 /** Free the scorer (waits for frames in flight); sets *c to NULL. */
 PSNRHVS_API void psnrhvs_close(PsnrHvsContext **c);

@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < NSTREAMS; i++)
         for (int f = 0; f < NFRAMES; f++) {
             job[i][f] = plan;
-            psnrhvs_cuda_bind(&job[i][f], ws[i], dev_frame[f]);
+            psnrhvs_cuda_bind(&job[i][f], ws[i], dev_frame[f], 0);
         }
     const int iters = gpu_frames;
     float ref_sums[NFRAMES][3];
@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
     PsnrHvsGpuJob sjob[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
         sjob[i] = plan;
-        psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i]);
+        psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i], 0);
     }
     CK(cudaDeviceSynchronize());
     timer_start(&t, NSTREAMS);

@@ -59,7 +59,8 @@ class Settings(Structure):
         ("frames_in_flight", c_int),
         ("logger", Logger),
         ("memory", c_int),
-        ("reserved", c_uint8 * 28),
+        ("renditions", c_int),
+        ("reserved", c_uint8 * 24),
     ]
 
 

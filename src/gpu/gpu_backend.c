@@ -25,10 +25,10 @@
 typedef struct GpuSlot {
     gpuStream_t stream;
     gpuEvent_t done;
-    unsigned char *host; ///< pinned: packed frame (host pictures), then the plane sums
-    void *workspace;     ///< device: packed frame (host pictures), then the job's arrays
-    PsnrHvsGpuJob job;
-    PsnrHvsPicture pics[2]; ///< device pictures: the caller's, read in place
+    unsigned char *host; ///< pinned: packed frame (host pictures), then each rendition's sums
+    void *workspace;     ///< device: packed frame (host pictures), then each job's arrays
+    PsnrHvsGpuJob job[PSNRHVS_GPU_MAX_RENDITIONS];       ///< one per rendition
+    PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS]; ///< device pictures, read in place
 } GpuSlot;
 
 typedef struct GpuBackend {
@@ -36,6 +36,7 @@ typedef struct GpuBackend {
     GpuKernels kernels;
     int device;
     int device_pictures; ///< settings.memory: the caller's pictures are on the device
+    int renditions;      ///< distorted pictures a frame
     size_t frame_bytes;  ///< the packed frame in each slot (0 for device pictures)
     GpuSlot slot[];
 } GpuBackend;
@@ -67,6 +68,7 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
     }
     job->blocks = blocks;
     job->frame_bytes = g->frame_bytes;
+    job->picture_bytes = g->picture_bytes;
     const size_t n = (size_t)blocks;
     job->workspace_bytes = align_up(n * 64 * sizeof(float)) + align_up(n * sizeof(float)) +
                            align_up(n / PSNRHVS_GPU_SUPER * sizeof(double)) +
@@ -76,15 +78,17 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
                            align_up(4 * sizeof(float)) + align_up(sizeof(unsigned));
 }
 
-void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace,
-                          const void *const frame) {
+void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace, const void *const frame,
+                          const int rendition) {
     unsigned char *at = workspace;
     const size_t n = (size_t)job->blocks;
     /* The planes of the packed pair (none when pictures come from the
      * device: submit points the planes at them). */
     for (int p = 0; p < job->num_planes; p++) {
         job->plane[p].ref = frame ? (const unsigned char *)frame + job->plane[p].ref_off : NULL;
-        job->plane[p].dist = frame ? (const unsigned char *)frame + job->plane[p].dist_off : NULL;
+        job->plane[p].dist = frame ? (const unsigned char *)frame + job->plane[p].dist_off +
+                                         (size_t)rendition * job->picture_bytes
+                                   : NULL;
     }
     job->terms = (float *)at;
     at += align_up(n * 64 * sizeof(float));
@@ -226,56 +230,91 @@ static int gpu_open(PsnrHvsContext *const c) {
     /* Host pictures go through a packed frame, pinned and on the device;
      * device pictures are read where they are. */
     b->device_pictures = c->s.memory == PSNRHVS_MEMORY_DEVICE;
+    b->renditions = c->geom.renditions;
     b->frame_bytes = b->device_pictures ? 0 : align_up(plan.frame_bytes);
+    const size_t sums = (size_t)b->renditions * 4 * sizeof(float);
+    const size_t work = b->frame_bytes + (size_t)b->renditions * plan.workspace_bytes;
     for (int i = 0; i < c->slots; i++) {
         GpuSlot *const s = &b->slot[i];
         gpuError_t se;
-        s->job = plan;
         if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
-            (se = gpuMallocHost((void **)&s->host, b->frame_bytes + 4 * sizeof(float))) !=
-                gpuSuccess ||
-            (se = gpuMalloc(&s->workspace, b->frame_bytes + plan.workspace_bytes)) != gpuSuccess ||
-            (se = gpuMemset(s->workspace, 0, b->frame_bytes + plan.workspace_bytes)) !=
-                gpuSuccess) {
+            (se = gpuMallocHost((void **)&s->host, b->frame_bytes + sums)) != gpuSuccess ||
+            (se = gpuMalloc(&s->workspace, work)) != gpuSuccess ||
+            (se = gpuMemset(s->workspace, 0, work)) != gpuSuccess) {
             err = fail(c, se, "allocating a frame slot");
             gpu_close(c);
             return err;
         }
-        PSNRHVS_GPU_FN(bind)
-        (&s->job, (unsigned char *)s->workspace + b->frame_bytes,
-         b->device_pictures ? NULL : s->workspace);
+        for (int r = 0; r < b->renditions; r++) {
+            s->job[r] = plan;
+            PSNRHVS_GPU_FN(bind)
+            (&s->job[r],
+             (unsigned char *)s->workspace + b->frame_bytes + (size_t)r * plan.workspace_bytes,
+             b->device_pictures ? NULL : s->workspace, r);
+        }
     }
     return 0;
+}
+
+/* A ladder's terms stage: the reference's blocks once for every rendition. */
+static gpuError_t enqueue_ladder_terms(const GpuBackend *b, GpuSlot *s) {
+    PsnrHvsGpuLadder L;
+    memset(&L, 0, sizeof(L));
+    L.job = s->job[0];
+    L.renditions = b->renditions;
+    for (int r = 0; r < b->renditions; r++) {
+        const PsnrHvsGpuJob *const j = &s->job[r];
+        for (int p = 0; p < j->num_planes; p++) {
+            L.r[r].dist[p] = j->plane[p].dist;
+            L.r[r].pitch[p] = j->plane[p].dist_pitch;
+        }
+        L.r[r].terms = j->terms;
+        L.r[r].block_sum = j->block_sum;
+    }
+    unsigned grid, block;
+    const enum PsnrHvsGpuKernel terms = psnrhvs_gpu_stage(&s->job[0], 0, &grid, &block);
+    void *args[] = {&L};
+    return gpu_launch(&b->kernels,
+                      terms == PSNRHVS_GPU_TERMS8 ? PSNRHVS_GPU_TERMS_LADDER8
+                                                  : PSNRHVS_GPU_TERMS_LADDER16,
+                      grid, block, args, s->stream);
 }
 
 static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPicture *const ref,
                       const PsnrHvsPicture *const dist) {
     GpuBackend *const b = c->backend;
     GpuSlot *const s = &b->slot[slot];
+    const int nr = b->renditions;
     CHECK(c, gpuSetDevice(b->device));
     if (b->device_pictures) {
         /* Read in place: the kernels take the caller's planes and pitches. */
-        for (int p = 0; p < c->geom.num_planes; p++) {
-            PsnrHvsGpuPlane *const pl = &s->job.plane[p];
-            pl->ref = ref->data[p];
-            pl->dist = dist->data[p];
-            pl->ref_pitch = (long long)ref->stride[p];
-            pl->dist_pitch = (long long)dist->stride[p];
-        }
+        for (int r = 0; r < nr; r++)
+            for (int p = 0; p < c->geom.num_planes; p++) {
+                PsnrHvsGpuPlane *const pl = &s->job[r].plane[p];
+                pl->ref = ref->data[p];
+                pl->dist = dist[r].data[p];
+                pl->ref_pitch = (long long)ref->stride[p];
+                pl->dist_pitch = (long long)dist[r].stride[p];
+            }
         s->pics[0] = *ref;
-        s->pics[1] = *dist;
+        for (int r = 0; r < nr; r++) s->pics[1 + r] = dist[r];
     } else {
         /* The slot is free: its last frame was collected, so its stream is
          * idle and its staging buffer ours. */
         psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
-        CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job.frame_bytes, gpuMemcpyHostToDevice,
+        CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].frame_bytes, gpuMemcpyHostToDevice,
                                 s->stream));
     }
-    const gpuError_t e = enqueue(&b->kernels, &s->job, s->stream, 0, PSNRHVS_GPU_STAGES - 1);
+    gpuError_t e =
+        nr == 1 ? enqueue(&b->kernels, &s->job[0], s->stream, 0, 0) : enqueue_ladder_terms(b, s);
+    for (int r = 0; r < nr && e == gpuSuccess; r++)
+        e = enqueue(&b->kernels, &s->job[r], s->stream, 1, PSNRHVS_GPU_STAGES - 1);
     if (e != gpuSuccess) return fail(c, e, "launching the kernels");
-    CHECK(c, gpuMemcpyAsync(s->host + b->frame_bytes, s->job.sum, 4 * sizeof(float),
-                            gpuMemcpyDeviceToHost, s->stream));
+    for (int r = 0; r < nr; r++)
+        CHECK(c,
+              gpuMemcpyAsync(s->host + b->frame_bytes + (size_t)r * 4 * sizeof(float),
+                             s->job[r].sum, 4 * sizeof(float), gpuMemcpyDeviceToHost, s->stream));
     CHECK(c, gpuEventRecord(s->done, s->stream));
     return 0;
 }
@@ -284,16 +323,16 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
  * slot's packed copy or, for device pictures, in a host copy of them. */
 static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuSlot *const s) {
     PsnrHvsRangeError e = {0};
-    PsnrHvsPicture pics[2];
+    PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS];
     if (!b->device_pictures) {
         psnrhvs_frame_pictures(&c->geom, s->host, pics);
         psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
         return psnrhvs_range_report(c, &e);
     }
-    unsigned char *const copy = malloc(c->geom.frame_bytes);
+    unsigned char *const copy = calloc(1, c->geom.frame_bytes);
     if (!copy) return psnrhvs_range_report(c, &e);
     psnrhvs_frame_pictures(&c->geom, copy, pics);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k <= b->renditions; k++)
         for (int p = 0; p < c->geom.num_planes; p++) {
             const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
             const gpuError_t ce = gpuMemcpy2D((void *)(uintptr_t)pics[k].data[p], gp->row_bytes,
@@ -309,17 +348,19 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
     return psnrhvs_range_report(c, &e);
 }
 
-static int gpu_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
+static int gpu_collect(PsnrHvsContext *const c, const int slot, float (*sums)[3]) {
     GpuBackend *const b = c->backend;
     GpuSlot *const s = &b->slot[slot];
     CHECK(c, gpuSetDevice(b->device));
     CHECK(c, gpuEventSynchronize(s->done));
-    float out[4];
-    memcpy(out, s->host + b->frame_bytes, sizeof(out));
-    unsigned flags;
-    memcpy(&flags, &out[3], sizeof(flags));
-    if (flags & PSNRHVS_GPU_OUT_OF_RANGE) return locate_range_error(c, b, s);
-    memcpy(sums, out, (size_t)c->geom.num_planes * sizeof(float));
+    for (int r = 0; r < b->renditions; r++) {
+        float out[4];
+        memcpy(out, s->host + b->frame_bytes + (size_t)r * 4 * sizeof(float), sizeof(out));
+        unsigned flags;
+        memcpy(&flags, &out[3], sizeof(flags));
+        if (flags & PSNRHVS_GPU_OUT_OF_RANGE) return locate_range_error(c, b, s);
+        memcpy(sums[r], out, (size_t)c->geom.num_planes * sizeof(float));
+    }
     return 0;
 }
 

@@ -235,10 +235,10 @@ static inline void gpu_describe(int i, int verbose, char *buf, size_t size) {
 /* Host helpers of this runtime's backend (gpu_backend.c), for bench/cuda too:
  * the job of frames packed as g says (no device call), and its workspace
  * (job->workspace_bytes, 256-aligned) and frame (job->frame_bytes) on the
- * device. */
+ * device, for one rendition of the frame. */
 struct PsnrHvsFrameGeometry;
 void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *job, const struct PsnrHvsFrameGeometry *g);
-void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *job, void *workspace, const void *frame);
+void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *job, void *workspace, const void *frame, int rendition);
 #if !PSNRHVS_GPU_HIP
 /* Stages first..last of a frame on a cudaStream_t; a cudaError_t. */
 int psnrhvs_cuda_enqueue_stages(const PsnrHvsGpuJob *job, void *stream, int first, int last);

@@ -55,7 +55,8 @@ typedef struct PsnrHvsGpuJob {
     unsigned max_sample; ///< 2^bitdepth - 1: larger samples are not scored
     PsnrHvsGpuPlane plane[3];
     long long blocks;       ///< padded blocks of all planes
-    size_t frame_bytes;     ///< the packed pair (frame.h)
+    size_t frame_bytes;     ///< the packed frame (frame.h)
+    size_t picture_bytes;   ///< one packed picture
     size_t workspace_bytes; ///< everything below, in one allocation
     /* Device pointers (bind). */
     float *terms;                ///< 64 per block, chunk-major (see kernels.cu)
@@ -71,17 +72,37 @@ typedef struct PsnrHvsGpuJob {
 /* Set by the terms kernels, handed to sum[3] and cleared by the walk. */
 #define PSNRHVS_GPU_OUT_OF_RANGE 1u
 
-/* The kernels, each taking the job by value as its only argument. */
+/* An encoding ladder's terms stage: one reference against several distorted
+ * pictures, each reference block transformed once (the ladder terms
+ * kernels). Each rendition has a job of its own for the later stages. */
+#define PSNRHVS_GPU_MAX_RENDITIONS 16
+typedef struct PsnrHvsGpuRendition {
+    const unsigned char *dist[3]; ///< the rendition's planes on the device
+    long long pitch[3];
+    float *terms, *block_sum; ///< its job's
+} PsnrHvsGpuRendition;
+
+typedef struct PsnrHvsGpuLadder {
+    PsnrHvsGpuJob job; ///< rendition 0's job: geometry, reference planes, flags
+    int renditions;
+    PsnrHvsGpuRendition r[PSNRHVS_GPU_MAX_RENDITIONS];
+} PsnrHvsGpuLadder;
+
+/* The kernels, each taking the job (or a ladder) by value as its only
+ * argument. */
 enum PsnrHvsGpuKernel {
-    PSNRHVS_GPU_TERMS8,  ///< one thread per block: 64 terms, approximate sum (8-bit)
-    PSNRHVS_GPU_TERMS16, ///< the same above 8 bits
-    PSNRHVS_GPU_SUPERS,  ///< one thread block per super-chunk: its approximate sum
-    PSNRHVS_GPU_MAPS,    ///< maps of blocks, chunks and super-chunks
-    PSNRHVS_GPU_WALK,    ///< one warp per plane: the exact walk
+    PSNRHVS_GPU_TERMS8,         ///< one thread per block: 64 terms, approximate sum (8-bit)
+    PSNRHVS_GPU_TERMS16,        ///< the same above 8 bits
+    PSNRHVS_GPU_SUPERS,         ///< one thread block per super-chunk: its approximate sum
+    PSNRHVS_GPU_MAPS,           ///< maps of blocks, chunks and super-chunks
+    PSNRHVS_GPU_WALK,           ///< one warp per plane: the exact walk
+    PSNRHVS_GPU_TERMS_LADDER8,  ///< a ladder's terms (PsnrHvsGpuLadder), 8-bit
+    PSNRHVS_GPU_TERMS_LADDER16, ///< the same above 8 bits
     PSNRHVS_GPU_KERNELS
 };
 #define PSNRHVS_GPU_KERNEL_NAMES                                                                   \
-    { "psh_gpu_terms8", "psh_gpu_terms16", "psh_gpu_supers", "psh_gpu_maps", "psh_gpu_walk" }
+    {"psh_gpu_terms8", "psh_gpu_terms16",       "psh_gpu_supers",        "psh_gpu_maps",           \
+     "psh_gpu_walk",   "psh_gpu_terms_ladder8", "psh_gpu_terms_ladder16"}
 
 /* A frame is these stages in order, on one stream. */
 #define PSNRHVS_GPU_STAGES 4

@@ -32,6 +32,7 @@ int main(void) {
     OFF(PsnrHvsSettings, frames_in_flight);
     OFF(PsnrHvsSettings, logger);
     OFF(PsnrHvsSettings, memory);
+    OFF(PsnrHvsSettings, renditions);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);
     FSIZE(PsnrHvsSettings, reserved);
