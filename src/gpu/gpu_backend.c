@@ -241,7 +241,9 @@ static int gpu_open(PsnrHvsContext *const c) {
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
             (se = gpuMallocHost((void **)&s->host, b->frame_bytes + sums)) != gpuSuccess ||
             (se = gpuMalloc(&s->workspace, work)) != gpuSuccess ||
-            (se = gpuMemset(s->workspace, 0, work)) != gpuSuccess) {
+            /* On the slot's stream: the legacy default stream does not order
+             * non-blocking ones, and a late memset would wipe the first frame. */
+            (se = gpuMemsetAsync(s->workspace, 0, work, s->stream)) != gpuSuccess) {
             err = fail(c, se, "allocating a frame slot");
             gpu_close(c);
             return err;

@@ -51,7 +51,7 @@
     X(hipHostMalloc)                                                                               \
     X(hipMalloc)                                                                                   \
     X(hipMemcpyAsync)                                                                              \
-    X(hipMemset)                                                                                   \
+    X(hipMemsetAsync)                                                                              \
     X(hipMemcpy2D)                                                                                 \
     X(hipModuleGetFunction)                                                                        \
     X(hipModuleLaunchKernel)                                                                       \
@@ -93,7 +93,7 @@ typedef hipEvent_t gpuEvent_t;
 #define gpuMallocHost(p, n)                psnrhvs_hip.hipHostMalloc(p, n, 0)
 #define gpuFreeHost(p)                     psnrhvs_hip.hipHostFree(p)
 #define gpuMemcpyAsync(d, s, n, k, st)     psnrhvs_hip.hipMemcpyAsync(d, s, n, k, st)
-#define gpuMemset(p, v, n)                 psnrhvs_hip.hipMemset(p, v, n)
+#define gpuMemsetAsync(p, v, n, st)        psnrhvs_hip.hipMemsetAsync(p, v, n, st)
 #define gpuMemcpy2D(d, dp, s, sp, w, h, k) psnrhvs_hip.hipMemcpy2D(d, dp, s, sp, w, h, k)
 #define gpuStreamCreate(s)                 psnrhvs_hip.hipStreamCreateWithFlags(s, hipStreamNonBlocking)
 #define gpuStreamDestroy(s)                psnrhvs_hip.hipStreamDestroy(s)
@@ -178,7 +178,7 @@ typedef cudaEvent_t gpuEvent_t;
 #define gpuMallocHost(p, n)                cudaMallocHost(p, n)
 #define gpuFreeHost(p)                     cudaFreeHost(p)
 #define gpuMemcpyAsync(d, s, n, k, st)     cudaMemcpyAsync(d, s, n, k, st)
-#define gpuMemset(p, v, n)                 cudaMemset(p, v, n)
+#define gpuMemsetAsync(p, v, n, st)        cudaMemsetAsync(p, v, n, st)
 #define gpuMemcpy2D(d, dp, s, sp, w, h, k) cudaMemcpy2D(d, dp, s, sp, w, h, k)
 #define gpuStreamCreate(s)                 cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)
 #define gpuStreamDestroy(s)                cudaStreamDestroy(s)
