@@ -529,13 +529,17 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
         case COL_OUTPUT:
             output = v;
             break;
-        case COL_FORMAT:
-            if (strcmp(v, "xml") && strcmp(v, "json") && strcmp(v, "csv") && strcmp(v, "sub"))
+        case COL_FORMAT: {
+            static const char *const formats[] = {"xml", "json", "csv", "sub"};
+            format = NULL; /* one of these literals: the row's text does not last */
+            for (int f = 0; f < 4; f++)
+                if (!strcmp(v, formats[f])) format = formats[f];
+            if (!format)
                 batch_usage_error("%s line %u: unknown format '%s' (expected xml, json, csv or "
                                   "sub)",
                                   file, row->line, v);
-            format = v;
             break;
+        }
         case COL_PLOT:
             j->plot = resolve_path(b, v);
             break;
@@ -1367,6 +1371,7 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
                                 : strlen(b.jobs_path);
         summary_path = xprintf("%.*s.summary.csv", (int)stem, b.jobs_path);
     }
+    find_gpus(&b, gpus); /* a bad --gpus is a usage error before the jobs are read */
     load_jobs(&b);
     for (int i = 0; i < b.num_jobs; i++)
         if (!strcmp(b.jobs[i].output, summary_path) ||
@@ -1388,7 +1393,6 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
         b.exe = xstrdup(prog); /* without /proc: the path it was started by */
     }
     b.cores = cores ? cores : cpu_count();
-    find_gpus(&b, gpus);
     b.gpu_cores = b.num_gpus ? b.cores / (2 * b.num_gpus) : 1;
     if (b.gpu_cores < 1) b.gpu_cores = 1;
     if (b.gpu_cores > 4) b.gpu_cores = 4;

@@ -492,10 +492,12 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         psnrhvs_cli_usage_error("--backend %s cannot be combined with parity: list the "
                                 "configurations with --backends",
                                 backend);
-    if (cli->output || cli->muxer || cli->plot)
+    if (cli->output || cli->muxer)
         psnrhvs_cli_usage_error(
-            "parity prints its report on stdout: -o, --xml, --json, --csv, --sub and --plot "
+            "parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
             "cannot be used with it");
+    if (cli->plot)
+        psnrhvs_cli_usage_error("--plot cannot be used with parity: it writes no scores");
     if (backends) {
         char err[256];
         cli->num_configs =

@@ -403,6 +403,7 @@ int main(const int argc, char *const *const argv) {
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     const int batch_fd = psnrhvs_batch_child_fd(); /* a job of psnrhvs batch */
+    if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, 0, total);
     const double start = now_seconds();
     double last_progress = start;
     unsigned idx = 0;
