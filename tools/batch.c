@@ -145,12 +145,20 @@ static void batch_usage_error(const char *const fmt, ...)
     ;
 
 static void batch_usage_error(const char *const fmt, ...) {
+    char msg[2048], shown[4096];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "psnrhvs: batch: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see psnrhvs batch --help)\n");
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* one line, whatever a quoted field of the jobs file holds (UTF-8 names stay) */
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && n + 5 < sizeof(shown); p++)
+        if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(shown + n, sizeof(shown) - n, "\\x%02x", *p);
+        else
+            shown[n++] = (char)*p;
+    shown[n] = '\0';
+    fprintf(stderr, "psnrhvs: batch: %s (see psnrhvs batch --help)\n", shown);
     exit(2);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/input.h"
 #include "scores.h"
 
 const char *psnrhvs_scores_format_name(const enum ScoreFormat f) {
@@ -51,10 +52,13 @@ static int
 fail(Parser *const ps, const char *const fmt, ...) {
     if (ps->failed) return -1;
     ps->failed = 1;
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ps->err, ps->err_size, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* one line whatever the file quoted: a line break shows as "\n" */
+    psnrhvs_visible(ps->err, ps->err_size, msg);
     return -1;
 }
 

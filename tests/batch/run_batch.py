@@ -60,7 +60,7 @@ def job_list(data):
          "xml", dict(W, bitdepth=12, frame_cnt=2)),
         ("y4m-422p10-raw", d("yuv422p10_176x144_ref.y4m"), d("yuv422p10_176x144_dist.y4m"), "csv",
          {"raw": "1"}),
-        ("yuv-422", d("yuv422p_176x144_ref.yuv"), d("yuv422p_176x144_dist.yuv"), "xml",
+        ("yuv-422, 8 \"bit\"", d("yuv422p_176x144_ref.yuv"), d("yuv422p_176x144_dist.yuv"), "xml",
          dict(W, pixel_format="422")),
         ("fifo-420", "in/fifo_ref.yuv", y420[1], "xml", dict(W, plot="out/fifo-420.svg")),
         ("y4m-444-exact", d("yuv444p_176x144_ref.y4m"), d("yuv444p_176x144_dist.y4m"), "json",
@@ -578,6 +578,7 @@ def test_errors(ck, tmp, data):
         ("reference,distorted,output\n%s,x,y\n" % ok_row, b"5 fields, the header has 3"),
         ("reference,distorted,output,raw\n%s,maybe\n" % ok_row, b"raw is 'maybe'"),
         ("reference,reference,distorted,output\n%s,%s\n" % (ref, ok_row), b"column 'reference' twice"),
+        ('reference,distorted,output,format\n%s,"mp\n4"\n' % ok_row, b"unknown format 'mp\\x0a4'"),
     ]
     for i, (text, msg) in enumerate(cases):
         path = os.path.join(folder, "j%d.csv" % i)

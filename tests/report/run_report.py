@@ -480,6 +480,51 @@ def test_errors(ck, tmp):
         ck.check(not os.path.exists(out), "%s: a page was written" % " ".join(args[1:]))
 
 
+def test_mutations(ck, tmp, count=240):
+    """Score files with bytes flipped, cut, doubled or dropped: a page or one error line,
+    never a crash (a sanitizer build reports there)."""
+    srcs = []
+    data = ck.data
+    y4m = ["-r", os.path.join(data, "yuv420p_176x144_ref.y4m"),
+           "-d", os.path.join(data, "yuv420p_176x144_dist.y4m")]
+    for fmt in ("json", "xml", "csv", "sub"):
+        path = os.path.join(tmp, "m." + fmt)
+        ck.run_ok(y4m + ["--" + fmt, "--precision", "max", "--raw", "-q", "-o", path],
+                  "mutation source %s" % fmt)
+        with open(path, "rb") as f:
+            srcs.append(f.read())
+    rnd = random.Random(1414)
+    special = b'{}[]",:<>/="\\ 0-.eE\nnullinf'
+    bad = os.path.join(tmp, "mutated.in")
+    page = os.path.join(tmp, "mutated.html")
+    outcomes = {0: 0, 1: 0}
+    for i in range(count):
+        b = bytearray(rnd.choice(srcs))
+        for _ in range(rnd.randint(1, 4)):
+            op = rnd.randrange(4)
+            pos = rnd.randrange(len(b)) if b else 0
+            if op == 0 and b:
+                b[pos] = rnd.choice(special)
+            elif op == 1:
+                del b[pos:]
+            elif op == 2:
+                b[pos:pos] = b[pos:pos + rnd.randint(1, 64)]
+            elif b:
+                del b[pos:pos + rnd.randint(1, 16)]
+        with open(bad, "wb") as f:
+            f.write(bytes(b))
+        p = ck.run(["report", bad, "-o", page])
+        ok = p.returncode in (0, 1) and (p.returncode == 0 or p.stderr.count(b"\n") == 1)
+        ck.check(ok and b"Sanitizer" not in p.stderr and b"runtime error" not in p.stderr,
+                 "mutation %d: exit %d, %r" % (i, p.returncode, p.stderr[-500:]))
+        ck.check(os.path.exists(page) == (p.returncode == 0), "mutation %d: page %s" %
+                 (i, "missing" if p.returncode == 0 else "written"))
+        outcomes[p.returncode] = outcomes.get(p.returncode, 0) + 1
+        if os.path.exists(page):
+            os.unlink(page)
+    print("mutated score files: %d pages, %d errors" % (outcomes.get(0, 0), outcomes.get(1, 0)))
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     build = os.path.abspath(sys.argv[3])
@@ -489,6 +534,7 @@ def main():
         ladder = long_ladder(ck, tmp)
         test_plot(ck, tmp)
         test_errors(ck, tmp)
+        test_mutations(ck, tmp)
         if ladder:
             skip = chromium_screenshot(ck, ladder, os.path.join(build, "report-screenshot.png"), tmp)
             if not skip:
