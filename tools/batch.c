@@ -124,6 +124,8 @@ typedef struct Batch {
     double start, last_draw;
     int drawn; ///< a progress line is on the terminal
     int running, finished;
+    Job **run_list; ///< the running jobs (b->running of them), so a long list costs no scans
+    int pending, first_pending;
 } Batch;
 
 static volatile sig_atomic_t interrupted;
@@ -1040,7 +1042,7 @@ static void start_job(Batch *const b, Job *const j) {
     j->prog_fd = prog_pipe[0];
     j->state = JOB_RUNNING;
     j->start = now_seconds();
-    b->running++;
+    b->run_list[b->running++] = j;
 }
 
 static void take_err_line(Job *const j) {
@@ -1097,7 +1099,8 @@ static void finish_job(Batch *const b, Job *const j) {
     int status;
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
     j->seconds = now_seconds() - j->start;
-    b->running--;
+    for (int i = 0; i < b->running; i++)
+        if (b->run_list[i] == j) b->run_list[i] = b->run_list[--b->running];
     if (j->gpu_slot >= 0)
         b->gpu[j->gpu_slot].busy = 0;
     else
@@ -1192,12 +1195,12 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
 
 static void schedule(Batch *const b) {
     if (interrupted) return;
-    int pending = 0;
-    for (int i = 0; i < b->num_jobs; i++) pending += b->jobs[i].state == JOB_PENDING;
-    for (int i = 0; i < b->num_jobs && pending; i++) {
+    while (b->first_pending < b->num_jobs && b->jobs[b->first_pending].state != JOB_PENDING)
+        b->first_pending++;
+    for (int i = b->first_pending; i < b->num_jobs && b->pending; i++) {
         Job *const j = &b->jobs[i];
         if (j->state != JOB_PENDING) continue;
-        if (try_start(b, j, pending)) pending--;
+        if (try_start(b, j, b->pending)) b->pending--;
         if (b->cores_used >= b->cores && b->running) {
             /* no core left: only a free GPU could take more */
             int free_gpu = 0;
@@ -1433,8 +1436,11 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
         if (!b.force && output_complete(&b, j)) {
             j->state = JOB_SKIPPED;
             b.finished++;
+        } else {
+            b.pending++;
         }
     }
+    b.run_list = xmalloc((size_t)b.num_jobs * sizeof(Job *));
 
     struct pollfd *const pfd = xmalloc((size_t)b.num_jobs * 2 * sizeof(struct pollfd));
     Job **const owner = xmalloc((size_t)b.num_jobs * 2 * sizeof(Job *));
@@ -1444,14 +1450,12 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
     while (b.running || (!interrupted && b.finished < b.num_jobs)) {
         if (interrupted && !forwarded) {
             /* stop: no new job, the running ones end (their temporary files go) */
-            for (int i = 0; i < b.num_jobs; i++)
-                if (b.jobs[i].state == JOB_RUNNING) kill(b.jobs[i].pid, SIGTERM);
+            for (int i = 0; i < b.running; i++) kill(b.run_list[i]->pid, SIGTERM);
             forwarded = 1;
         }
         int np = 0;
-        for (int i = 0; i < b.num_jobs; i++) {
-            Job *const j = &b.jobs[i];
-            if (j->state != JOB_RUNNING) continue;
+        for (int i = 0; i < b.running; i++) {
+            Job *const j = b.run_list[i];
             if (j->err_fd >= 0) pfd[np] = (struct pollfd){j->err_fd, POLLIN, 0}, owner[np++] = j;
             if (j->prog_fd >= 0) pfd[np] = (struct pollfd){j->prog_fd, POLLIN, 0}, owner[np++] = j;
         }
@@ -1468,10 +1472,10 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
             else if (pfd[i].fd == j->prog_fd)
                 read_prog(j);
         }
-        /* both pipes closed: the job has ended */
-        for (int i = 0; i < b.num_jobs; i++) {
-            Job *const j = &b.jobs[i];
-            if (j->state == JOB_RUNNING && j->err_fd < 0 && j->prog_fd < 0) finish_job(&b, j);
+        /* both pipes closed: the job has ended (finish_job takes it off the list) */
+        for (int i = b.running - 1; i >= 0; i--) {
+            Job *const j = b.run_list[i];
+            if (j->err_fd < 0 && j->prog_fd < 0) finish_job(&b, j);
         }
         schedule(&b);
         /* a terminal: 4 times a second; a log: at most once a second, at least every 10 s */
@@ -1481,15 +1485,12 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
             draw(&b, 0);
             drawn_finished = b.finished;
         }
-        if (b.running == 0 && !interrupted && b.finished < b.num_jobs) {
-            /* nothing could start though jobs wait: cannot happen, but never spin */
-            int pending = 0;
-            for (int i = 0; i < b.num_jobs; i++) pending += b.jobs[i].state == JOB_PENDING;
-            if (!pending) break;
-        }
+        /* nothing running and nothing to start: cannot happen, but never spin */
+        if (b.running == 0 && !interrupted && !b.pending) break;
     }
     free(pfd);
     free(owner);
+    free(b.run_list);
     int failed = 0;
     for (int i = 0; i < b.num_jobs; i++) {
         Job *const j = &b.jobs[i];
