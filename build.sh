@@ -19,6 +19,8 @@ PACKAGES="$PACKAGES hipcc libamdhip64-dev clang-tools-15 llvm-15"
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 # The Python package's tests (numpy, pytest) and its Dask runner.
 PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
+# Headless Chromium renders the report page of `psnrhvs report` in its test.
+PACKAGES="$PACKAGES chromium"
 
 install_missing() {
     local missing=()

@@ -36,6 +36,7 @@ enum {
     ARG_GPUMASK,
     ARG_AOM_CTC,
     ARG_NFLX_CTC,
+    ARG_PLOT,
 };
 
 static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
@@ -74,6 +75,7 @@ static const struct option long_opts[] = {
     {"gpumask", required_argument, NULL, ARG_GPUMASK},
     {"aom_ctc", required_argument, NULL, ARG_AOM_CTC},
     {"nflx_ctc", required_argument, NULL, ARG_NFLX_CTC},
+    {"plot", required_argument, NULL, ARG_PLOT},
     {NULL, 0, NULL, 0},
 };
 
@@ -116,6 +118,8 @@ static void help(void) {
     printf(
         "Usage: psnrhvs -r REF -d DIST [options]\n"
         "       psnrhvs parity -r REF -d DIST [input and scoring options] [--backends LIST]\n"
+        "       psnrhvs batch JOBS.csv [options]       (psnrhvs batch --help)\n"
+        "       psnrhvs report SCORES... -o PAGE.html  (psnrhvs report --help)\n"
         "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
         "\n"
         "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
@@ -164,6 +168,7 @@ static void help(void) {
         "     --precision max|N     N digits after the point, max = %%.17g (default:\n"
         "                           libvmaf's %%.6f, %%.16f for fractions under 1e-6)\n"
         "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
+        "     --plot FILE           also write the per-frame curves as an SVG file\n"
         "\n"
         " -q, --quiet               no progress line, no warnings\n"
         " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
@@ -418,6 +423,9 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         case ARG_RAW:
             cli->raw = 1;
             break;
+        case ARG_PLOT:
+            cli->plot = optarg;
+            break;
         case ARG_HELP:
             help();
             exit(0);
@@ -472,6 +480,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
     if (!strcmp(cli->reference, "-") && !strcmp(cli->distorted, "-"))
         psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
 
+    if (cli->plot && !strcmp(cli->plot, "-") && (!cli->output || !strcmp(cli->output, "-")))
+        psnrhvs_cli_usage_error("--plot - needs -o FILE: the scores would go to stdout too");
     if (!cli->parity) {
         if (backends)
             psnrhvs_cli_usage_error("--backends is for parity runs (psnrhvs parity --backends "
@@ -486,6 +496,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         psnrhvs_cli_usage_error(
             "parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
             "cannot be used with it");
+    if (cli->plot)
+        psnrhvs_cli_usage_error("--plot cannot be used with parity: it writes no scores");
     if (backends) {
         char err[256];
         cli->num_configs =

@@ -26,6 +26,7 @@ typedef struct CLISettings {
     int have_cpumask;
     unsigned long long cpumask; ///< vmaf's --cpumask: instruction sets turned off (CLI_CPUMASK_*)
     int raw;                    ///< add raw_* plane scores
+    const char *plot;           ///< --plot: an SVG of the curves, or NULL
     int quiet;
     int list_devices;
     int verbose;

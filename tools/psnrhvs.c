@@ -16,6 +16,8 @@
 #include "input/pair_reader.h"
 #include "output/output.h"
 #include "parity.h"
+#include "batch.h"
+#include "report.h"
 
 typedef struct LogState {
     unsigned count;
@@ -332,6 +334,10 @@ int main(const int argc, char *const *const argv) {
     CLISettings cli;
     PsnrHvsSettings lib;
     LogState log = {0};
+    /* Subcommands with flags of their own. */
+    if (argc > 1 && !strcmp(argv[1], "batch"))
+        return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
+    if (argc > 1 && !strcmp(argv[1], "report")) return psnrhvs_report_main(argc - 1, argv + 1);
     psnrhvs_default_settings(&lib);
     lib.logger.cookie = &log;
     lib.logger.callback = log_message;
@@ -340,7 +346,7 @@ int main(const int argc, char *const *const argv) {
 
     int ret = 1;
     Input *ref = NULL, *dist = NULL;
-    OutputFile *of = NULL;
+    OutputFile *of = NULL, *plot_of = NULL;
     PsnrHvsContext *ctx = NULL;
     PairReader *pr = NULL;
     Results results = {0};
@@ -363,6 +369,7 @@ int main(const int argc, char *const *const argv) {
     const char *const out_path = cli.output ? cli.output : cli.muxer ? "-" : NULL;
     const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
     if (out_path && psnrhvs_output_open(&of, out_path) < 0) goto end;
+    if (cli.plot && psnrhvs_output_open(&plot_of, cli.plot) < 0) goto end;
 
     lib.width = fmt.width;
     lib.height = fmt.height;
@@ -395,6 +402,8 @@ int main(const int argc, char *const *const argv) {
     }
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
+    const int batch_fd = psnrhvs_batch_child_fd(); /* a job of psnrhvs batch */
+    if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, 0, total);
     const double start = now_seconds();
     double last_progress = start;
     unsigned idx = 0;
@@ -427,10 +436,11 @@ int main(const int argc, char *const *const argv) {
         }
         psnrhvs_pair_reader_release(pr);
         idx++;
-        if (show_progress) {
+        if (show_progress || batch_fd >= 0) {
             const double t = now_seconds();
             if (t - last_progress >= 0.25) {
-                progress(idx, total, start, 0);
+                if (show_progress) progress(idx, total, start, 0);
+                if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
                 last_progress = t;
             }
         }
@@ -447,6 +457,7 @@ int main(const int argc, char *const *const argv) {
     }
     const double elapsed = now_seconds() - start;
     if (show_progress && idx) progress(idx, total, start, 1);
+    if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
     if (!results.num) {
         report_no_frames(ref, dist, &cli);
         goto end;
@@ -472,6 +483,22 @@ int main(const int argc, char *const *const argv) {
         .raw = cli.raw,
     };
     psnrhvs_output_pool(&data);
+    /* The plot first: a complete output then means a complete plot (batch's resume). */
+    if (plot_of) {
+        ScoreSet plot_scores;
+        if (psnrhvs_scores_from_output(&plot_scores, &data) < 0) {
+            fprintf(stderr, "psnrhvs: out of memory\n");
+            goto end;
+        }
+        char title[512];
+        const char *const dn = psnrhvs_input_name(dist), *const rn = psnrhvs_input_name(ref);
+        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
+        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
+        const PlotData pd = {.scores = &plot_scores, .title = title};
+        const int pres = psnrhvs_output_commit_with(&plot_of, psnrhvs_plot_write, &pd);
+        psnrhvs_scores_free(&plot_scores);
+        if (pres < 0) goto end;
+    }
     if (of) {
         if (psnrhvs_output_commit(&of, muxer, &data) < 0) goto end;
     } else if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
@@ -482,6 +509,7 @@ int main(const int argc, char *const *const argv) {
 
 end:
     psnrhvs_output_abort(&of);
+    psnrhvs_output_abort(&plot_of);
     if (ctx) psnrhvs_close(&ctx);
     psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);
