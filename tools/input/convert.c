@@ -75,6 +75,7 @@ struct Converter {
 #endif
 };
 
+#ifdef PSNRHVS_HAVE_FFMPEG
 /* Lay out the planes of one frame of g in buf, as psnrhvs_input_frame_alloc does. */
 static void lay_out(const PlaneGeometry *const g, uint8_t *const buf, PsnrHvsPicture *const pic) {
     size_t off = 0;
@@ -85,7 +86,6 @@ static void lay_out(const PlaneGeometry *const g, uint8_t *const buf, PsnrHvsPic
     }
 }
 
-#ifdef PSNRHVS_HAVE_FFMPEG
 static enum AVPixelFormat av_format(const InputFormat *const f) {
     static const enum AVPixelFormat tbl[4][3] = {
         [PSNRHVS_PIXEL_LAYOUT_I420] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10,

@@ -143,15 +143,7 @@ typedef struct FFmpegInput {
     int hw_fallback; ///< NVDEC turned this stream down: decoded on the CPU
     unsigned decoded;
 
-    /* The format of the first frame; every frame must keep it. */
-    int width, height;
-    enum AVPixelFormat pix_fmt;
-    InputFormat fmt;
-    PlaneGeometry geo;
-    int semi;           ///< Cb and Cr interleaved in one plane (NV12, P010)
-    int chroma_swap;    ///< Cr first (NV21)
-    int down;           ///< bits to move samples down (P010: 6)
-    int bytes;          ///< bytes per stored sample (1 or 2)
+    FrameUnpack u; ///< the format of the first frame; every frame must keep it
 } FFmpegInput;
 
 static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
@@ -282,84 +274,92 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
 }
 
 /*
- * What the first frame's pixel format holds, or an error naming it. depth is
- * the decoder's own depth (a GPU frame of 10-bit video is P010 or P016, its
- * sw_pix_fmt says 10).
+ * What a pixel format holds, or an error naming it. depth is the decoder's own
+ * depth (a GPU frame of 10-bit video is P010 or P016: its sw_pix_fmt says 10).
  */
-static int map_format(FFmpegInput *const d, InputStream *const s, const enum AVPixelFormat f,
-                      int depth) {
-    const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(f);
-    const char *const name = desc ? desc->name : "unknown";
+int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth,
+                        const int width, const int height, const char *const name,
+                        char *const err, const size_t err_size) {
+    const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get((enum AVPixelFormat)pix_fmt);
+    const char *const fmt_name = desc ? desc->name : "unknown";
     const uint64_t bad = AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_ALPHA |
                          AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_FLOAT |
                          AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM;
     const uint16_t one = 1;
     uint8_t little;
     memcpy(&little, &one, 1);
-    int ok = desc && !(desc->flags & bad) && (desc->flags & AV_PIX_FMT_FLAG_PLANAR) &&
+    *u = (FrameUnpack){.pix_fmt = pix_fmt};
+    /* Gray formats are one plane without the planar flag. */
+    int ok = desc && !(desc->flags & bad) &&
+             (desc->nb_components == 1 || (desc->flags & AV_PIX_FMT_FLAG_PLANAR)) &&
              !(desc->flags & AV_PIX_FMT_FLAG_BE) == !!little &&
              (desc->nb_components == 1 || desc->nb_components == 3);
     if (ok) {
         const AVComponentDescriptor *const c = desc->comp;
-        d->bytes = c[0].depth + c[0].shift > 8 ? 2 : 1;
-        d->down = c[0].shift + (c[0].depth > depth ? c[0].depth - depth : 0);
-        ok = c[0].plane == 0 && c[0].offset == 0 && c[0].step == d->bytes &&
-             c[0].depth + c[0].shift <= 8 * d->bytes && depth <= c[0].depth;
+        u->bytes = c[0].depth + c[0].shift > 8 ? 2 : 1;
+        u->down = c[0].shift + (c[0].depth > depth ? c[0].depth - depth : 0);
+        ok = c[0].plane == 0 && c[0].offset == 0 && c[0].step == u->bytes &&
+             c[0].depth + c[0].shift <= 8 * u->bytes && depth <= c[0].depth;
         for (int i = 1; ok && i < desc->nb_components; i++)
             ok = c[i].depth == c[0].depth && c[i].shift == c[0].shift;
         if (ok && desc->nb_components == 3) {
-            d->semi = c[1].plane == c[2].plane;
-            if (d->semi)
-                ok = c[1].plane == 1 && c[1].step == 2 * d->bytes && c[2].step == 2 * d->bytes &&
-                     ((c[1].offset == 0 && c[2].offset == d->bytes) ||
-                      (c[2].offset == 0 && c[1].offset == d->bytes));
+            u->semi = c[1].plane == c[2].plane;
+            if (u->semi)
+                ok = c[1].plane == 1 && c[1].step == 2 * u->bytes && c[2].step == 2 * u->bytes &&
+                     ((c[1].offset == 0 && c[2].offset == u->bytes) ||
+                      (c[2].offset == 0 && c[1].offset == u->bytes));
             else
-                ok = c[1].plane == 1 && c[2].plane == 2 && c[1].step == d->bytes &&
-                     c[2].step == d->bytes && !c[1].offset && !c[2].offset;
-            d->chroma_swap = d->semi && c[2].offset == 0;
+                ok = c[1].plane == 1 && c[2].plane == 2 && c[1].step == u->bytes &&
+                     c[2].step == u->bytes && !c[1].offset && !c[2].offset;
+            u->chroma_swap = u->semi && c[2].offset == 0;
         }
         const int cw = desc->log2_chroma_w, ch = desc->log2_chroma_h;
         if (desc->nb_components == 1)
-            d->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I400;
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I400;
         else if (cw == 1 && ch == 1)
-            d->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I420;
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I420;
         else if (cw == 1 && ch == 0)
-            d->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I422;
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I422;
         else if (cw == 0 && ch == 0)
-            d->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I444;
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I444;
         else
             ok = 0;
     }
     if (!ok) {
-        psnrhvs_stream_error(s,
-                             "%s: pixel format %s is not supported: psnrhvs scores planar or "
-                             "semi-planar YUV 4:2:0, 4:2:2, 4:4:4 or gray at 8, 10 or 12 bits and "
-                             "converts nothing silently (convert it first, e.g. ffmpeg -i %s "
-                             "-pix_fmt yuv420p ...)",
-                             s->name, name, s->name);
+        snprintf(err, err_size,
+                 "%s: pixel format %s is not supported: psnrhvs scores planar or semi-planar YUV "
+                 "4:2:0, 4:2:2, 4:4:4 or gray at 8, 10 or 12 bits and converts nothing silently "
+                 "(convert it first, e.g. ffmpeg -i %s -pix_fmt yuv420p ...)",
+                 name, fmt_name, name);
         return -1;
     }
     char msg[256];
     if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
-        psnrhvs_stream_error(s, "%s: %s (pixel format %s)", s->name, msg, name);
+        snprintf(err, err_size, "%s: %s (pixel format %s)", name, msg, fmt_name);
         return -1;
     }
-    d->fmt.bitdepth = depth;
-    d->pix_fmt = f;
+    u->fmt.bitdepth = depth;
+    u->fmt.width = width;
+    u->fmt.height = height;
+    if (width > PSNRHVS_MAX_DIMENSION || height > PSNRHVS_MAX_DIMENSION ||
+        psnrhvs_plane_geometry(&u->fmt, &u->geo) < 0) {
+        snprintf(err, err_size, "%s: frame size %dx%d is not supported", name, width, height);
+        return -1;
+    }
     return 0;
 }
 
-/* One plane of samples, moved down by d->down bits; -1 if a moved-out bit is set. */
-static int copy_plane(const FFmpegInput *const d, uint8_t *dst, const uint8_t *src,
+/* One plane of samples, moved down by u->down bits; -1 if a moved-out bit is set. */
+static int copy_plane(const FrameUnpack *const u, uint8_t *dst, const uint8_t *src,
                       const int linesize, const int w, const int h, const int step,
                       const int offset) {
-    const size_t row = (size_t)w * (size_t)d->bytes;
+    const size_t row = (size_t)w * (size_t)u->bytes;
     unsigned lost = 0;
-    const unsigned mask = (1u << d->down) - 1;
+    const unsigned mask = (1u << u->down) - 1;
     for (int y = 0; y < h; y++, dst += row, src += linesize) {
-        if (step == 1 && !d->down) {
+        if (step == 1 && !u->down) {
             memcpy(dst, src + offset, row);
-        } else if (d->bytes == 1) {
+        } else if (u->bytes == 1) {
             for (int x = 0; x < w; x++) dst[x] = src[offset + x * step];
         } else {
             uint16_t *const out = (uint16_t *)(void *)dst;
@@ -367,35 +367,44 @@ static int copy_plane(const FFmpegInput *const d, uint8_t *dst, const uint8_t *s
                 uint16_t v;
                 memcpy(&v, src + offset + 2 * x * step, 2);
                 lost |= v & mask;
-                out[x] = (uint16_t)(v >> d->down);
+                out[x] = (uint16_t)(v >> u->down);
             }
         }
     }
     return lost ? -1 : 0;
 }
 
-static int copy_frame(FFmpegInput *const d, InputStream *const s, const AVFrame *const f,
-                      uint8_t *const buf, const unsigned idx) {
+int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uint8_t *const buf,
+                         const unsigned idx, const char *const name, char *const err,
+                         const size_t err_size) {
     static const char *const planes[3] = {"Y", "Cb", "Cr"};
+    if (f->width != u->fmt.width || f->height != u->fmt.height || f->format != u->pix_fmt) {
+        snprintf(err, err_size,
+                 "frame %u of %s is %dx%d %s, its first frame %dx%d %s: psnrhvs scores one size "
+                 "and pixel format per input",
+                 idx, name, f->width, f->height, av_get_pix_fmt_name((enum AVPixelFormat)f->format),
+                 u->fmt.width, u->fmt.height, av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
+        return -1;
+    }
     uint8_t *dst = buf;
-    for (int p = 0; p < d->geo.num_planes; p++) {
-        const int w = d->geo.stored_w[p], h = d->geo.stored_h[p];
+    for (int p = 0; p < u->geo.num_planes; p++) {
+        const int w = u->geo.stored_w[p], h = u->geo.stored_h[p];
         int res;
-        if (p && d->semi) {
-            const int off = ((p == 2) != d->chroma_swap) ? d->bytes : 0;
-            res = copy_plane(d, dst, f->data[1], f->linesize[1], w, h, 2, off);
+        if (p && u->semi) {
+            const int off = ((p == 2) != u->chroma_swap) ? u->bytes : 0;
+            res = copy_plane(u, dst, f->data[1], f->linesize[1], w, h, 2, off);
         } else {
-            res = copy_plane(d, dst, f->data[p], f->linesize[p], w, h, 1, 0);
+            res = copy_plane(u, dst, f->data[p], f->linesize[p], w, h, 1, 0);
         }
         if (res < 0) {
-            psnrhvs_stream_error(s,
-                                 "frame %u of %s: a %s sample of %s has bits set below its %d "
-                                 "high bits: not %d-bit samples moved up",
-                                 idx, s->name, planes[p], av_get_pix_fmt_name(d->pix_fmt),
-                                 d->fmt.bitdepth, d->fmt.bitdepth);
+            snprintf(err, err_size,
+                     "frame %u of %s: a %s sample of %s has bits set below its %d high bits: not "
+                     "%d-bit samples moved up",
+                     idx, name, planes[p], av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt),
+                     u->fmt.bitdepth, u->fmt.bitdepth);
             return -1;
         }
-        dst += d->geo.plane_bytes[p];
+        dst += u->geo.plane_bytes[p];
     }
     return 0;
 }
@@ -503,23 +512,14 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     }
     const AVFrame *const f = d->cur;
     d->pending = 1;
-    d->width = f->width;
-    d->height = f->height;
     /* A GPU frame's own depth is the decoder's (P016 may hold 10 or 12 bits). */
     const AVPixFmtDescriptor *const desc =
         av_pix_fmt_desc_get(d->frame->format == AV_PIX_FMT_CUDA ? d->dec->sw_pix_fmt
                                                                 : (enum AVPixelFormat)f->format);
-    if (map_format(d, s, (enum AVPixelFormat)f->format, desc ? desc->comp[0].depth : 0) < 0)
+    if (psnrhvs_unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width,
+                            f->height, s->name, s->err, sizeof(s->err)) < 0)
         return -1;
-    d->fmt.width = f->width;
-    d->fmt.height = f->height;
-    if (f->width > PSNRHVS_MAX_DIMENSION || f->height > PSNRHVS_MAX_DIMENSION ||
-        psnrhvs_plane_geometry(&d->fmt, &d->geo) < 0) {
-        psnrhvs_stream_error(s, "%s: frame size %dx%d is not supported", s->name, f->width,
-                             f->height);
-        return -1;
-    }
-    *fmt = d->fmt;
+    *fmt = d->u.fmt;
     return 1;
 }
 
@@ -532,22 +532,14 @@ static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const bu
         const int res = next_frame(d, s);
         if (res <= 0) return res;
     }
-    const AVFrame *const f = d->cur;
-    if (f->width != d->width || f->height != d->height || f->format != d->pix_fmt) {
-        psnrhvs_stream_error(s,
-                             "frame %u of %s is %dx%d %s, its first frame %dx%d %s: psnrhvs "
-                             "scores one size and pixel format per input",
-                             frame_idx, s->name, f->width, f->height,
-                             av_get_pix_fmt_name((enum AVPixelFormat)f->format), d->width,
-                             d->height, av_get_pix_fmt_name(d->pix_fmt));
-        return -1;
-    }
-    if (frame_bytes != d->geo.frame_bytes) {
+    if (frame_bytes != d->u.geo.frame_bytes) {
         psnrhvs_stream_error(s, "%s: frame of %zu bytes asked for, %zu decoded", s->name,
-                             frame_bytes, d->geo.frame_bytes);
+                             frame_bytes, d->u.geo.frame_bytes);
         return -1;
     }
-    return copy_frame(d, s, f, buf, frame_idx) < 0 ? -1 : 1;
+    return psnrhvs_unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0
+               ? -1
+               : 1;
 }
 
 static long long ffmpeg_frames_left(void *const priv, const unsigned frames_read) {
