@@ -98,8 +98,8 @@ static int check_cli_agrees(const CLISettings *const cli, const InputFormat *con
         return -1;
     }
     if (cli->height && cli->height != fmt->height && !cli->scale_algo) {
-        fprintf(stderr, "psnrhvs: --height %d does not match %s of %s (H%d)\n", cli->height,
-                what, name, fmt->height);
+        fprintf(stderr, "psnrhvs: --height %d does not match %s of %s (H%d)\n", cli->height, what,
+                name, fmt->height);
         return -1;
     }
     if (cli->have_layout && cli->layout != fmt->layout) {
@@ -176,7 +176,8 @@ static int resolve_format(const CLISettings *const cli, Input *const ref, Input 
         fprintf(stderr,
                 "psnrhvs: reference and distorted differ in bit depth: %d (%s) vs %d (%s); "
                 "--common_bitdepth shifts the %d-bit side up to %d bits\n",
-                rf.bitdepth, rn, df.bitdepth, dn, rf.bitdepth < df.bitdepth ? rf.bitdepth : df.bitdepth,
+                rf.bitdepth, rn, df.bitdepth, dn,
+                rf.bitdepth < df.bitdepth ? rf.bitdepth : df.bitdepth,
                 rf.bitdepth > df.bitdepth ? rf.bitdepth : df.bitdepth);
         return 1;
     }
@@ -374,8 +375,7 @@ int main(const int argc, char *const *const argv) {
     InputFormat fmt, ref_fmt, dist_fmt;
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
-    InputOptions iopt = {
-        .hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
+    InputOptions iopt = {.hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
     if (psnrhvs_input_open2(&ref, cli.reference, &iopt) < 0) goto end;
     iopt.scale_algo = cli.scale_algo;
     if (psnrhvs_input_open2(&dist, cli.distorted, &iopt) < 0) goto end;

@@ -59,8 +59,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "psnrhvs: %s\n", psnrhvs_input_error(in));
         goto end;
     }
-    printf("%d %d %s %d %u\n", fmt.width, fmt.height, psnrhvs_layout_name(fmt.layout),
-           fmt.bitdepth, n);
+    printf("%d %d %s %d %u\n", fmt.width, fmt.height, psnrhvs_layout_name(fmt.layout), fmt.bitdepth,
+           n);
     ret = 0;
 end:
     if (out && fclose(out)) ret = 1;

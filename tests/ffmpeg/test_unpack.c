@@ -154,14 +154,13 @@ int main(int argc, char **argv) {
     /* formats psnrhvs does not take as they are */
     FrameUnpack un;
     char err[512];
-    static const enum AVPixelFormat refused[] = {AV_PIX_FMT_RGB24,    AV_PIX_FMT_GBRP,
-                                                 AV_PIX_FMT_YUVA420P, AV_PIX_FMT_YUYV422,
-                                                 AV_PIX_FMT_YUV420P9, AV_PIX_FMT_YUV411P,
-                                                 AV_PIX_FMT_YUV420P16, AV_PIX_FMT_PAL8};
+    static const enum AVPixelFormat refused[] = {
+        AV_PIX_FMT_RGB24,    AV_PIX_FMT_GBRP,    AV_PIX_FMT_YUVA420P,  AV_PIX_FMT_YUYV422,
+        AV_PIX_FMT_YUV420P9, AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV420P16, AV_PIX_FMT_PAL8};
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
         const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(refused[i]);
-        const int res = psnrhvs_unpack_init(&un, refused[i], desc->comp[0].depth, w, h, "clip",
-                                            err, sizeof(err));
+        const int res = psnrhvs_unpack_init(&un, refused[i], desc->comp[0].depth, w, h, "clip", err,
+                                            sizeof(err));
         char msg[700];
         snprintf(msg, sizeof(msg), "%s accepted, or its message '%s' does not name it", desc->name,
                  err);

@@ -25,10 +25,10 @@ static const struct {
     int flag;
 } algos[] = {
 #ifdef PSNRHVS_HAVE_FFMPEG
-    {"bicubic", SWS_BICUBIC},   {"bilinear", SWS_BILINEAR}, {"fast_bilinear", SWS_FAST_BILINEAR},
-    {"neighbor", SWS_POINT},    {"area", SWS_AREA},         {"bicublin", SWS_BICUBLIN},
-    {"gauss", SWS_GAUSS},       {"sinc", SWS_SINC},         {"lanczos", SWS_LANCZOS},
-    {"spline", SWS_SPLINE},     {"experimental", SWS_X},
+    {"bicubic", SWS_BICUBIC}, {"bilinear", SWS_BILINEAR}, {"fast_bilinear", SWS_FAST_BILINEAR},
+    {"neighbor", SWS_POINT},  {"area", SWS_AREA},         {"bicublin", SWS_BICUBLIN},
+    {"gauss", SWS_GAUSS},     {"sinc", SWS_SINC},         {"lanczos", SWS_LANCZOS},
+    {"spline", SWS_SPLINE},   {"experimental", SWS_X},
 #else
     {"bicubic", 0}, {"bilinear", 0}, {"fast_bilinear", 0}, {"neighbor", 0},
     {"area", 0},    {"bicublin", 0}, {"gauss", 0},         {"sinc", 0},
@@ -139,12 +139,12 @@ int psnrhvs_converter_open(Converter **const out_c, const InputFormat *const in,
         psnrhvs_ffmpeg_log_init();
         /* Exact C code paths (bitexact, accurate rounding): the same samples on
          * every CPU, and the same as ffmpeg -vf scale=W:H:flags=ALGO+accurate_rnd+bitexact. */
-        c->sws = sws_getContext(in->width, in->height, av_format(in), out->width, out->height,
-                                av_format(in), algos[algo - 1].flag | SWS_ACCURATE_RND | SWS_BITEXACT,
-                                NULL, NULL, NULL);
+        c->sws = sws_getContext(
+            in->width, in->height, av_format(in), out->width, out->height, av_format(in),
+            algos[algo - 1].flag | SWS_ACCURATE_RND | SWS_BITEXACT, NULL, NULL, NULL);
         if (!c->sws) {
-            snprintf(err, err_size, "libswscale cannot scale %dx%d to %dx%d", in->width,
-                     in->height, out->width, out->height);
+            snprintf(err, err_size, "libswscale cannot scale %dx%d to %dx%d", in->width, in->height,
+                     out->width, out->height);
             psnrhvs_converter_close(&c);
             return -1;
         }
@@ -173,8 +173,8 @@ static void shift_up(const Converter *const c, const PsnrHvsPicture *const src,
         const int w = c->gout.stored_w[p], h = c->gout.stored_h[p];
         for (int y = 0; y < h; y++) {
             const uint8_t *const s = (const uint8_t *)src->data[p] + y * src->stride[p];
-            uint16_t *const d = (uint16_t *)(void *)((uint8_t *)(uintptr_t)dst->data[p] +
-                                                     y * dst->stride[p]);
+            uint16_t *const d =
+                (uint16_t *)(void *)((uint8_t *)(uintptr_t)dst->data[p] + y * dst->stride[p]);
             if (c->gin.bytes_per_sample == 1)
                 for (int x = 0; x < w; x++) d[x] = (uint16_t)(s[x] << c->shift);
             else

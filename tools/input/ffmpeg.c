@@ -31,13 +31,36 @@
 
 #define IO_BUFFER_SIZE (1 << 16)
 
+typedef struct FFmpegInput FFmpegInput;
+
+struct FFmpegInput {
+    AVFormatContext *fc;
+    AVIOContext *pb;
+    AVCodecContext *dec;
+    AVBufferRef *hw_device;
+    AVPacket *pkt;
+    AVFrame *frame; ///< as decoded (a GPU frame with --hwaccel)
+    AVFrame *host;  ///< a GPU frame copied to system memory
+    const AVFrame *cur;
+    int stream;
+    int flushed;     ///< the end of the stream was sent to the decoder
+    int pending;     ///< cur is the first frame, decoded by open
+    int hw_fallback; ///< NVDEC turned this stream down: decoded on the CPU
+    unsigned decoded;
+
+    FrameUnpack u; ///< the format of the first frame; every frame must keep it
+    const char *name;
+    int quiet, failed;
+    int seekable;        ///< a regular file (else a pipe, read once)
+    unsigned log_errors; ///< FFmpeg's error messages about this input (under log_lock)
+    char first_error[512];
+};
+
 /* ---- FFmpeg's log ------------------------------------------------------ */
 
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_last[512];
-static int log_capture; ///< an input is being opened: keep errors for its message
-static int log_quiet;
 
 static void log_callback(void *const avcl, const int level, const char *const fmt, va_list vl) {
     if (level > AV_LOG_ERROR) return;
@@ -50,10 +73,18 @@ static void log_callback(void *const avcl, const int level, const char *const fm
     /* "h264: ...", without FFmpeg's "@ 0x..." address */
     const AVClass *const cls = avcl ? *(const AVClass *const *)avcl : NULL;
     const char *const item = cls && cls->item_name ? cls->item_name(avcl) : NULL;
+    /* The input it concerns: decoder contexts (frame threads' copies too) and
+     * demuxers carry it as their opaque. */
+    FFmpegInput *d = NULL;
+    if (cls && !strcmp(cls->class_name, "AVCodecContext"))
+        d = ((AVCodecContext *)avcl)->opaque;
+    else if (cls && !strcmp(cls->class_name, "AVFormatContext"))
+        d = ((AVFormatContext *)avcl)->opaque;
     pthread_mutex_lock(&log_lock);
     snprintf(log_last, sizeof(log_last), "%s%s%s", item ? item : "", item ? ": " : "", msg);
-    const int print = !log_capture && !log_quiet;
-    if (print) fprintf(stderr, "psnrhvs: ffmpeg: %s\n", log_last);
+    /* Counted, not printed: a fatal one is in the error line, the others
+     * (concealed damage) in one warning when the input is closed. */
+    if (d && !d->log_errors++) snprintf(d->first_error, sizeof(d->first_error), "%s", log_last);
     pthread_mutex_unlock(&log_lock);
 }
 
@@ -72,17 +103,9 @@ void psnrhvs_ffmpeg_last_error(char *const buf, const size_t size) {
     pthread_mutex_unlock(&log_lock);
 }
 
-static void log_begin_capture(const int quiet) {
+static void log_clear(void) {
     pthread_mutex_lock(&log_lock);
-    log_capture = 1;
-    log_quiet = quiet;
     log_last[0] = '\0';
-    pthread_mutex_unlock(&log_lock);
-}
-
-static void log_end_capture(void) {
-    pthread_mutex_lock(&log_lock);
-    log_capture = 0;
     pthread_mutex_unlock(&log_lock);
 }
 
@@ -127,24 +150,6 @@ static int64_t io_seek(void *const opaque, const int64_t offset, int whence) {
 }
 
 /* ---- the demuxer ------------------------------------------------------- */
-
-typedef struct FFmpegInput {
-    AVFormatContext *fc;
-    AVIOContext *pb;
-    AVCodecContext *dec;
-    AVBufferRef *hw_device;
-    AVPacket *pkt;
-    AVFrame *frame; ///< as decoded (a GPU frame with --hwaccel)
-    AVFrame *host;  ///< a GPU frame copied to system memory
-    const AVFrame *cur;
-    int stream;
-    int flushed;     ///< the end of the stream was sent to the decoder
-    int pending;     ///< cur is the first frame, decoded by open
-    int hw_fallback; ///< NVDEC turned this stream down: decoded on the CPU
-    unsigned decoded;
-
-    FrameUnpack u; ///< the format of the first frame; every frame must keep it
-} FFmpegInput;
 
 static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
     return 0; /* chosen by psnrhvs_sniff_compressed(), never by probing */
@@ -223,6 +228,16 @@ static int frame_to_host(FFmpegInput *const d, const AVFrame *const frame,
     return 0;
 }
 
+/* An MP4 read from a pipe: its index (moov) must come before its media. */
+static const char *pipe_hint(const FFmpegInput *const d, const char *const detail) {
+    const int mp4 = (d->fc && d->fc->iformat && strstr(d->fc->iformat->name, "mp4")) ||
+                    strstr(detail, "moov atom not found");
+    return !d->seekable && mp4 ? "; an MP4 whose index (moov) follows its media cannot be read "
+                                 "from a pipe: give its file name, or write it with -movflags "
+                                 "+faststart"
+                               : "";
+}
+
 /* The next frame into d->cur: 1, 0 at the end, -1 with s->err set. */
 static int next_frame(FFmpegInput *const d, InputStream *const s) {
     char detail[600];
@@ -231,8 +246,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
         int ret = avcodec_receive_frame(d->dec, d->frame);
         if (ret >= 0) {
             if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
-                psnrhvs_stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s",
-                                     d->decoded, s->name, av_err2str(ret),
+                psnrhvs_stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
+                                     s->name, av_err2str(ret),
                                      ffmpeg_detail(detail, sizeof(detail)));
                 return -1;
             }
@@ -253,8 +268,9 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
             continue;
         }
         if (ret < 0) {
-            psnrhvs_stream_error(s, "cannot read %s after frame %u: %s%s", s->name, d->decoded,
-                                 av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+            ffmpeg_detail(detail, sizeof(detail));
+            psnrhvs_stream_error(s, "cannot read %s after frame %u: %s%s%s", s->name, d->decoded,
+                                 av_err2str(ret), detail, pipe_hint(d, detail));
             return -1;
         }
         if (d->pkt->stream_index == d->stream) {
@@ -277,14 +293,14 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
  * What a pixel format holds, or an error naming it. depth is the decoder's own
  * depth (a GPU frame of 10-bit video is P010 or P016: its sw_pix_fmt says 10).
  */
-int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth,
-                        const int width, const int height, const char *const name,
-                        char *const err, const size_t err_size) {
+int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth, const int width,
+                        const int height, const char *const name, char *const err,
+                        const size_t err_size) {
     const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get((enum AVPixelFormat)pix_fmt);
     const char *const fmt_name = desc ? desc->name : "unknown";
     const uint64_t bad = AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_ALPHA |
-                         AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_FLOAT |
-                         AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM;
+                         AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_FLOAT | AV_PIX_FMT_FLAG_HWACCEL |
+                         AV_PIX_FMT_FLAG_BITSTREAM;
     const uint16_t one = 1;
     uint8_t little;
     memcpy(&little, &one, 1);
@@ -411,6 +427,11 @@ int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uin
 
 static void ffmpeg_close(void *const priv) {
     FFmpegInput *const d = priv;
+    if (d->log_errors && !d->failed && !d->quiet)
+        fprintf(stderr,
+                "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
+                "frames were scored as decoded, as ffmpeg decodes them\n",
+                d->name, d->log_errors, d->log_errors > 1 ? "s" : "", d->first_error);
     av_frame_free(&d->frame);
     av_frame_free(&d->host);
     av_packet_free(&d->pkt);
@@ -424,7 +445,7 @@ static void ffmpeg_close(void *const priv) {
 static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     char detail[600];
     struct stat st;
-    const int seekable = !fstat(fileno(s->f), &st) && S_ISREG(st.st_mode);
+    const int seekable = d->seekable = !fstat(fileno(s->f), &st) && S_ISREG(st.st_mode);
     uint8_t *const iobuf = av_malloc(IO_BUFFER_SIZE);
     d->pb = iobuf ? avio_alloc_context(iobuf, IO_BUFFER_SIZE, 0, s, io_read, NULL,
                                        seekable ? io_seek : NULL)
@@ -439,16 +460,12 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
         return -1;
     }
     d->fc->pb = d->pb;
+    d->fc->opaque = d;
     int ret = avformat_open_input(&d->fc, s->name, NULL, NULL);
     if (ret < 0) {
         ffmpeg_detail(detail, sizeof(detail));
-        psnrhvs_stream_error(s, "cannot open %s as a video file: %s%s%s", s->name,
-                             av_err2str(ret), detail,
-                             !seekable && strstr(detail, "moov atom not found")
-                                 ? "; an MP4 whose index (moov) follows its media cannot be "
-                                   "read from a pipe: give its file name, or write it with "
-                                   "-movflags +faststart"
-                                 : "");
+        psnrhvs_stream_error(s, "cannot open %s as a video file: %s%s%s", s->name, av_err2str(ret),
+                             detail, pipe_hint(d, detail));
         return -1;
     }
     if ((ret = avformat_find_stream_info(d->fc, NULL)) < 0) {
@@ -464,9 +481,8 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     }
     if (d->stream < 0 || !codec) {
         const int i = av_find_best_stream(d->fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
-        psnrhvs_stream_error(s, "this FFmpeg has no decoder for the %s video of %s", 
-                             i >= 0 ? avcodec_get_name(d->fc->streams[i]->codecpar->codec_id)
-                                    : "?",
+        psnrhvs_stream_error(s, "this FFmpeg has no decoder for the %s video of %s",
+                             i >= 0 ? avcodec_get_name(d->fc->streams[i]->codecpar->codec_id) : "?",
                              s->name);
         return -1;
     }
@@ -495,12 +511,13 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
 static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *const fmt) {
     FFmpegInput *const d = priv;
     psnrhvs_ffmpeg_log_init();
-    log_begin_capture(s->opt->quiet);
+    log_clear();
+    d->name = s->name;
+    d->quiet = s->opt->quiet;
     int res = open_decoder(d, s);
     /* The first frame tells the format; it is kept for the first read. */
     if (!res) res = next_frame(d, s);
-    log_end_capture();
-    if (res < 0) return -1;
+    if (res < 0) return d->failed = 1, -1;
     if (d->hw_fallback && !s->opt->quiet)
         fprintf(stderr,
                 "psnrhvs: warning: --hwaccel cuda: NVDEC cannot decode %s (%s): decoding it on "
@@ -513,11 +530,10 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     const AVFrame *const f = d->cur;
     d->pending = 1;
     /* A GPU frame's own depth is the decoder's (P016 may hold 10 or 12 bits). */
-    const AVPixFmtDescriptor *const desc =
-        av_pix_fmt_desc_get(d->frame->format == AV_PIX_FMT_CUDA ? d->dec->sw_pix_fmt
-                                                                : (enum AVPixelFormat)f->format);
-    if (psnrhvs_unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width,
-                            f->height, s->name, s->err, sizeof(s->err)) < 0)
+    const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(
+        d->frame->format == AV_PIX_FMT_CUDA ? d->dec->sw_pix_fmt : (enum AVPixelFormat)f->format);
+    if (psnrhvs_unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width, f->height,
+                            s->name, s->err, sizeof(s->err)) < 0)
         return -1;
     *fmt = d->u.fmt;
     return 1;
@@ -530,6 +546,7 @@ static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const bu
         d->pending = 0;
     } else {
         const int res = next_frame(d, s);
+        if (res < 0) d->failed = 1;
         if (res <= 0) return res;
     }
     if (frame_bytes != d->u.geo.frame_bytes) {
@@ -537,9 +554,9 @@ static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const bu
                              frame_bytes, d->u.geo.frame_bytes);
         return -1;
     }
-    return psnrhvs_unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0
-               ? -1
-               : 1;
+    if (psnrhvs_unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0)
+        return d->failed = 1, -1;
+    return 1;
 }
 
 static long long ffmpeg_frames_left(void *const priv, const unsigned frames_read) {

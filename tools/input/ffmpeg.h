@@ -13,9 +13,10 @@
 struct AVFrame;
 
 /**
- * Route FFmpeg's log through psnrhvs (once per process): while an input is
- * opened its errors are kept for the one error line; later ones are printed
- * as "psnrhvs: ffmpeg: ..." (damaged streams), unless quiet.
+ * Route FFmpeg's log through psnrhvs (once per process). Nothing is printed:
+ * the last error message goes into psnrhvs's one error line, and the errors
+ * of an input that decoded to its end anyway (concealed damage) into one
+ * warning when it is closed.
  */
 void psnrhvs_ffmpeg_log_init(void);
 

@@ -28,8 +28,8 @@ struct Input {
     PlaneGeometry geo;
     InputFormat nfmt; ///< as read, before any conversion
     PlaneGeometry ngeo;
-    Converter *conv;     ///< NULL when nfmt is fmt
-    InputFrame scratch;  ///< the frame as read, when converting
+    Converter *conv;    ///< NULL when nfmt is fmt
+    InputFrame scratch; ///< the frame as read, when converting
     InputOptions opt;
     unsigned frames_read;
     const char *role; ///< "reference", "distorted" or NULL
@@ -246,7 +246,8 @@ int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
                               const InputFormat *const fmt) {
     /* What the container described stays the format read. */
     const InputFormat native = read && !in->has_format ? *read : in->has_format ? in->nfmt : *fmt;
-    if (psnrhvs_plane_geometry(fmt, &in->geo) < 0 || psnrhvs_plane_geometry(&native, &in->ngeo) < 0) {
+    if (psnrhvs_plane_geometry(fmt, &in->geo) < 0 ||
+        psnrhvs_plane_geometry(&native, &in->ngeo) < 0) {
         fprintf(stderr, "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width, fmt->height,
                 in->s.name);
         return -1;
@@ -272,7 +273,8 @@ int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
     for (int p = 0; p < 3; p++) {
         const int has = p < in->ngeo.num_planes;
         in->scratch.pic.data[p] = has ? in->scratch.buf + off : NULL;
-        in->scratch.pic.stride[p] = has ? (ptrdiff_t)in->ngeo.stored_w[p] * in->ngeo.bytes_per_sample : 0;
+        in->scratch.pic.stride[p] =
+            has ? (ptrdiff_t)in->ngeo.stored_w[p] * in->ngeo.bytes_per_sample : 0;
         if (has) off += in->ngeo.plane_bytes[p];
     }
     return 0;

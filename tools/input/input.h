@@ -55,8 +55,8 @@ typedef struct InputOptions {
 /** A byte stream with a small look-ahead, so stdin can be probed without seeking. */
 typedef struct InputStream {
     FILE *f;
-    const char *name;          ///< file name for messages ("stdin" for "-")
-    const InputOptions *opt;   ///< never NULL once opened
+    const char *name;        ///< file name for messages ("stdin" for "-")
+    const InputOptions *opt; ///< never NULL once opened
     uint8_t peek[16];
     size_t peek_len, peek_pos;
     /* Readers do not print: they leave one message here (without "psnrhvs: ")

@@ -127,7 +127,8 @@ static void length_error(PairReader *const pr, const int ref_ended, InputFrame *
     }
     const unsigned skip_s = ref_ended ? pr->s.skip_ref : pr->s.skip_dist;
     const unsigned skip_l = ref_ended ? pr->s.skip_dist : pr->s.skip_ref;
-    const unsigned n_s = psnrhvs_input_frames_read(shorter), n_l = psnrhvs_input_frames_read(longer);
+    const unsigned n_s = psnrhvs_input_frames_read(shorter),
+                   n_l = psnrhvs_input_frames_read(longer);
     const unsigned c_s = n_s > skip_s ? n_s - skip_s : 0, c_l = n_l > skip_l ? n_l - skip_l : 0;
     const int skipped = pr->s.skip_ref || pr->s.skip_dist;
     snprintf(pr->err, sizeof(pr->err),
@@ -171,7 +172,8 @@ static void *reader_thread(void *const arg) {
         if (r1 < 0) return finish(pr, -1, pr->ref), NULL;
         if (r2 < 0) return finish(pr, -1, pr->dist), NULL;
         if (!r1 || !r2) {
-            if (r1 != r2 && pr->s.strict_length && idx) return length_error(pr, !r1, r1 ? &sl->rf : &sl->df), NULL;
+            if (r1 != r2 && pr->s.strict_length && idx)
+                return length_error(pr, !r1, r1 ? &sl->rf : &sl->df), NULL;
             if (r1 != r2) {
                 pr->ended = r1 ? pr->dist : pr->ref;
                 pr->longer = r1 ? pr->ref : pr->dist;

@@ -53,15 +53,13 @@ static const char *by_name(const char *const path) {
     static const struct {
         const char *ext, *what;
     } exts[] = {
-        {"mp4", "MP4"},          {"m4v", "MP4"},       {"mov", "QuickTime"},
-        {"3gp", "3GP"},          {"mkv", "Matroska"},  {"webm", "WebM"},
-        {"ivf", "IVF"},          {"obu", "AV1 OBU"},   {"av1", "AV1 OBU"},
-        {"264", "H.264"},        {"h264", "H.264"},    {"avc", "H.264"},
-        {"265", "HEVC"},         {"h265", "HEVC"},     {"hevc", "HEVC"},
-        {"ts", "MPEG-TS"},       {"m2ts", "MPEG-TS"},  {"mts", "MPEG-TS"},
-        {"avi", "AVI"},          {"nut", "NUT"},       {"flv", "FLV"},
-        {"ogv", "Ogg"},          {"mxf", "MXF"},       {"mpg", "MPEG"},
-        {"mpeg", "MPEG"},        {"vob", "MPEG"},      {"wmv", "ASF"},
+        {"mp4", "MP4"},      {"m4v", "MP4"},     {"mov", "QuickTime"}, {"3gp", "3GP"},
+        {"mkv", "Matroska"}, {"webm", "WebM"},   {"ivf", "IVF"},       {"obu", "AV1 OBU"},
+        {"av1", "AV1 OBU"},  {"264", "H.264"},   {"h264", "H.264"},    {"avc", "H.264"},
+        {"265", "HEVC"},     {"h265", "HEVC"},   {"hevc", "HEVC"},     {"ts", "MPEG-TS"},
+        {"m2ts", "MPEG-TS"}, {"mts", "MPEG-TS"}, {"avi", "AVI"},       {"nut", "NUT"},
+        {"flv", "FLV"},      {"ogv", "Ogg"},     {"mxf", "MXF"},       {"mpg", "MPEG"},
+        {"mpeg", "MPEG"},    {"vob", "MPEG"},    {"wmv", "ASF"},
     };
     const char *const slash = strrchr(path, '/');
     const char *const dot = strrchr(slash ? slash + 1 : path, '.');
