@@ -162,7 +162,7 @@ static int resolve_format(const CLISettings *const cli, Input *const ref, Input 
     if ((rf.width != df.width || rf.height != df.height) && !cli->scale_algo) {
         fprintf(stderr,
                 "psnrhvs: reference and distorted differ in size: %dx%d (%s) vs %dx%d (%s); "
-                "--scale scales the distorted to the reference size\n",
+                "use --scale to scale the distorted to the reference size\n",
                 rf.width, rf.height, rn, df.width, df.height, dn);
         return 1;
     }
@@ -175,7 +175,7 @@ static int resolve_format(const CLISettings *const cli, Input *const ref, Input 
     if (rf.bitdepth != df.bitdepth && !cli->common_bitdepth) {
         fprintf(stderr,
                 "psnrhvs: reference and distorted differ in bit depth: %d (%s) vs %d (%s); "
-                "--common_bitdepth shifts the %d-bit side up to %d bits\n",
+                "use --common_bitdepth to shift the %d-bit side up to %d bits\n",
                 rf.bitdepth, rn, df.bitdepth, dn,
                 rf.bitdepth < df.bitdepth ? rf.bitdepth : df.bitdepth,
                 rf.bitdepth > df.bitdepth ? rf.bitdepth : df.bitdepth);
