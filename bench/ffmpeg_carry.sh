@@ -15,8 +15,11 @@
 # as .tar.xz), none of which decoding H.264, HEVC, VP9, AV1 or FFV1 from a
 # file calls. Each is replaced by a stub library of the same soname that
 # defines the symbols and symbol versions the FFmpeg libraries import from it
-# (they are bound at load time: Debian links them -z now); a stub function
-# that is ever called prints its name and aborts. OUT_DIR/include and the
+# (they are bound at load time: Debian links them -z now). A stub function
+# returns 0 (NULL): FFmpeg calls a few at start-up (libaom's version, libvpx's
+# capabilities, for its codec tables) and when it probes a file (libopenmpt's
+# probe; libgme's gets an empty string: "not mine"); an encoder or protocol of
+# a stubbed library fails to open. PSNRHVS_CARRY_TRACE=1 prints each call. OUT_DIR/include and the
 # libX.so links let cmake build against them there (-DPSNRHVS_FFMPEG_ROOT).
 # SPDX-License-Identifier: BSD-2-Clause
 set -euo pipefail
@@ -32,7 +35,9 @@ for t in readelf nm gcc; do
 done
 
 # Libraries carried as they are: FFmpeg's and what decoding needs.
-keep_re='^(libavformat|libavcodec|libavutil|libswscale|libswresample|libdav1d|libz|liblzma|libbz2)\.so'
+# libOpenCL (the ICD loader, 50 KB) too: libavutil links it, and the CLI's
+# OpenCL backend opens the same soname; a stub would stand in for both.
+keep_re='^(libavformat|libavcodec|libavutil|libswscale|libswresample|libdav1d|libz|liblzma|libbz2|libOpenCL)\.so'
 # glibc: the GPU machine's own (newer) one is used.
 glibc_re='^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64)\.so'
 
@@ -73,13 +78,17 @@ done
 
 # One stub per library not carried: the symbols (and versions) the kept
 # libraries import from it, taken from the real library here.
+# What the kept libraries leave undefined (name@version), and the versions
+# they need from each soname ("soname version").
+for k in "${!kept[@]}"; do nm -D --undefined-only "$out/lib/$k"; done |
+    awk '{print $2}' | sort -u >"$tmp/undef"
+for k in "${!kept[@]}"; do readelf -V "$out/lib/$k"; done |
+    awk '/Version definition section/ {f = ""} /File:/ {f = $5} /Name:/ && f != "" {print f, $3}' |
+    sort -u >"$tmp/verneed"
 nstub=0
 for so in "${!stubbed[@]}"; do
     real=${path_of[$so]:-}
     [ -n "$real" ] || { echo "ffmpeg_carry.sh: cannot find $so to stub" >&2; exit 1; }
-    # what the kept libraries leave undefined, name@version
-    for k in "${!kept[@]}"; do nm -D --undefined-only "$out/lib/$k"; done |
-        awk '{print $2}' | sort -u >"$tmp/undef"
     # what the real library defines and they import: name version type size
     nm -D --defined-only -S "$real" |
         awk 'NR == FNR {u[$1] = 1; next}
@@ -91,18 +100,23 @@ for so in "${!stubbed[@]}"; do
     {
         echo '#include <stdio.h>'
         echo '#include <stdlib.h>'
-        echo "static void stub(const char *s) { fprintf(stderr, \"psnrhvs carry: %s of $so is a stub (bench/ffmpeg_carry.sh)\\n\", s); abort(); }"
+        echo "static long stub(const char *s) { if (getenv(\"PSNRHVS_CARRY_TRACE\")) fprintf(stderr, \"psnrhvs carry: %s of $so is a stub (bench/ffmpeg_carry.sh)\\n\", s); return 0; }"
         while read -r name ver type size; do
+            # Opening a file probes every demuxer, libgme's and libopenmpt's
+            # too: their probes answer "not mine" instead of aborting.
+            case $name in
+            gme_identify_header) echo "const char *$name(void) { return \"\"; }"; continue ;;
+            openmpt_probe_file_header*) echo "int $name(void) { return 0; }"; continue ;;
+            esac
             case $type in
-            T | t | W | i) echo "void $name(void) { stub(\"$name\"); }" ;;
+            T | t | W | i) echo "long $name(void) { return stub(\"$name\"); }" ;;
             *) n=$((16#$size)); echo "char $name[$((n > 0 ? n : 8))] __attribute__((aligned(16)));" ;;
             esac
         done <"$tmp/syms.$so"
         echo "void psnrhvs_carry_stub_$(echo "$so" | tr -c 'a-zA-Z0-9\n' _)(void) {}"
     } >"$tmp/stub.c"
     # version nodes: every version the kept libraries need from this soname
-    vers=$(for k in "${!kept[@]}"; do readelf -V "$out/lib/$k"; done |
-        awk -v so="$so" '/File:/ {f = ($4 == so)} f && /Name:/ {print $3}' | sort -u)
+    vers=$(awk -v so="$so" '$1 == so {print $2}' "$tmp/verneed")
     {
         for v in $vers; do
             syms=$(awk -v v="$v" '$2 == v {printf "%s; ", $1}' "$tmp/syms.$so")
