@@ -152,6 +152,21 @@ LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$drv" exec "$d/bin/p
 EOF
 chmod +x "$out/psnrhvs"
 
+# The clips bench/hwaccel_gpu.sh scores (CLIPS=0: none): 60 frames of 3840x2160
+# at 30 fps, a grainy test pattern; the reference an H.264 at 16 Mbit/s, the
+# encodes H.264 at 6 and HEVC at 4 Mbit/s, 8 and 10 bits (7.5 MB together).
+if [ "${CLIPS:-1}" != 0 ]; then
+    command -v ffmpeg >/dev/null || { echo "ffmpeg_carry.sh: no ffmpeg CLI for the clips" >&2; exit 1; }
+    mkdir -p "$out/clips"
+    src="testsrc2=size=3840x2160:rate=30,noise=alls=3:allf=t"
+    enc() { ffmpeg -v error -nostdin -y -f lavfi -i "$src" -frames:v 60 "$@"; }
+    x265=(-c:v libx265 -preset ultrafast -b:v 4M -x265-params log-level=none)
+    enc -c:v libx264 -preset ultrafast -b:v 16M "$out/clips/ref8.mkv"
+    enc -c:v libx264 -preset veryfast -b:v 6M "$out/clips/dist_h264.mp4"
+    enc "${x265[@]}" "$out/clips/dist_hevc.mp4"
+    enc -pix_fmt yuv420p10le "${x265[@]}" "$out/clips/dist_hevc10.mkv"
+fi
+
 # Check: every library resolves inside OUT_DIR or to glibc, and the CLI starts.
 bad=$(LD_LIBRARY_PATH="$out/lib" ldd "$out/bin/psnrhvs" | awk '$2 == "=>" {print $1, $3}' |
     grep -vE "^[^ ]+ $(readlink -f "$out/lib")/|^[^ ]+ $PWD/$out/lib/|^[^ ]+ $out/lib/" |
