@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#include "input/convert.h"
 #include "input/input.h"
 
 enum {
@@ -37,6 +38,9 @@ enum {
     ARG_AOM_CTC,
     ARG_NFLX_CTC,
     ARG_PLOT,
+    ARG_HWACCEL,
+    ARG_SCALE,
+    ARG_COMMON_BITDEPTH,
 };
 
 static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
@@ -76,6 +80,9 @@ static const struct option long_opts[] = {
     {"aom_ctc", required_argument, NULL, ARG_AOM_CTC},
     {"nflx_ctc", required_argument, NULL, ARG_NFLX_CTC},
     {"plot", required_argument, NULL, ARG_PLOT},
+    {"hwaccel", required_argument, NULL, ARG_HWACCEL},
+    {"scale", optional_argument, NULL, ARG_SCALE},
+    {"common_bitdepth", no_argument, NULL, ARG_COMMON_BITDEPTH},
     {NULL, 0, NULL, 0},
 };
 
@@ -106,6 +113,8 @@ static const EnumEntry layout_tbl[] = {
     {NULL, 0},
 };
 
+static const EnumEntry hwaccel_tbl[] = {{"none", 0}, {"cuda", 1}, {NULL, 0}};
+
 static const EnumEntry bool_tbl[] = {{"true", 1}, {"false", 0}, {NULL, 0}};
 
 static const EnumEntry mask_product_tbl[] = {
@@ -133,6 +142,14 @@ static void help(void) {
         "     --frame_skip_ref N    skip the first N reference frames\n"
         "     --frame_skip_dist N   skip the first N distorted frames\n"
         "     --subsample N         score only frames 0, N, 2N, ... (0 or 1: all)\n"
+        "Compressed input (mp4, mkv, webm, ivf, ... in H.264, HEVC, AV1, VP9, FFV1, ...),\n"
+        "decoded through FFmpeg's libraries, every frame, samples as decoded:\n"
+        "     --hwaccel cuda        decode on an NVIDIA GPU (NVDEC)\n"
+        "     --scale [ALGO]        scale the distorted to the reference size (libswscale:\n"
+        "                           bicubic (default), bilinear, lanczos, spline, area,\n"
+        "                           neighbor, ...; --scale=ALGO or --scale ALGO)\n"
+        "     --common_bitdepth     shift the lower-depth side up to the other's depth\n"
+        "                           (8-bit reference vs 10-bit encode: x << 2, as the AOM CTC)\n"
         "\n"
         "Scoring:\n"
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
@@ -408,6 +425,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             break;
         case ARG_AOM_CTC:
             aom_ctc = parse_aom_ctc(optarg);
+            /* v6.0 and later compare at a common bit depth (vmaf's common_bitdepth) */
+            if (strcmp(aom_ctc, "v6.0") >= 0) cli->common_bitdepth = 1;
             break;
         case ARG_CPUMASK:
             cli->cpumask = parse_mask(optarg, "--cpumask");
@@ -425,6 +444,23 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             break;
         case ARG_PLOT:
             cli->plot = optarg;
+            break;
+        case ARG_HWACCEL:
+            cli->hwaccel = parse_enum(optarg, "--hwaccel", hwaccel_tbl);
+            break;
+        case ARG_SCALE: {
+            /* "--scale lanczos" as well as "--scale=lanczos"; a bare --scale is bicubic. */
+            const char *algo = optarg;
+            if (!algo && optind < argc && psnrhvs_scale_algo(argv[optind]) > 0)
+                algo = argv[optind++];
+            cli->scale_algo = algo ? psnrhvs_scale_algo(algo) : PSNRHVS_SCALE_DEFAULT;
+            if (cli->scale_algo < 0)
+                psnrhvs_cli_usage_error("unknown --scale algorithm '%s' (expected %s)", algo,
+                                        psnrhvs_scale_algo_list());
+            break;
+        }
+        case ARG_COMMON_BITDEPTH:
+            cli->common_bitdepth = 1;
             break;
         case ARG_HELP:
             help();
