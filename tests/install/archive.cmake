@@ -1,6 +1,7 @@
 # The installed libpsnrhvs.a is complete: every psnrhvs_* or psh_* function one
 # of its objects calls is defined by another (none left in a separate library).
 #   cmake -DNM=<nm> -DARCHIVE=<libpsnrhvs.a> -P archive.cmake
+cmake_minimum_required(VERSION 3.20)
 execute_process(COMMAND ${NM} ${ARCHIVE} RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -3,6 +3,7 @@
 #   cmake -DGENERATOR=<name> -DSOURCE=<dir> -DBINARY=<dir> "-DOPTIONS=<a;b>"
 #         [-DCUDA_ARCHITECTURES=<a|b>] -DJOBS=<n> -DSHARED=<file name>
 #         -DCLI=<path in the build or empty> -P build.cmake
+cmake_minimum_required(VERSION 3.20)
 function(check rc what out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${what} failed (${rc}):\n${out}")

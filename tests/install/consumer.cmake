@@ -4,6 +4,7 @@
 #         -DLIBDIR=<lib dir under it> -DWORK=<scratch dir> -DJSON=<golden json>
 #         -DDATA=<tests/data> -DCC=<C compiler> -DPKG_CONFIG=<pkg-config>
 #         -DGENERATOR=<CMake generator> -DREADELF=<readelf> -P consumer.cmake
+cmake_minimum_required(VERSION 3.20)
 set(consumer ${CMAKE_CURRENT_LIST_DIR}/consumer)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -24,12 +25,12 @@ if(HOW STREQUAL "pkgconfig")
   # Only the installed psnrhvs.pc, none of the system's.
   set(ENV{PKG_CONFIG_LIBDIR} ${PREFIX}/${LIBDIR}/pkgconfig)
   set(ENV{PKG_CONFIG_PATH} "")
-  set(static "")
+  set(pc_static "")
   if(LINK STREQUAL "static")
-    set(static --static)
+    set(pc_static --static)
   endif()
-  run(${PKG_CONFIG} --cflags --libs ${static} psnrhvs)
-  message(STATUS "pkg-config --cflags --libs ${static} psnrhvs: ${out}")
+  run(${PKG_CONFIG} --cflags --libs ${pc_static} psnrhvs)
+  message(STATUS "pkg-config --cflags --libs ${pc_static} psnrhvs: ${out}")
   separate_arguments(flags UNIX_COMMAND "${out}")
   if(LINK STREQUAL "static")
     # The archive, not the shared library beside it (as where only libpsnrhvs.a

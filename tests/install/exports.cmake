@@ -2,6 +2,7 @@
 # installed header declares with PSNRHVS_API: nothing missing, nothing else
 # (no internal psnrhvs_* function, no symbol of the static CUDA runtime).
 #   cmake -DNM=<nm> -DLIBRARY=<libpsnrhvs.so> -DHEADER=<psnrhvs.h> -P exports.cmake
+cmake_minimum_required(VERSION 3.20)
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/PublicApi.cmake)
 psnrhvs_public_functions(api ${HEADER})
 

@@ -3,6 +3,7 @@
 #   cmake -DBUILD=<build tree> -DPREFIX=<prefix> "-DFILES=<paths under it>"
 #         -DLIBDIR=<lib dir> -DSONAME=<libpsnrhvs.so.N> -DCLI=<bin/psnrhvs or empty>
 #         -DVERSION=<x.y.z> -DREADELF=<readelf> -P install.cmake
+cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${PREFIX}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
