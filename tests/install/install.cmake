@@ -5,6 +5,7 @@
 #         -DVERSION=<x.y.z> -DREADELF=<readelf> -P install.cmake
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE ${PREFIX})
+unset(ENV{DESTDIR}) # into PREFIX and nowhere else
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${PREFIX}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
