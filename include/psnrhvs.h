@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "psnrhvs_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,9 +22,9 @@ extern "C" {
 #define PSNRHVS_API
 #endif
 
-#define PSNRHVS_API_VERSION_MAJOR 1
-#define PSNRHVS_API_VERSION_MINOR 0
-#define PSNRHVS_API_VERSION_PATCH 0
+#define PSNRHVS_API_VERSION_MAJOR PSNRHVS_VERSION_MAJOR
+#define PSNRHVS_API_VERSION_MINOR PSNRHVS_VERSION_MINOR
+#define PSNRHVS_API_VERSION_PATCH PSNRHVS_VERSION_PATCH
 
 /** Errors are negated POSIX errno values: PSNRHVS_ERR(EINVAL) etc. */
 #define PSNRHVS_ERR(e) (-(e))

@@ -12,11 +12,6 @@
 
 #include "internal.h"
 
-/* Until the version header is generated from project(VERSION). */
-#ifndef PSNRHVS_VERSION_STRING
-#define PSNRHVS_VERSION_STRING "1.0.0"
-#endif
-
 const char *psnrhvs_version(void) {
     return PSNRHVS_VERSION_STRING;
 }
