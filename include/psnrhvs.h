@@ -47,6 +47,7 @@ enum PsnrHvsBackend {
     PSNRHVS_BACKEND_CUDA = 2,
     PSNRHVS_BACKEND_OPENCL = 3,
     PSNRHVS_BACKEND_HIP = 4,
+    PSNRHVS_BACKEND_SYCL = 5, ///< AdaptiveCpp; only when named (auto skips it)
 };
 
 /** How the block threshold multiplies masking energy by the variance ratio. */
@@ -84,7 +85,8 @@ typedef struct PsnrHvsSettings {
     enum PsnrHvsIsa isa;  ///< CPU instruction set, default PSNRHVS_ISA_AUTO
     int exact_helpers;    ///< 1: force integer sqrt/division helpers on devices; default 0
     int frames_in_flight; ///< frames sent and not yet received, 0..PSNRHVS_MAX_FRAMES_IN_FLIGHT;
-                          ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3)
+                          ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3,
+                          ///< SYCL 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
     uint8_t reserved[32]; ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
