@@ -27,6 +27,7 @@ done
 grep -A1 '^sycl:$' "$out/devices.txt" | grep -q '^  0: ' ||
     { echo "FAIL: no sycl device 0 in --list-devices:"; cat "$out/devices.txt"; exit 1; }
 # A device index past the end: one line on stderr, exit 1.
+# shellcheck disable=SC2086
 if "$cli" $args --backend sycl --device 999 >"$out/nodev.txt" 2>&1; then
     echo "FAIL: --device 999 succeeded"
     exit 1
