@@ -21,6 +21,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,8 @@ struct SyclSlot {
 };
 
 struct SyclBackend {
-    sycl::device dev;
-    sycl::queue copy_q, compute_q;
+    /* Set at open (a default-constructed queue would pick a device itself). */
+    std::optional<sycl::queue> copy_q, compute_q;
     bool exact = false;
     SyclJob plan{};       ///< geometry and scratch (every frame shares it: in-order queue)
     float *out = nullptr; ///< device: 4 floats per slot
@@ -147,8 +148,8 @@ template <typename F> int guarded(const PsnrHvsContext *const c, const char *con
 
 /* Asynchronous errors collected by the queues' handler, logged once. */
 int report_async(const PsnrHvsContext *const c, SyclBackend *const b, const char *const what) {
-    b->copy_q.throw_asynchronous();
-    b->compute_q.throw_asynchronous();
+    if (b->copy_q) b->copy_q->throw_asynchronous();
+    if (b->compute_q) b->compute_q->throw_asynchronous();
     std::lock_guard<std::mutex> lock(b->errors_lock);
     if (b->errors.empty()) return 0;
     psnrhvs_log(c, "sycl: %s: %s", what, b->errors.c_str());
@@ -165,9 +166,9 @@ double now_ms() {
 void enqueue(SyclBackend *const b, const SyclJob &job, const sycl::event *const after,
              sycl::event ev[PSH_SYCL_KERNELS]) {
     if (b->exact)
-        psh_sycl_enqueue_exact(b->compute_q, job, after, ev);
+        psh_sycl_enqueue_exact(*b->compute_q, job, after, ev);
     else
-        psh_sycl_enqueue_native(b->compute_q, job, after, ev);
+        psh_sycl_enqueue_native(*b->compute_q, job, after, ev);
 }
 
 /* The frame's layout of blocks, chunks and windows (no device call). */
@@ -206,9 +207,11 @@ void sycl_close_impl(PsnrHvsContext *const c) {
                         b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
                         b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
         }
-        b->copy_q.wait();
-        b->compute_q.wait();
-        for (void *p : b->allocs) sycl::free(p, b->compute_q);
+        if (b->copy_q) b->copy_q->wait();
+        if (b->compute_q) {
+            b->compute_q->wait();
+            for (void *p : b->allocs) sycl::free(p, *b->compute_q);
+        }
     } catch (...) {
         /* Closing: nothing left to report to. */
     }
@@ -221,7 +224,7 @@ template <typename T>
 int alloc(const PsnrHvsContext *const c, SyclBackend *const b, T **const ptr, const size_t count,
           const bool host, const char *const what) {
     const size_t n = count ? count : 1;
-    *ptr = host ? sycl::malloc_host<T>(n, b->compute_q) : sycl::malloc_device<T>(n, b->compute_q);
+    *ptr = host ? sycl::malloc_host<T>(n, *b->compute_q) : sycl::malloc_device<T>(n, *b->compute_q);
     if (!*ptr) {
         psnrhvs_log(c, "sycl: %s (%zu bytes): out of %s memory", what, n * sizeof(T),
                     host ? "pinned host" : "device");
@@ -250,7 +253,6 @@ int open_impl(PsnrHvsContext *const c) {
     }
     SyclBackend *const b = new SyclBackend;
     c->backend = b;
-    b->dev = dev;
     b->exact = c->s.exact_helpers || !native_ok(dev);
     b->profile = psnrhvs_test_sycl_profile() != 0;
     const auto handler = [b](sycl::exception_list list) {
@@ -270,12 +272,12 @@ int open_impl(PsnrHvsContext *const c) {
     if (b->profile) {
         const sycl::property_list props{sycl::property::queue::in_order{},
                                         sycl::property::queue::enable_profiling{}};
-        b->copy_q = sycl::queue(dev, handler, props);
-        b->compute_q = sycl::queue(dev, handler, props);
+        b->copy_q.emplace(dev, handler, props);
+        b->compute_q.emplace(dev, handler, props);
     } else {
         const sycl::property_list props{sycl::property::queue::in_order{}};
-        b->copy_q = sycl::queue(dev, handler, props);
-        b->compute_q = sycl::queue(dev, handler, props);
+        b->copy_q.emplace(dev, handler, props);
+        b->compute_q.emplace(dev, handler, props);
     }
 
     const PsnrHvsFrameGeometry *const g = &c->geom;
@@ -303,9 +305,9 @@ int open_impl(PsnrHvsContext *const c) {
     }
     /* Touch every buffer once, so that a device too small says so now; the
      * flags start cleared. */
-    for (void *p : b->allocs) b->compute_q.memset(p, 0, 1);
-    b->compute_q.memset(j.flags, 0, sizeof(*j.flags));
-    b->compute_q.wait_and_throw();
+    for (void *p : b->allocs) b->compute_q->memset(p, 0, 1);
+    b->compute_q->memset(j.flags, 0, sizeof(*j.flags));
+    b->compute_q->wait_and_throw();
     return report_async(c, b, "setting up the device");
 }
 
@@ -319,13 +321,13 @@ int submit_impl(PsnrHvsContext *const c, const int si, const PsnrHvsPicture *con
      * done: the staging copy and the device buffer are free. */
     psnrhvs_frame_pack(g, ref, dist, s.host, b->pool);
     if (b->profile) s.copy_ms = now_ms() - t0;
-    const sycl::event up = b->copy_q.memcpy(s.frame, s.host, g->frame_bytes);
+    const sycl::event up = b->copy_q->memcpy(s.frame, s.host, g->frame_bytes);
     SyclJob job = b->plan;
     job.frame = s.frame;
     job.out = b->out + (size_t)si * 4;
     sycl::event ev[PSH_SYCL_KERNELS];
     enqueue(b, job, &up, ev);
-    s.done = b->compute_q.memcpy(s.host + b->out_off, job.out, 4 * sizeof(float));
+    s.done = b->compute_q->memcpy(s.host + b->out_off, job.out, 4 * sizeof(float));
     s.queued = true;
     if (b->profile) {
         s.prof[0] = up;
@@ -475,10 +477,10 @@ extern "C" double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const i
         job.out = b->out;
         sycl::event ev[PSH_SYCL_KERNELS];
         enqueue(b, job, nullptr, ev); /* warm */
-        b->compute_q.wait_and_throw();
+        b->compute_q->wait_and_throw();
         const double t0 = now_ms();
         for (int i = 0; i < iters; i++) enqueue(b, job, nullptr, ev);
-        b->compute_q.wait_and_throw();
+        b->compute_q->wait_and_throw();
         ms = (now_ms() - t0) / iters;
         return report_async(c, b, "resident benchmark");
     });
