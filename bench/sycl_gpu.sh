@@ -4,7 +4,7 @@
 # runtime into .device/sycl, which travels with the working tree.
 #
 #   here:     BUILD_DIR=/tmp/sycl-build ./build.sh build   (AdaptiveCpp's cuda variant)
-#             tests/sycl/pack-gpu.sh /tmp/sycl-build        (-> .device/sycl, ~12 MiB)
+#             tests/sycl/pack-gpu.sh /tmp/sycl-build        (-> .device/sycl, ~13 MB)
 #   GPU box:  bench/sycl_gpu.sh [OUT_DIR]   from the repository root, with
 #             .device/sycl carried (OUT_DIR default $OUT, else /tmp/sycl_gpu_out)
 #
