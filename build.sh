@@ -17,8 +17,12 @@ PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl
 PACKAGES="$PACKAGES hipcc libamdhip64-dev clang-tools-15 llvm-15"
 # clang and its libFuzzer runtime for the fuzz targets.
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
+# FFmpeg's libraries for compressed input in the CLI, and its CLI for the tests.
+PACKAGES="$PACKAGES libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg"
 # The Python package's tests (numpy, pytest) and its Dask runner.
 PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
+# Headless Chromium renders the report page of `psnrhvs report` in its test.
+PACKAGES="$PACKAGES chromium"
 
 install_missing() {
     local missing=()

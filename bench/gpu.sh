@@ -138,6 +138,30 @@ done
 
 step "CPU backend, 16 threads (scalar reference vs SIMD, chain vs engine)"
 "$B/bench/cpu/cpu_bench" --threads=16 2>&1 | tee -a "$S"
+# The same benchmark built from an earlier tree carried in .device/old (git
+# archive of a commit), run right after it: before/after in one call.
+if [ -d "$ROOT/.device/old/src" ]; then
+    BO=${B}-old
+    if cmake -S "$ROOT/.device/old" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=OFF \
+        -DPSNRHVS_OPENCL=OFF >"$L/build_old.log" 2>&1 &&
+        cmake --build "$BO" -j"$JOBS" --target cpu_bench >>"$L/build_old.log" 2>&1; then
+        say "the earlier tree ($(cat "$ROOT/.device/old/COMMIT" 2>/dev/null || echo unknown)), same machine, same run:"
+        "$BO/bench/cpu/cpu_bench" --threads=16 2>&1 | tee -a "$S"
+        "$B/bench/cpu/cpu_bench" --threads=16 2>&1 | sed 's/^/again, this tree: /' | tee -a "$S"
+    else
+        tail -5 "$L/build_old.log" | tee -a "$S"
+    fi
+fi
+
+step "ladders: one reference and 6 renditions, 6 separate runs against one ladder (library)"
+for be in "cpu 16" "cuda 0"; do
+    set -- $be
+    for g in "1920 1080 8 60" "3840 2160 8 24" "3840 2160 10 24"; do
+        # shellcheck disable=SC2086
+        set -- "$1" "$2" $g
+        "$B/bench/ladder/ladder_bench" "$1" "$3" "$4" "$5" 6 "$6" "$2" 2>&1 | grep RESULT | tee -a "$S"
+    done
+done
 
 step "exact-sum engine vs the sequential chain (one 2160p frame of terms), 2 and 16 threads"
 "$B/bench/sum/bench_sum" 2 10 2>&1 | tail -8 | tee -a "$S"

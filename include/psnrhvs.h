@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "psnrhvs_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,9 +22,9 @@ extern "C" {
 #define PSNRHVS_API
 #endif
 
-#define PSNRHVS_API_VERSION_MAJOR 1
-#define PSNRHVS_API_VERSION_MINOR 0
-#define PSNRHVS_API_VERSION_PATCH 0
+#define PSNRHVS_API_VERSION_MAJOR PSNRHVS_VERSION_MAJOR
+#define PSNRHVS_API_VERSION_MINOR PSNRHVS_VERSION_MINOR
+#define PSNRHVS_API_VERSION_PATCH PSNRHVS_VERSION_PATCH
 
 /** Errors are negated POSIX errno values: PSNRHVS_ERR(EINVAL) etc. */
 #define PSNRHVS_ERR(e) (-(e))
@@ -33,6 +35,8 @@ extern "C" {
 #define PSNRHVS_MAX_FRAMES_IN_FLIGHT 64
 /** Most CPU threads a context runs (PsnrHvsSettings.threads). */
 #define PSNRHVS_MAX_THREADS 256
+/** Most distorted pictures scored against one reference (PsnrHvsSettings.renditions). */
+#define PSNRHVS_MAX_RENDITIONS 16
 
 enum PsnrHvsPixelLayout {
     PSNRHVS_PIXEL_LAYOUT_I420 = 0, ///< 4:2:0, chroma (w>>1) x (h>>1)
@@ -54,6 +58,14 @@ enum PsnrHvsBackend {
 enum PsnrHvsMaskProduct {
     PSNRHVS_MASK_PRODUCT_FLOAT = 0, ///< f32 product, as libvmaf (default)
     PSNRHVS_MASK_PRODUCT_EXACT = 1, ///< exact product (numerics spec section 6)
+};
+
+/** Where the samples of the pictures given to psnrhvs_send() live. */
+enum PsnrHvsMemory {
+    PSNRHVS_MEMORY_HOST = 0,   ///< host memory (default): copied before psnrhvs_send() returns
+    PSNRHVS_MEMORY_DEVICE = 1, ///< device memory of `device` (cuda and hip backends): CUDA or HIP
+                               ///< device pointers (cudaMalloc, NVDEC, PyTorch tensors...), read
+                               ///< in place by the kernels, never through the host
 };
 
 /** Instruction set for the CPU backend. */
@@ -88,7 +100,11 @@ typedef struct PsnrHvsSettings {
                           ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3,
                           ///< SYCL 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
-    uint8_t reserved[32]; ///< zero; room to grow without an ABI break
+    enum PsnrHvsMemory memory; ///< where pictures live, default PSNRHVS_MEMORY_HOST
+    int renditions;            ///< distorted pictures per reference, 1..PSNRHVS_MAX_RENDITIONS:
+                               ///< 0 or 1 (default) = one (psnrhvs_send); more = a ladder
+                               ///< (psnrhvs_send_ladder), the reference's work done once
+    uint8_t reserved[24];      ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**
@@ -151,8 +167,12 @@ PSNRHVS_API int psnrhvs_score(PsnrHvsContext *c, const PsnrHvsPicture *ref,
                               const PsnrHvsPicture *dist, PsnrHvsScore *out);
 
 /**
- * Queue one pair. The samples are copied before the call returns, so the
- * caller may reuse its buffers at once.
+ * Queue one pair. Host pictures (the default) are copied before the call
+ * returns, so the caller may reuse its buffers at once. Device pictures
+ * (settings.memory = PSNRHVS_MEMORY_DEVICE) are read in place: their samples
+ * must be complete when psnrhvs_send() is called (synchronize the stream that
+ * wrote them) and stay unchanged until psnrhvs_receive() has returned that
+ * frame's score.
  * @return 0, PSNRHVS_ERR(EAGAIN) when the queue is full (call
  *         psnrhvs_receive() first), PSNRHVS_ERR(EINVAL), or a backend error.
  */
@@ -164,6 +184,26 @@ PSNRHVS_API int psnrhvs_send(PsnrHvsContext *c, const PsnrHvsPicture *ref,
  * @return 0, PSNRHVS_ERR(EAGAIN) when nothing is queued, or a backend error.
  */
 PSNRHVS_API int psnrhvs_receive(PsnrHvsContext *c, PsnrHvsScore *out);
+
+/**
+ * An encoding ladder: queue one reference and settings.renditions distorted
+ * pictures of it (the renditions, all of the context's geometry). The
+ * reference's side of every block (its DCT, means, variances and masking)
+ * is computed once for all renditions; each rendition's scores have the bits
+ * psnrhvs_send() would give it alone. Host pictures are copied, device
+ * pictures read in place, as for psnrhvs_send().
+ * @return as psnrhvs_send(). (A context of several renditions takes only
+ *         psnrhvs_send_ladder() and psnrhvs_receive_ladder(): EINVAL otherwise.)
+ */
+PSNRHVS_API int psnrhvs_send_ladder(PsnrHvsContext *c, const PsnrHvsPicture *ref,
+                                    const PsnrHvsPicture *dist, uint64_t tag);
+
+/**
+ * Take the oldest queued ladder's scores: out[r] for rendition r, r <
+ * settings.renditions, each with the ladder's tag.
+ * @return as psnrhvs_receive().
+ */
+PSNRHVS_API int psnrhvs_receive_ladder(PsnrHvsContext *c, PsnrHvsScore *out);
 
 /** Free the scorer (waits for frames in flight); sets *c to NULL. */
 PSNRHVS_API void psnrhvs_close(PsnrHvsContext **c);

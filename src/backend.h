@@ -20,18 +20,21 @@ extern "C" {
 typedef struct PsnrHvsBackendOps {
     const char *name;
     enum PsnrHvsBackend id;
-    int default_slots; ///< frames in flight when settings.frames_in_flight is 0
+    int default_slots;   ///< frames in flight when settings.frames_in_flight is 0
+    int device_pictures; ///< 1: takes PSNRHVS_MEMORY_DEVICE pictures (read in place)
     /* Set up c->slots slots for c->geom and set c->backend; 0 or a
      * PSNRHVS_ERR code (after logging why). */
     int (*open)(PsnrHvsContext *c);
-    /* Score a pair into a free slot. The samples may not be read after the
-     * call returns (the caller may reuse its buffers). c->queued frames are
-     * in other slots. */
+    /* Score a frame into a free slot: a reference and the c->geom.renditions
+     * distorted pictures dist[]. Host samples may not be read after the call
+     * returns (the caller may reuse its buffers). c->queued frames are in
+     * other slots. */
     int (*submit)(PsnrHvsContext *c, int slot, const PsnrHvsPicture *ref,
                   const PsnrHvsPicture *dist);
-    /* Wait for a submitted slot and give its planes' f32 chain sums (unused
-     * planes untouched); the slot is free afterwards, even on error. */
-    int (*collect)(PsnrHvsContext *c, int slot, float sums[3]);
+    /* Wait for a submitted slot and give each rendition's planes' f32 chain
+     * sums, sums[r][p] (unused planes untouched); the slot is free
+     * afterwards, even on error. */
+    int (*collect)(PsnrHvsContext *c, int slot, float (*sums)[3]);
     void (*close)(PsnrHvsContext *c);
     /* Optional: describe the devices, one per line. */
     int (*list_devices)(int verbose, char *buf, size_t size);

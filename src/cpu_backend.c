@@ -76,8 +76,8 @@ typedef struct CpuBackend CpuBackend;
 
 typedef struct CpuSlot {
     CpuBackend *b;
-    unsigned char *pix; ///< the packed pair, for frames queued behind others
-    CpuPlane plane[3];
+    unsigned char *pix; ///< the packed frame, for frames queued behind others
+    CpuPlane plane[PSNRHVS_MAX_RENDITIONS][3]; ///< [rendition][plane]
     PsnrHvsThreadJob job;
     int read;                ///< tasks that have read their samples
     PsnrHvsRangeError range; ///< a sample above the bit depth's maximum
@@ -87,6 +87,7 @@ struct CpuBackend {
     PsnrHvsDspContext dsp;
     int use_ref; ///< the scalar reference, one task per plane
     int nthreads;
+    int renditions;          ///< distorted pictures a frame (a ladder's, or 1)
     PsnrHvsThreadPool *pool; ///< NULL with one thread
     int task_base[4];        ///< plane p's tasks are [task_base[p], task_base[p + 1])
     size_t row_floats;       ///< a row buffer
@@ -94,8 +95,8 @@ struct CpuBackend {
     pthread_cond_t read;     ///< a frame's tasks have all read their samples
     pthread_cond_t progress; ///< for tasks without a buffer: a chain moved, a row was stored
     int waiting;             ///< tasks waiting on progress
-    float **own;             ///< per pool worker: terms of a row that found no buffer
-    float **store;           ///< free row buffers
+    float **own;   ///< per pool worker, renditions each: terms of rows that found no buffer
+    float **store; ///< free row buffers
     int nstore;
     enum PsnrHvsTestCpuSum sum_mode;
     int engine_ok; ///< plans allocated: the engine may be picked
@@ -191,23 +192,25 @@ static double engine_known(CpuPlane *pl, const int by, int *known) {
     return sum;
 }
 
-/* Samples above the maximum in rows [y0, y1) of both sides of a plane. */
-static int rows_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int y0,
-                             const int y1, PsnrHvsRangeError *e) {
+/* Samples above the maximum in rows [y0, y1) of both sides of a plane
+ * (the distorted side of rendition r). */
+static int rows_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int r,
+                             const int y0, const int y1, PsnrHvsRangeError *e) {
     if (p->bitdepth == 8) return 0;
-    const int r = psnrhvs_range_find(e, 0, p->table, p->ref, p->ref_stride, p->w, y0, y1, b->max);
-    return psnrhvs_range_find(e, 1, p->table, p->dist, p->dist_stride, p->w, y0, y1, b->max) || r;
+    const int bad = psnrhvs_range_find(e, 0, p->table, p->ref, p->ref_stride, p->w, y0, y1, b->max);
+    return psnrhvs_range_find(e, 1 + r, p->table, p->dist, p->dist_stride, p->w, y0, y1, b->max) ||
+           bad;
 }
 
 /* The rows block row by reads. */
 static int row_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int by,
                             PsnrHvsRangeError *e) {
-    return rows_out_of_range(b, p, by * 7, by * 7 + 8, e);
+    return rows_out_of_range(b, p, 0, by * 7, by * 7 + 8, e);
 }
 
-static int plane_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p,
+static int plane_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int r,
                               PsnrHvsRangeError *e) {
-    return rows_out_of_range(b, p, 0, p->h, e);
+    return rows_out_of_range(b, p, r, 0, p->h, e);
 }
 
 /* Called with the lock held: the sample reads of a task are over. */
@@ -216,23 +219,123 @@ static void samples_read(CpuBackend *b, CpuSlot *s) {
 }
 
 /* One block row (see the top). */
+/* Called with the lock held: row by of a plane's chain is done, its terms
+ * in buf (a stored buffer, or NULL when the task found none and holds them
+ * in its own scratch, terms). Stores it, or waits to add it, and walks. */
+static void finish_row(CpuBackend *b, CpuPlane *pl, const int by, const int nby, float *buf,
+                       const float *terms, const int n, const double approx) {
+    CpuRow *const row = &pl->rows[by];
+    row->count = n;
+    row->approx = approx;
+    row->done = 1;
+    pl->stored++;
+    wake_waiting(b); /* a task without a buffer may walk this row */
+    if (buf) {
+        row->terms = buf;
+        /* Walk when no task of the plane is left to carry the chain, when it
+         * lags, or always for plans (a walk step is cheap). */
+        if (!pl->walking &&
+            (pl->engine || pl->started == nby || pl->stored - pl->next_row >= CHAIN_LAG_ROWS)) {
+            pl->walking = 1;
+            walk_rows(b, pl, nby);
+        }
+        return;
+    }
+    /* No buffer: add this row from the thread's own when the chain reaches
+     * it; every row before it was started earlier, so it does. */
+    for (;;) {
+        if (!pl->walking && pl->next_row == by) break;
+        if (!pl->walking && pl->rows[pl->next_row].terms) {
+            pl->walking = 1;
+            walk_rows(b, pl, nby);
+        } else {
+            b->waiting++;
+            pthread_cond_wait(&b->progress, &b->lock);
+            b->waiting--;
+        }
+    }
+    psnrhvs_test_count_cpu_unbuffered_row();
+    pl->walking = 1;
+    pthread_mutex_unlock(&b->lock);
+    pl->sum = pl->engine ? walk_row(pl, by, pl->sum, terms) : add_chain(pl->sum, terms, n);
+    pthread_mutex_lock(&b->lock);
+    pl->next_row++;
+    wake_waiting(b);
+    walk_rows(b, pl, nby);
+}
+
+/* A ladder's block row: the reference row against every rendition's, the
+ * reference blocks transformed once (dsp.h). Lock held on entry and exit. */
+static void ladder_row(CpuBackend *b, CpuSlot *s, const int p, const int by, const int worker) {
+    const int nr = b->renditions, nby = b->task_base[p + 1] - b->task_base[p];
+    float *bufs[PSNRHVS_MAX_RENDITIONS], *terms[PSNRHVS_MAX_RENDITIONS];
+    /* All of the rendition rows get stored buffers, or none (the rows then
+     * wait in the thread's own scratch, one rendition after the other). */
+    const int have = b->nstore >= nr;
+    for (int r = 0; r < nr; r++) {
+        s->plane[r][p].started++;
+        bufs[r] = have ? b->store[--b->nstore] : NULL;
+        terms[r] = have ? bufs[r] : b->own[worker * nr + r];
+    }
+    pthread_mutex_unlock(&b->lock);
+
+    const PsnrHvsPlanePair *const pair = &s->plane[0][p].pair;
+    const ptrdiff_t y = (ptrdiff_t)by * 7;
+    const void *dist[PSNRHVS_MAX_RENDITIONS];
+    ptrdiff_t dist_stride[PSNRHVS_MAX_RENDITIONS];
+    int count[PSNRHVS_MAX_RENDITIONS] = {0};
+    PsnrHvsRangeError range = {0};
+    int bad = pair->bitdepth > 8 && psnrhvs_range_find(&range, 0, p, pair->ref, pair->ref_stride,
+                                                       pair->w, by * 7, by * 7 + 8, b->max);
+    for (int r = 0; r < nr; r++) {
+        const PsnrHvsPlanePair *const pr = &s->plane[r][p].pair;
+        dist[r] = (const uint8_t *)pr->dist + y * pr->dist_stride;
+        dist_stride[r] = pr->dist_stride;
+        if (pr->bitdepth > 8)
+            bad |= psnrhvs_range_find(&range, 1 + r, p, pr->dist, pr->dist_stride, pr->w, by * 7,
+                                      by * 7 + 8, b->max);
+    }
+    if (!bad)
+        b->dsp.row_terms_ladder[pair->bitdepth > 8](
+            terms, count, (const uint8_t *)pair->ref + y * pair->ref_stride, pair->ref_stride, dist,
+            dist_stride, nr, psnrhvs_blocks_along(pair->w), pair->table, pair->mask_product);
+
+    pthread_mutex_lock(&b->lock);
+    samples_read(b, s);
+    if (bad) psnrhvs_range_merge(&s->range, &range);
+    for (int r = 0; r < nr; r++)
+        finish_row(b, &s->plane[r][p], by, nby, bufs[r], terms[r], count[r], 0.0);
+}
+
+/* One block row (see the top). */
 static void row_task(void *const arg, const int task, const int worker) {
     CpuSlot *const s = arg;
     CpuBackend *const b = s->b;
     int p = 0;
     while (task >= b->task_base[p + 1]) p++;
-    CpuPlane *const pl = &s->plane[p];
     if (b->use_ref) {
-        PsnrHvsRangeError range = {0};
-        const int bad = plane_out_of_range(b, &pl->pair, &range);
-        pl->sum = bad ? 0.0f : psnrhvs_plane_sum_ref(&pl->pair);
+        for (int r = 0; r < b->renditions; r++) {
+            CpuPlane *const pr = &s->plane[r][p];
+            PsnrHvsRangeError range = {0};
+            const int bad = plane_out_of_range(b, &pr->pair, r, &range);
+            pr->sum = bad ? 0.0f : psnrhvs_plane_sum_ref(&pr->pair);
+            pthread_mutex_lock(&b->lock);
+            if (bad) psnrhvs_range_merge(&s->range, &range);
+            pthread_mutex_unlock(&b->lock);
+        }
         pthread_mutex_lock(&b->lock);
         samples_read(b, s);
-        if (bad) psnrhvs_range_merge(&s->range, &range);
         pthread_mutex_unlock(&b->lock);
         return;
     }
     const int by = task - b->task_base[p], nby = b->task_base[p + 1] - b->task_base[p];
+    if (b->renditions > 1) {
+        pthread_mutex_lock(&b->lock);
+        ladder_row(b, s, p, by, worker);
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
+    CpuPlane *const pl = &s->plane[0][p];
     PsnrHvsChain carry = {NULL, 0, 0.0f};
     float *carried = NULL;
     double known_sum = 0.0;
@@ -284,45 +387,40 @@ static void row_task(void *const arg, const int task, const int worker) {
         pl->walking = 0;
         wake_waiting(b);
     }
-    CpuRow *const row = &pl->rows[by];
-    row->count = n;
-    row->approx = approx;
-    row->done = 1;
-    pl->stored++;
-    wake_waiting(b); /* a task without a buffer may walk this row */
-    if (buf) {
-        row->terms = buf;
-        /* Walk when no task of the plane is left to carry the chain, when it
-         * lags, or always for plans (a walk step is cheap). */
-        if (!pl->walking &&
-            (pl->engine || pl->started == nby || pl->stored - pl->next_row >= CHAIN_LAG_ROWS)) {
-            pl->walking = 1;
-            walk_rows(b, pl, nby);
-        }
-    } else {
-        /* No buffer: add this row from the thread's own when the chain
-         * reaches it; every row before it was started earlier, so it does. */
-        for (;;) {
-            if (!pl->walking && pl->next_row == by) break;
-            if (!pl->walking && pl->rows[pl->next_row].terms) {
-                pl->walking = 1;
-                walk_rows(b, pl, nby);
-            } else {
-                b->waiting++;
-                pthread_cond_wait(&b->progress, &b->lock);
-                b->waiting--;
-            }
-        }
-        psnrhvs_test_count_cpu_unbuffered_row();
-        pl->walking = 1;
-        pthread_mutex_unlock(&b->lock);
-        pl->sum = pl->engine ? walk_row(pl, by, pl->sum, terms) : add_chain(pl->sum, terms, n);
-        pthread_mutex_lock(&b->lock);
-        pl->next_row++;
-        wake_waiting(b);
-        walk_rows(b, pl, nby);
-    }
+    finish_row(b, pl, by, nby, buf, terms, n, approx);
     pthread_mutex_unlock(&b->lock);
+}
+
+/* One thread scores plane p of a frame in submit. */
+static void score_alone(CpuBackend *b, CpuSlot *s, const int p) {
+    const int nr = b->renditions;
+    for (int r = 0; r < nr; r++)
+        if (plane_out_of_range(b, &s->plane[r][p].pair, r, &s->range)) return;
+    if (nr == 1 || b->use_ref) {
+        for (int r = 0; r < nr; r++)
+            s->plane[r][p].sum = plane_sum_alone(b, &s->plane[r][p], b->own);
+        return;
+    }
+    /* A ladder: each row of every rendition from one pass over the
+     * reference row, added to its chain at once. */
+    const PsnrHvsPlanePair *const pair = &s->plane[0][p].pair;
+    const void *dist[PSNRHVS_MAX_RENDITIONS];
+    ptrdiff_t stride[PSNRHVS_MAX_RENDITIONS];
+    int count[PSNRHVS_MAX_RENDITIONS];
+    float sum[PSNRHVS_MAX_RENDITIONS] = {0.0f};
+    for (int y = 0; y < psnrhvs_blocks_along(pair->h); y++) {
+        const ptrdiff_t row = (ptrdiff_t)y * 7;
+        for (int r = 0; r < nr; r++) {
+            const PsnrHvsPlanePair *const pr = &s->plane[r][p].pair;
+            dist[r] = (const uint8_t *)pr->dist + row * pr->dist_stride;
+            stride[r] = pr->dist_stride;
+        }
+        b->dsp.row_terms_ladder[pair->bitdepth > 8](
+            b->own, count, (const uint8_t *)pair->ref + row * pair->ref_stride, pair->ref_stride,
+            dist, stride, nr, psnrhvs_blocks_along(pair->w), pair->table, pair->mask_product);
+        for (int r = 0; r < nr; r++) sum[r] = add_chain(sum[r], b->own[r], count[r]);
+    }
+    for (int r = 0; r < nr; r++) s->plane[r][p].sum = sum[r];
 }
 
 static void cpu_close(PsnrHvsContext *c) {
@@ -392,10 +490,13 @@ static size_t carve(CpuBackend *b, const PsnrHvsContext *c, unsigned char *mem) 
         at += ((bytes) + 63) & ~(size_t)63;                                                        \
     } while (0)
     const PsnrHvsFrameGeometry *const g = &c->geom;
-    const int alone = b->nthreads == 1;
+    const int alone = b->nthreads == 1, nr = b->renditions;
     const int nbuf =
-        alone ? 0 : ROWS_PER_THREAD * b->nthreads + CHAIN_LAG_ROWS * g->num_planes * c->slots;
-    const int nown = alone ? 2 : b->nthreads;
+        alone ? 0
+              : nr * (ROWS_PER_THREAD * b->nthreads + CHAIN_LAG_ROWS * g->num_planes * c->slots);
+    /* A thread's own scratch: a row per rendition (one thread: two, the row
+     * computed and the one being added). */
+    const int nown = alone ? (nr > 1 ? nr : 2) : b->nthreads * nr;
     TAKE(b->own, (size_t)nown * sizeof(float *));
     for (int i = 0; i < nown; i++) TAKE(b->own[i], b->row_floats * sizeof(float));
     TAKE(b->store, (size_t)nbuf * sizeof(float *));
@@ -404,14 +505,16 @@ static size_t carve(CpuBackend *b, const PsnrHvsContext *c, unsigned char *mem) 
     for (int i = 0; i < c->slots; i++) {
         CpuSlot *const s = &b->slot[i];
         if (!alone) TAKE(s->pix, g->frame_bytes);
-        for (int p = 0; p < g->num_planes && !b->use_ref; p++) {
-            const int nby = g->plane[p].bh;
-            if (!alone) TAKE(s->plane[p].rows, (size_t)nby * sizeof(CpuRow));
-            if (!b->engine_ok) continue;
-            TAKE(s->plane[p].plans, (size_t)nby * sizeof(PsnrHvsSumPlan *));
-            const size_t plan = psnrhvs_sum_plan_size((size_t)g->plane[p].bw * 64);
-            for (int r = 0; r < nby; r++) TAKE(s->plane[p].plans[r], plan);
-        }
+        for (int r = 0; r < nr && !b->use_ref; r++)
+            for (int p = 0; p < g->num_planes; p++) {
+                CpuPlane *const pl = &s->plane[r][p];
+                const int nby = g->plane[p].bh;
+                if (!alone) TAKE(pl->rows, (size_t)nby * sizeof(CpuRow));
+                if (!b->engine_ok) continue;
+                TAKE(pl->plans, (size_t)nby * sizeof(PsnrHvsSumPlan *));
+                const size_t plan = psnrhvs_sum_plan_size((size_t)g->plane[p].bw * 64);
+                for (int y = 0; y < nby; y++) TAKE(pl->plans[y], plan);
+            }
     }
 #undef TAKE
     return at;
@@ -437,8 +540,11 @@ static int cpu_open(PsnrHvsContext *c) {
     b->row_floats = row_blocks * 64 + PSNRHVS_ROW_TERMS_PAD;
     b->max = (1u << g->bitdepth) - 1;
     b->nthreads = thread_count(c, b);
+    b->renditions = g->renditions;
     b->sum_mode = psnrhvs_test_cpu_sum();
-    b->engine_ok = !b->use_ref &&
+    /* Ladders sum their chains plainly: each row holds every rendition's
+     * work, which hides the chains. */
+    b->engine_ok = !b->use_ref && b->renditions == 1 &&
                    (b->sum_mode == PSNRHVS_TEST_CPU_SUM_ENGINE ||
                     (b->sum_mode == PSNRHVS_TEST_CPU_SUM_AUTO &&
                      b->nthreads >= ENGINE_MIN_THREADS && b->dsp.sum_lanes != psnrhvs_sum_lanes_c));
@@ -489,24 +595,24 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
      * Otherwise copy, so the caller may reuse its buffers at once. */
     const int zero_copy = !s->pix || !c->queued;
     if (!zero_copy) psnrhvs_frame_pack(g, ref, dist, s->pix, NULL);
-    for (int p = 0; p < g->num_planes; p++) {
-        CpuPlane *const pl = &s->plane[p];
-        const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
-        pl->pair = zero_copy ? make_pair(c, p, ref->data[p], ref->stride[p], dist->data[p],
-                                         dist->stride[p])
-                             : make_pair(c, p, s->pix + gp->ref_off, (ptrdiff_t)gp->row_bytes,
-                                         s->pix + gp->dist_off, (ptrdiff_t)gp->row_bytes);
-        pl->started = pl->stored = pl->next_row = pl->walking = pl->front = 0;
-        pl->front_sum = 0.0;
-        pl->sum = 0.0f;
-        pl->engine = engine;
-        if (pl->rows) memset(pl->rows, 0, (size_t)gp->bh * sizeof(*pl->rows));
-    }
+    for (int r = 0; r < g->renditions; r++)
+        for (int p = 0; p < g->num_planes; p++) {
+            CpuPlane *const pl = &s->plane[r][p];
+            const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
+            const size_t dist_off = gp->dist_off + (size_t)r * g->picture_bytes;
+            pl->pair = zero_copy ? make_pair(c, p, ref->data[p], ref->stride[p], dist[r].data[p],
+                                             dist[r].stride[p])
+                                 : make_pair(c, p, s->pix + gp->ref_off, (ptrdiff_t)gp->row_bytes,
+                                             s->pix + dist_off, (ptrdiff_t)gp->row_bytes);
+            pl->started = pl->stored = pl->next_row = pl->walking = pl->front = 0;
+            pl->front_sum = 0.0;
+            pl->sum = 0.0f;
+            pl->engine = engine;
+            if (pl->rows) memset(pl->rows, 0, (size_t)gp->bh * sizeof(*pl->rows));
+        }
     s->range = (PsnrHvsRangeError){0};
     if (b->nthreads == 1) {
-        for (int p = 0; p < g->num_planes; p++)
-            if (!plane_out_of_range(b, &s->plane[p].pair, &s->range))
-                s->plane[p].sum = plane_sum_alone(b, &s->plane[p], b->own);
+        for (int p = 0; p < g->num_planes; p++) score_alone(b, s, p);
         return 0;
     }
     s->read = 0;
@@ -524,12 +630,13 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
     return 0;
 }
 
-static int cpu_collect(PsnrHvsContext *c, const int slot, float sums[3]) {
+static int cpu_collect(PsnrHvsContext *c, const int slot, float (*sums)[3]) {
     CpuBackend *const b = c->backend;
     CpuSlot *const s = &b->slot[slot];
     if (b->nthreads > 1) psnrhvs_thread_pool_wait(b->pool, &s->job);
     if (s->range.found) return psnrhvs_range_report(c, &s->range);
-    for (int p = 0; p < c->geom.num_planes; p++) sums[p] = s->plane[p].sum;
+    for (int r = 0; r < c->geom.renditions; r++)
+        for (int p = 0; p < c->geom.num_planes; p++) sums[r][p] = s->plane[r][p].sum;
     return 0;
 }
 

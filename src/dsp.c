@@ -38,9 +38,46 @@
 DEF_ROW_TERMS_C(psnrhvs_row_terms_8bpc_c, uint8_t)
 DEF_ROW_TERMS_C(psnrhvs_row_terms_16bpc_c, uint16_t)
 
+/* psh_block_terms split at its seam: the reference block's transform (pure)
+ * once, then each distorted block's, the limit and the terms. */
+#define DEF_ROW_TERMS_LADDER_C(name, pixel)                                                        \
+    decl_row_terms_ladder_fn(name) {                                                               \
+        for (int r = 0; r < ndist; r++) count[r] = 0;                                              \
+        for (int b = 0; b < nblocks; b++) {                                                        \
+            psh_i32 s[64];                                                                         \
+            for (int i = 0; i < 8; i++) {                                                          \
+                const pixel *rp =                                                                  \
+                    (const pixel *)(const void *)((const uint8_t *)ref + i * ref_stride) + 7 * b;  \
+                for (int j = 0; j < 8; j++) s[i * 8 + j] = rp[j];                                  \
+            }                                                                                      \
+            const float thr_s = psh_block_transform(s, plane, mask_product);                       \
+            for (int r = 0; r < ndist; r++) {                                                      \
+                psh_i32 d[64];                                                                     \
+                for (int i = 0; i < 8; i++) {                                                      \
+                    const pixel *dp = (const pixel *)(const void *)((const uint8_t *)dist[r] +     \
+                                                                    i * dist_stride[r]) +          \
+                                      7 * b;                                                       \
+                    for (int j = 0; j < 8; j++) d[i * 8 + j] = dp[j];                              \
+                }                                                                                  \
+                const float t =                                                                    \
+                    psh_block_limit(thr_s, psh_block_transform(d, plane, mask_product));           \
+                for (int k = 0; k < 64; k++) {                                                     \
+                    const float term = psh_block_term(s[k], d[k], k, plane, t);                    \
+                    terms[r][count[r]] = term;                                                     \
+                    count[r] += term != 0.0f;                                                      \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+DEF_ROW_TERMS_LADDER_C(psnrhvs_row_terms_ladder_8bpc_c, uint8_t)
+DEF_ROW_TERMS_LADDER_C(psnrhvs_row_terms_ladder_16bpc_c, uint16_t)
+
 void psnrhvs_dsp_init(PsnrHvsDspContext *const dsp, const unsigned flags) {
     dsp->row_terms[0] = psnrhvs_row_terms_8bpc_c;
     dsp->row_terms[1] = psnrhvs_row_terms_16bpc_c;
+    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_c;
+    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_c;
     dsp->sum_lanes = psnrhvs_sum_lanes_c;
     dsp->isa = "c";
 #if HAVE_AVX2 || HAVE_AVX512

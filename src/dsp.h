@@ -36,6 +36,18 @@ typedef struct PsnrHvsChain {
               PsnrHvsChain *chain)
 typedef decl_row_terms_fn(*PsnrHvsRowTermsFn);
 
+/* An encoding ladder's block row: the terms of the same nblocks blocks of
+ * one reference row against ndist distorted rows, dist[r] with stride
+ * dist_stride[r], into terms[r] (nblocks * 64 + PSNRHVS_ROW_TERMS_PAD floats
+ * each), non-zero terms only, counted in count[r]. Each reference block is
+ * transformed once for all ndist; every rendition's terms are the bits
+ * row_terms gives it alone. */
+#define decl_row_terms_ladder_fn(name)                                                             \
+    void(name)(float *const *terms, int *count, const void *ref, ptrdiff_t ref_stride,             \
+               const void *const *dist, const ptrdiff_t *dist_stride, int ndist, int nblocks,      \
+               int plane, int mask_product)
+typedef decl_row_terms_ladder_fn(*PsnrHvsRowTermsLadderFn);
+
 /* The lane kernel of the exact-sum engine (src/sum, docs/exact-sum.md):
  * lane j reduces terms[j*stride .. j*stride + len_j), len_j = clamp(count -
  * j*stride, 0, stride), to its sum map for binade e[j] in
@@ -55,8 +67,9 @@ typedef decl_sum_lanes_fn(*PsnrHvsSumLanesFn);
 
 typedef struct PsnrHvsDspContext {
     PsnrHvsRowTermsFn row_terms[2]; ///< [0]: 8 bits, [1]: 10 and 12 bits
-    PsnrHvsSumLanesFn sum_lanes;    ///< the exact-sum engine's lane kernel
-    const char *isa;                ///< "c", "avx2", "avx512": the highest level in use
+    PsnrHvsRowTermsLadderFn row_terms_ladder[2];
+    PsnrHvsSumLanesFn sum_lanes; ///< the exact-sum engine's lane kernel
+    const char *isa;             ///< "c", "avx2", "avx512": the highest level in use
 } PsnrHvsDspContext;
 
 /* Fill dsp for the CPU flags given (a subset of psnrhvs_get_cpu_flags()). */
@@ -64,6 +77,8 @@ void psnrhvs_dsp_init(PsnrHvsDspContext *dsp, unsigned flags);
 
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_c);
 decl_row_terms_fn(psnrhvs_row_terms_16bpc_c);
+decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_c);
+decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_c);
 decl_sum_lanes_fn(psnrhvs_sum_lanes_c);
 
 #endif /* PSNRHVS_SRC_DSP_H */

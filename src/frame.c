@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/block.h"
@@ -42,6 +43,7 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
     g->bytes_per_sample = s->bitdepth > 8 ? 2 : 1;
     g->mask_product = s->mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? PSH_MASK_PRODUCT_EXACT
                                                                     : PSH_MASK_PRODUCT_FLOAT;
+    g->renditions = s->renditions > 1 ? s->renditions : 1;
     for (int p = 0; p < 3; p++) {
         PsnrHvsPlaneGeometry *const pl = &g->plane[p];
         plane_size(s->layout, s->width, s->height, p, &pl->w, &pl->h);
@@ -54,7 +56,7 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
     }
     for (int p = 0; p < g->num_planes; p++)
         g->plane[p].dist_off = g->picture_bytes + g->plane[p].ref_off;
-    g->frame_bytes = 2 * g->picture_bytes;
+    g->frame_bytes = (size_t)(1 + g->renditions) * g->picture_bytes;
 
     if (g->plane[0].w < 8 || g->plane[0].h < 8) {
         psnrhvs_log_settings(s, "frame %dx%d is smaller than one 8x8 block: PSNR-HVS is undefined",
@@ -74,26 +76,28 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
 
 typedef struct PackJob {
     const PsnrHvsFrameGeometry *g;
-    const PsnrHvsPicture *pic[2];
+    const PsnrHvsPicture *ref, *dist;
     unsigned char *dst;
-    long long rows; ///< rows of all planes of both pictures
+    long long rows; ///< rows of all planes of all pictures
     int ntasks;
 } PackJob;
 
 /* Task t copies rows [rows * t / n, rows * (t + 1) / n) of the sequence
- * ref planes 0..2, then dist planes 0..2. */
+ * ref planes 0..2, then each rendition's planes 0..2. */
 static void pack_task(void *const arg, const int task, const int worker) {
     const PackJob *const pj = arg;
+    const PsnrHvsFrameGeometry *const g = pj->g;
     const long long r0 = pj->rows * task / pj->ntasks, r1 = pj->rows * (task + 1) / pj->ntasks;
     long long base = 0;
-    for (int side = 0; side < 2; side++) {
-        const PsnrHvsPicture *const pic = pj->pic[side];
-        for (int p = 0; p < pj->g->num_planes; p++) {
-            const PsnrHvsPlaneGeometry *const pl = &pj->g->plane[p];
+    for (int side = 0; side <= g->renditions; side++) {
+        const PsnrHvsPicture *const pic = side ? &pj->dist[side - 1] : pj->ref;
+        const size_t side_off = side ? (size_t)(side - 1) * g->picture_bytes : 0;
+        for (int p = 0; p < g->num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const pl = &g->plane[p];
             const long long y0 = r0 > base ? r0 - base : 0;
             const long long y1 = r1 - base < pl->h ? r1 - base : pl->h;
-            unsigned char *out =
-                pj->dst + (side ? pl->dist_off : pl->ref_off) + y0 * (long long)pl->row_bytes;
+            unsigned char *out = pj->dst + (side ? pl->dist_off + side_off : pl->ref_off) +
+                                 y0 * (long long)pl->row_bytes;
             const unsigned char *in = (const unsigned char *)pic->data[p] + y0 * pic->stride[p];
             for (long long y = y0; y < y1; y++, out += pl->row_bytes, in += pic->stride[p])
                 memcpy(out, in, pl->row_bytes);
@@ -105,8 +109,9 @@ static void pack_task(void *const arg, const int task, const int worker) {
 void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
                         const PsnrHvsPicture *const dist, unsigned char *const dst,
                         PsnrHvsThreadPool *const pool) {
-    PackJob pj = {.g = g, .pic = {ref, dist}, .dst = dst};
-    for (int p = 0; p < g->num_planes; p++) pj.rows += 2 * (long long)g->plane[p].h;
+    PackJob pj = {.g = g, .ref = ref, .dist = dist, .dst = dst};
+    for (int p = 0; p < g->num_planes; p++)
+        pj.rows += (long long)(1 + g->renditions) * g->plane[p].h;
     /* One thread copies about 4-5 GB/s, short of what PCIe takes. */
     const int size = psnrhvs_thread_pool_size(pool);
     pj.ntasks = size > 1 ? 4 * size : 1;
@@ -171,31 +176,42 @@ int psnrhvs_range_check(const PsnrHvsFrameGeometry *const g, const PsnrHvsPictur
                         const PsnrHvsPicture *const dist, PsnrHvsRangeError *const e) {
     if (g->bitdepth == 8) return 0;
     const unsigned max = (1u << g->bitdepth) - 1;
-    const PsnrHvsPicture *const pics[2] = {ref, dist};
-    for (int side = 0; side < 2; side++)
+    for (int side = 0; side <= g->renditions; side++) {
+        const PsnrHvsPicture *const pic = side ? &dist[side - 1] : ref;
         for (int p = 0; p < g->num_planes; p++)
-            if (psnrhvs_range_find(e, side, p, pics[side]->data[p], pics[side]->stride[p],
-                                   g->plane[p].w, 0, g->plane[p].h, max))
+            if (psnrhvs_range_find(e, side, p, pic->data[p], pic->stride[p], g->plane[p].w, 0,
+                                   g->plane[p].h, max))
                 return 1;
+    }
     return 0;
 }
 
 int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError *const e) {
     static const char *const planes[3] = {"Y", "Cb", "Cr"};
+    char side[48];
+    if (!e->side)
+        snprintf(side, sizeof(side), "reference");
+    else if (c->geom.renditions == 1)
+        snprintf(side, sizeof(side), "distorted");
+    else
+        snprintf(side, sizeof(side), "rendition %d's distorted", e->side - 1);
     psnrhvs_log(c,
                 "sample %d at x %d, y %d of the %s picture's %s plane is above %u, the %d-bit "
                 "maximum: the frame is not scored",
-                e->value, e->x, e->y, e->side ? "distorted" : "reference", planes[e->plane],
-                (1u << c->geom.bitdepth) - 1, c->geom.bitdepth);
+                e->value, e->x, e->y, side, planes[e->plane], (1u << c->geom.bitdepth) - 1,
+                c->geom.bitdepth);
     return PSNRHVS_ERR(EINVAL);
 }
 
 void psnrhvs_frame_pictures(const PsnrHvsFrameGeometry *const g, const unsigned char *const packed,
-                            PsnrHvsPicture pics[2]) {
-    memset(pics, 0, 2 * sizeof(*pics));
-    for (int p = 0; p < g->num_planes; p++) {
-        pics[0].data[p] = packed + g->plane[p].ref_off;
-        pics[1].data[p] = packed + g->plane[p].dist_off;
-        pics[0].stride[p] = pics[1].stride[p] = (ptrdiff_t)g->plane[p].row_bytes;
-    }
+                            PsnrHvsPicture *const pics) {
+    memset(pics, 0, (size_t)(1 + g->renditions) * sizeof(*pics));
+    for (int side = 0; side <= g->renditions; side++)
+        for (int p = 0; p < g->num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const pl = &g->plane[p];
+            pics[side].data[p] =
+                packed +
+                (side ? pl->dist_off + (size_t)(side - 1) * g->picture_bytes : pl->ref_off);
+            pics[side].stride[p] = (ptrdiff_t)pl->row_bytes;
+        }
 }

@@ -18,7 +18,8 @@ typedef struct PsnrHvsPlaneGeometry {
     int bw, bh;       ///< 8x8 blocks along each side, step 7
     size_t row_bytes; ///< w * bytes per sample: a packed row
     size_t ref_off;   ///< packed layout: the plane of the reference picture
-    size_t dist_off;  ///< and of the distorted one
+    size_t dist_off;  ///< and of the (first) distorted one; rendition r's is
+                      ///< picture_bytes * r further
 } PsnrHvsPlaneGeometry;
 
 typedef struct PsnrHvsFrameGeometry {
@@ -26,9 +27,10 @@ typedef struct PsnrHvsFrameGeometry {
     int bitdepth;         ///< 8, 10 or 12
     int bytes_per_sample; ///< 1 at 8 bits, 2 above
     int mask_product;     ///< PSH_MASK_PRODUCT_* (core/block.h)
+    int renditions;       ///< distorted pictures per reference (1, or a ladder's)
     PsnrHvsPlaneGeometry plane[3];
     size_t picture_bytes; ///< one packed picture: its planes' rows back to back
-    size_t frame_bytes;   ///< a packed pair: the reference picture, then the distorted
+    size_t frame_bytes;   ///< a packed frame: the reference picture, then each distorted
 } PsnrHvsFrameGeometry;
 
 /* Blocks (step 7) along a plane dimension; 0 below 8. */
@@ -40,8 +42,8 @@ static inline int psnrhvs_blocks_along(const int n) {
  * a plane to score is smaller than one 8x8 block. */
 int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
 
-/* Copy the scored rows of ref and dist into dst in the packed layout, on
- * the pool's threads (NULL: the caller's). */
+/* Copy the scored rows of ref and the g->renditions pictures dist[] into
+ * dst in the packed layout, on the pool's threads (NULL: the caller's). */
 void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                         const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 
@@ -51,7 +53,7 @@ void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref
  * (reference, then distorted), plane, row, column. */
 typedef struct PsnrHvsRangeError {
     int found;
-    int side; ///< 0 reference, 1 distorted
+    int side; ///< 0 reference, 1 + r rendition r's distorted
     int plane, x, y;
     int value;
 } PsnrHvsRangeError;
@@ -67,16 +69,18 @@ void psnrhvs_range_merge(PsnrHvsRangeError *into, const PsnrHvsRangeError *e);
 int psnrhvs_range_find(PsnrHvsRangeError *e, int side, int plane, const void *data,
                        ptrdiff_t stride, int w, int y0, int y1, unsigned max);
 
-/* The same over both pictures of a pair, all planes (packed or not). */
+/* The same over a frame's pictures (ref, then g->renditions dist[]), all
+ * planes (packed or not). */
 int psnrhvs_range_check(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                         const PsnrHvsPicture *dist, PsnrHvsRangeError *e);
 
 /* Logs an error found by the checks above; returns PSNRHVS_ERR(EINVAL). */
 int psnrhvs_range_report(const PsnrHvsContext *c, const PsnrHvsRangeError *e);
 
-/* The two pictures of a packed pair (psnrhvs_frame_pack's layout). */
+/* The pictures of a packed frame (psnrhvs_frame_pack's layout): pics[0]
+ * the reference, pics[1 + r] rendition r. */
 void psnrhvs_frame_pictures(const PsnrHvsFrameGeometry *g, const unsigned char *packed,
-                            PsnrHvsPicture pics[2]);
+                            PsnrHvsPicture *pics);
 
 /* The raw score of plane p from its f32 chain sum (spec section 3, last
  * step: two f32 divisions, as libvmaf). */

@@ -12,11 +12,6 @@
 
 #include "internal.h"
 
-/* Until the version header is generated from project(VERSION). */
-#ifndef PSNRHVS_VERSION_STRING
-#define PSNRHVS_VERSION_STRING "1.0.0"
-#endif
-
 const char *psnrhvs_version(void) {
     return PSNRHVS_VERSION_STRING;
 }
@@ -135,6 +130,15 @@ static int check_settings(const PsnrHvsSettings *s) {
                              s->frames_in_flight, PSNRHVS_MAX_FRAMES_IN_FLIGHT);
         return PSNRHVS_ERR(EINVAL);
     }
+    if (s->renditions < 0 || s->renditions > PSNRHVS_MAX_RENDITIONS) {
+        psnrhvs_log_settings(s, "renditions %d is out of range (0..%d)", s->renditions,
+                             PSNRHVS_MAX_RENDITIONS);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if ((unsigned)s->memory > PSNRHVS_MEMORY_DEVICE) {
+        psnrhvs_log_settings(s, "unknown memory %d", (int)s->memory);
+        return PSNRHVS_ERR(EINVAL);
+    }
     if (s->device < 0) {
         psnrhvs_log_settings(s, "device %d is negative", s->device);
         return PSNRHVS_ERR(EINVAL);
@@ -143,6 +147,11 @@ static int check_settings(const PsnrHvsSettings *s) {
 }
 
 static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const ops) {
+    if (c->s.memory == PSNRHVS_MEMORY_DEVICE && !ops->device_pictures) {
+        psnrhvs_log(c, "backend %s takes no device pictures (memory = device needs cuda or hip)",
+                    ops->name);
+        return PSNRHVS_ERR(ENOSYS);
+    }
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
@@ -217,7 +226,9 @@ static int check_picture(const PsnrHvsContext *c, const PsnrHvsPicture *p) {
 
 static int send_locked(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                        const PsnrHvsPicture *const dist, const uint64_t tag) {
-    if (!check_picture(c, ref) || !check_picture(c, dist)) return PSNRHVS_ERR(EINVAL);
+    if (!check_picture(c, ref) || !dist) return PSNRHVS_ERR(EINVAL);
+    for (int r = 0; r < c->geom.renditions; r++)
+        if (!check_picture(c, &dist[r])) return PSNRHVS_ERR(EINVAL);
     if (c->queued == c->slots) return PSNRHVS_ERR(EAGAIN);
     const int slot = (c->head + c->queued) % c->slots;
     const int err = c->ops->submit(c, slot, ref, dist);
@@ -230,22 +241,41 @@ static int send_locked(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
 static int receive_locked(PsnrHvsContext *const c, PsnrHvsScore *const out) {
     if (!c->queued) return PSNRHVS_ERR(EAGAIN);
     const int slot = c->head;
-    float sums[3] = {0.0f, 0.0f, 0.0f};
+    float sums[PSNRHVS_MAX_RENDITIONS][3] = {{0.0f}};
     const int err = c->ops->collect(c, slot, sums);
     c->head = (c->head + 1) % c->slots;
     c->queued--;
     if (err) return err;
-    memset(out, 0, sizeof(*out));
-    out->num_planes = c->geom.num_planes;
-    out->tag = c->tags[slot];
-    for (int p = 0; p < c->geom.num_planes; p++)
-        out->raw[p] = psnrhvs_frame_finish(&c->geom, p, sums[p]);
-    psnrhvs_raw_to_db(out);
+    for (int r = 0; r < c->geom.renditions; r++) {
+        PsnrHvsScore *const o = &out[r];
+        memset(o, 0, sizeof(*o));
+        o->num_planes = c->geom.num_planes;
+        o->tag = c->tags[slot];
+        for (int p = 0; p < c->geom.num_planes; p++)
+            o->raw[p] = psnrhvs_frame_finish(&c->geom, p, sums[r][p]);
+        psnrhvs_raw_to_db(o);
+    }
+    return 0;
+}
+
+/* psnrhvs_send/receive/score take one distorted picture a frame. */
+static int one_rendition(PsnrHvsContext *const c) {
+    if (c->geom.renditions == 1) return 1;
+    psnrhvs_log(c, "a context of %d renditions takes psnrhvs_send_ladder()", c->geom.renditions);
     return 0;
 }
 
 int psnrhvs_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                  const PsnrHvsPicture *const dist, const uint64_t tag) {
+    if (!c || !one_rendition(c)) return PSNRHVS_ERR(EINVAL);
+    pthread_mutex_lock(&c->lock);
+    const int err = send_locked(c, ref, dist, tag);
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+int psnrhvs_send_ladder(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
+                        const PsnrHvsPicture *const dist, const uint64_t tag) {
     if (!c) return PSNRHVS_ERR(EINVAL);
     pthread_mutex_lock(&c->lock);
     const int err = send_locked(c, ref, dist, tag);
@@ -254,6 +284,14 @@ int psnrhvs_send(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
 }
 
 int psnrhvs_receive(PsnrHvsContext *const c, PsnrHvsScore *const out) {
+    if (!c || !out || !one_rendition(c)) return PSNRHVS_ERR(EINVAL);
+    pthread_mutex_lock(&c->lock);
+    const int err = receive_locked(c, out);
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+int psnrhvs_receive_ladder(PsnrHvsContext *const c, PsnrHvsScore *const out) {
     if (!c || !out) return PSNRHVS_ERR(EINVAL);
     pthread_mutex_lock(&c->lock);
     const int err = receive_locked(c, out);
@@ -263,7 +301,7 @@ int psnrhvs_receive(PsnrHvsContext *const c, PsnrHvsScore *const out) {
 
 int psnrhvs_score(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                   const PsnrHvsPicture *const dist, PsnrHvsScore *const out) {
-    if (!c || !out) return PSNRHVS_ERR(EINVAL);
+    if (!c || !out || !one_rendition(c)) return PSNRHVS_ERR(EINVAL);
     pthread_mutex_lock(&c->lock);
     int err = c->queued ? PSNRHVS_ERR(EBUSY) : send_locked(c, ref, dist, 0);
     if (!err) err = receive_locked(c, out);

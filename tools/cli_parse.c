@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#include "input/convert.h"
 #include "input/input.h"
 
 enum {
@@ -36,6 +37,10 @@ enum {
     ARG_GPUMASK,
     ARG_AOM_CTC,
     ARG_NFLX_CTC,
+    ARG_PLOT,
+    ARG_HWACCEL,
+    ARG_SCALE,
+    ARG_COMMON_BITDEPTH,
 };
 
 static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
@@ -74,6 +79,10 @@ static const struct option long_opts[] = {
     {"gpumask", required_argument, NULL, ARG_GPUMASK},
     {"aom_ctc", required_argument, NULL, ARG_AOM_CTC},
     {"nflx_ctc", required_argument, NULL, ARG_NFLX_CTC},
+    {"plot", required_argument, NULL, ARG_PLOT},
+    {"hwaccel", required_argument, NULL, ARG_HWACCEL},
+    {"scale", optional_argument, NULL, ARG_SCALE},
+    {"common_bitdepth", no_argument, NULL, ARG_COMMON_BITDEPTH},
     {NULL, 0, NULL, 0},
 };
 
@@ -108,6 +117,8 @@ static const EnumEntry layout_tbl[] = {
     {NULL, 0},
 };
 
+static const EnumEntry hwaccel_tbl[] = {{"none", 0}, {"cuda", 1}, {NULL, 0}};
+
 static const EnumEntry bool_tbl[] = {{"true", 1}, {"false", 0}, {NULL, 0}};
 
 static const EnumEntry mask_product_tbl[] = {
@@ -120,6 +131,8 @@ static void help(void) {
     printf(
         "Usage: psnrhvs -r REF -d DIST [options]\n"
         "       psnrhvs parity -r REF -d DIST [input and scoring options] [--backends LIST]\n"
+        "       psnrhvs batch JOBS.csv [options]       (psnrhvs batch --help)\n"
+        "       psnrhvs report SCORES... -o PAGE.html  (psnrhvs report --help)\n"
         "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
         "\n"
         "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
@@ -133,6 +146,14 @@ static void help(void) {
         "     --frame_skip_ref N    skip the first N reference frames\n"
         "     --frame_skip_dist N   skip the first N distorted frames\n"
         "     --subsample N         score only frames 0, N, 2N, ... (0 or 1: all)\n"
+        "Compressed input (mp4, mkv, webm, ivf, ... in H.264, HEVC, AV1, VP9, FFV1, ...),\n"
+        "decoded through FFmpeg's libraries, every frame, samples as decoded:\n"
+        "     --hwaccel cuda        decode on an NVIDIA GPU (NVDEC)\n"
+        "     --scale [ALGO]        scale the distorted to the reference size (libswscale:\n"
+        "                           bicubic (default), bilinear, lanczos, spline, area,\n"
+        "                           neighbor, ...; --scale=ALGO or --scale ALGO)\n"
+        "     --common_bitdepth     shift the lower-depth side up to the other's depth\n"
+        "                           (8-bit reference vs 10-bit encode: x << 2, as the AOM CTC)\n"
         "\n"
         "Scoring:\n"
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
@@ -168,6 +189,7 @@ static void help(void) {
         "     --precision max|N     N digits after the point, max = %%.17g (default:\n"
         "                           libvmaf's %%.6f, %%.16f for fractions under 1e-6)\n"
         "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
+        "     --plot FILE           also write the per-frame curves as an SVG file\n"
         "\n"
         " -q, --quiet               no progress line, no warnings\n"
         " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
@@ -407,6 +429,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             break;
         case ARG_AOM_CTC:
             aom_ctc = parse_aom_ctc(optarg);
+            /* v6.0 and later compare at a common bit depth (vmaf's common_bitdepth) */
+            if (strcmp(aom_ctc, "v6.0") >= 0) cli->common_bitdepth = 1;
             break;
         case ARG_CPUMASK:
             cli->cpumask = parse_mask(optarg, "--cpumask");
@@ -421,6 +445,26 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             break;
         case ARG_RAW:
             cli->raw = 1;
+            break;
+        case ARG_PLOT:
+            cli->plot = optarg;
+            break;
+        case ARG_HWACCEL:
+            cli->hwaccel = parse_enum(optarg, "--hwaccel", hwaccel_tbl);
+            break;
+        case ARG_SCALE: {
+            /* "--scale lanczos" as well as "--scale=lanczos"; a bare --scale is bicubic. */
+            const char *algo = optarg;
+            if (!algo && optind < argc && psnrhvs_scale_algo(argv[optind]) > 0)
+                algo = argv[optind++];
+            cli->scale_algo = algo ? psnrhvs_scale_algo(algo) : PSNRHVS_SCALE_DEFAULT;
+            if (cli->scale_algo < 0)
+                psnrhvs_cli_usage_error("unknown --scale algorithm '%s' (expected %s)", algo,
+                                        psnrhvs_scale_algo_list());
+            break;
+        }
+        case ARG_COMMON_BITDEPTH:
+            cli->common_bitdepth = 1;
             break;
         case ARG_HELP:
             help();
@@ -476,6 +520,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
     if (!strcmp(cli->reference, "-") && !strcmp(cli->distorted, "-"))
         psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
 
+    if (cli->plot && !strcmp(cli->plot, "-") && (!cli->output || !strcmp(cli->output, "-")))
+        psnrhvs_cli_usage_error("--plot - needs -o FILE: the scores would go to stdout too");
     if (!cli->parity) {
         if (backends)
             psnrhvs_cli_usage_error("--backends is for parity runs (psnrhvs parity --backends "
@@ -490,6 +536,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         psnrhvs_cli_usage_error(
             "parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
             "cannot be used with it");
+    if (cli->plot)
+        psnrhvs_cli_usage_error("--plot cannot be used with parity: it writes no scores");
     if (backends) {
         char err[256];
         cli->num_configs =

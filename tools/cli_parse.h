@@ -26,6 +26,10 @@ typedef struct CLISettings {
     int have_cpumask;
     unsigned long long cpumask; ///< vmaf's --cpumask: instruction sets turned off (CLI_CPUMASK_*)
     int raw;                    ///< add raw_* plane scores
+    const char *plot;           ///< --plot: an SVG of the curves, or NULL
+    int hwaccel;                ///< --hwaccel cuda: decode compressed input on the GPU
+    int scale_algo;             ///< --scale: a psnrhvs_scale_algo() code, 0: sizes must match
+    int common_bitdepth;        ///< --common_bitdepth (--aom_ctc v6.0+): shift the lower depth up
     int quiet;
     int list_devices;
     int verbose;

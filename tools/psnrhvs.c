@@ -16,6 +16,8 @@
 #include "input/pair_reader.h"
 #include "output/output.h"
 #include "parity.h"
+#include "batch.h"
+#include "report.h"
 
 typedef struct LogState {
     unsigned count;
@@ -84,40 +86,61 @@ static int list_devices(const int verbose) {
     return ferror(stdout) ? 1 : 0;
 }
 
-/* A Y4M header wins over nothing, but -w/-h/-p/-b given on the command line must agree. */
+/* A Y4M header or a decoded stream wins over nothing, but -w/-h/-p/-b given on
+ * the command line must agree with it, unless --scale (size) or
+ * --common_bitdepth (depth) lets the sides differ: the flags then describe the
+ * raw side. */
 static int check_cli_agrees(const CLISettings *const cli, const InputFormat *const fmt,
-                            const char *const name) {
-    if (cli->width && cli->width != fmt->width) {
-        fprintf(stderr, "psnrhvs: --width %d does not match the Y4M header of %s (W%d)\n",
-                cli->width, name, fmt->width);
+                            const Input *const in) {
+    const char *const name = psnrhvs_input_name(in);
+    const char *const what = psnrhvs_input_decoded(in) ? "the decoded video" : "the Y4M header";
+    if (cli->width && cli->width != fmt->width && !cli->scale_algo) {
+        fprintf(stderr, "psnrhvs: --width %d does not match %s of %s (W%d)\n", cli->width, what,
+                name, fmt->width);
         return -1;
     }
-    if (cli->height && cli->height != fmt->height) {
-        fprintf(stderr, "psnrhvs: --height %d does not match the Y4M header of %s (H%d)\n",
-                cli->height, name, fmt->height);
+    if (cli->height && cli->height != fmt->height && !cli->scale_algo) {
+        fprintf(stderr, "psnrhvs: --height %d does not match %s of %s (H%d)\n", cli->height, what,
+                name, fmt->height);
         return -1;
     }
     if (cli->have_layout && cli->layout != fmt->layout) {
-        fprintf(stderr, "psnrhvs: --pixel_format %s does not match the Y4M header of %s (%s)\n",
-                psnrhvs_layout_name(cli->layout), name, psnrhvs_layout_name(fmt->layout));
+        fprintf(stderr, "psnrhvs: --pixel_format %s does not match %s of %s (%s)\n",
+                psnrhvs_layout_name(cli->layout), what, name, psnrhvs_layout_name(fmt->layout));
         return -1;
     }
-    if (cli->bitdepth && cli->bitdepth != fmt->bitdepth) {
-        fprintf(stderr, "psnrhvs: --bitdepth %d does not match the Y4M header of %s (%d-bit)\n",
-                cli->bitdepth, name, fmt->bitdepth);
+    if (cli->bitdepth && cli->bitdepth != fmt->bitdepth && !cli->common_bitdepth) {
+        fprintf(stderr, "psnrhvs: --bitdepth %d does not match %s of %s (%d-bit)\n", cli->bitdepth,
+                what, name, fmt->bitdepth);
         return -1;
     }
     return 0;
 }
 
-/* @return 0, 1 (input error, reported) or 2 (usage error, reported) */
+/* A raw side: the other side's format, with the flags given on the command line. */
+static InputFormat raw_side(const CLISettings *const cli, const InputFormat *const other) {
+    InputFormat f = *other;
+    if (cli->width) f.width = cli->width;
+    if (cli->height) f.height = cli->height;
+    if (cli->have_layout) f.layout = cli->layout;
+    if (cli->bitdepth) f.bitdepth = cli->bitdepth;
+    return f;
+}
+
+/*
+ * The format scored (out) and the formats read (rf, df): they differ only
+ * where --scale (the distorted, to the reference size) or --common_bitdepth
+ * (the lower depth, shifted up) asks.
+ * @return 0, 1 (input error, reported) or 2 (usage error, reported)
+ */
 static int resolve_format(const CLISettings *const cli, Input *const ref, Input *const dist,
-                          InputFormat *const out) {
+                          InputFormat *const out, InputFormat *const rf_out,
+                          InputFormat *const df_out) {
     InputFormat rf, df;
     const int ref_has = psnrhvs_input_has_format(ref, &rf);
     const int dist_has = psnrhvs_input_has_format(dist, &df);
-    if (ref_has && check_cli_agrees(cli, &rf, psnrhvs_input_name(ref)) < 0) return 1;
-    if (dist_has && check_cli_agrees(cli, &df, psnrhvs_input_name(dist)) < 0) return 1;
+    if (ref_has && check_cli_agrees(cli, &rf, ref) < 0) return 1;
+    if (dist_has && check_cli_agrees(cli, &df, dist) < 0) return 1;
     if (!ref_has && !dist_has) {
         if (!cli->width || !cli->height) {
             fprintf(stderr, "psnrhvs: raw input needs --width and --height (or use Y4M files) "
@@ -132,15 +155,16 @@ static int resolve_format(const CLISettings *const cli, Input *const ref, Input 
         };
         df = rf;
     } else if (!ref_has) {
-        rf = df; /* raw side takes the Y4M side's geometry */
+        rf = raw_side(cli, &df); /* raw side takes the other side's geometry */
     } else if (!dist_has) {
-        df = rf;
+        df = raw_side(cli, &rf);
     }
 
     const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
-    if (rf.width != df.width || rf.height != df.height) {
+    if ((rf.width != df.width || rf.height != df.height) && !cli->scale_algo) {
         fprintf(stderr,
-                "psnrhvs: reference and distorted differ in size: %dx%d (%s) vs %dx%d (%s)\n",
+                "psnrhvs: reference and distorted differ in size: %dx%d (%s) vs %dx%d (%s); "
+                "use --scale to scale the distorted to the reference size\n",
                 rf.width, rf.height, rn, df.width, df.height, dn);
         return 1;
     }
@@ -150,13 +174,19 @@ static int resolve_format(const CLISettings *const cli, Input *const ref, Input 
                 psnrhvs_layout_name(rf.layout), rn, psnrhvs_layout_name(df.layout), dn);
         return 1;
     }
-    if (rf.bitdepth != df.bitdepth) {
+    if (rf.bitdepth != df.bitdepth && !cli->common_bitdepth) {
         fprintf(stderr,
-                "psnrhvs: reference and distorted differ in bit depth: %d (%s) vs %d (%s)\n",
-                rf.bitdepth, rn, df.bitdepth, dn);
+                "psnrhvs: reference and distorted differ in bit depth: %d (%s) vs %d (%s); "
+                "use --common_bitdepth to shift the %d-bit side up to %d bits\n",
+                rf.bitdepth, rn, df.bitdepth, dn,
+                rf.bitdepth < df.bitdepth ? rf.bitdepth : df.bitdepth,
+                rf.bitdepth > df.bitdepth ? rf.bitdepth : df.bitdepth);
         return 1;
     }
     *out = rf;
+    if (df.bitdepth > out->bitdepth) out->bitdepth = df.bitdepth;
+    *rf_out = rf;
+    *df_out = df;
     return 0;
 }
 
@@ -332,6 +362,10 @@ int main(const int argc, char *const *const argv) {
     CLISettings cli;
     PsnrHvsSettings lib;
     LogState log = {0};
+    /* Subcommands with flags of their own. */
+    if (argc > 1 && !strcmp(argv[1], "batch"))
+        return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
+    if (argc > 1 && !strcmp(argv[1], "report")) return psnrhvs_report_main(argc - 1, argv + 1);
     psnrhvs_default_settings(&lib);
     lib.logger.cookie = &log;
     lib.logger.callback = log_message;
@@ -340,29 +374,36 @@ int main(const int argc, char *const *const argv) {
 
     int ret = 1;
     Input *ref = NULL, *dist = NULL;
-    OutputFile *of = NULL;
+    OutputFile *of = NULL, *plot_of = NULL;
     PsnrHvsContext *ctx = NULL;
     PairReader *pr = NULL;
     Results results = {0};
-    InputFormat fmt;
+    InputFormat fmt, ref_fmt, dist_fmt;
 
-    if (psnrhvs_input_open(&ref, cli.reference) < 0) goto end;
-    if (psnrhvs_input_open(&dist, cli.distorted) < 0) goto end;
+    /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
+    InputOptions iopt = {.hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
+    if (psnrhvs_input_open2(&ref, cli.reference, &iopt) < 0) goto end;
+    iopt.scale_algo = cli.scale_algo;
+    if (psnrhvs_input_open2(&dist, cli.distorted, &iopt) < 0) goto end;
     psnrhvs_input_set_role(ref, "reference");
     psnrhvs_input_set_role(dist, "distorted");
-    const int fmt_res = resolve_format(&cli, ref, dist, &fmt);
+    if (cli.hwaccel && !cli.quiet && !psnrhvs_input_decoded(ref) && !psnrhvs_input_decoded(dist))
+        fprintf(stderr, "psnrhvs: warning: --hwaccel has no effect: no input is compressed\n");
+    const int fmt_res = resolve_format(&cli, ref, dist, &fmt, &ref_fmt, &dist_fmt);
     if (fmt_res) {
         ret = fmt_res;
         goto end;
     }
     if (check_plane_sizes(&fmt, lib.enable_chroma) < 0) goto end;
-    if (psnrhvs_input_set_format(ref, &fmt) < 0 || psnrhvs_input_set_format(dist, &fmt) < 0)
+    if (psnrhvs_input_set_formats(ref, &ref_fmt, &fmt) < 0 ||
+        psnrhvs_input_set_formats(dist, &dist_fmt, &fmt) < 0)
         goto end;
 
     /* Create the output early, so a bad path fails before the scoring. */
     const char *const out_path = cli.output ? cli.output : cli.muxer ? "-" : NULL;
     const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
     if (out_path && psnrhvs_output_open(&of, out_path) < 0) goto end;
+    if (cli.plot && psnrhvs_output_open(&plot_of, cli.plot) < 0) goto end;
 
     lib.width = fmt.width;
     lib.height = fmt.height;
@@ -375,6 +416,8 @@ int main(const int argc, char *const *const argv) {
         .skip_dist = cli.frame_skip_dist,
         .frame_cnt = cli.frame_cnt,
         .quiet = cli.quiet,
+        /* An encode with a frame more or less is misaligned: an error, not a warning. */
+        .strict_length = psnrhvs_input_decoded(ref) || psnrhvs_input_decoded(dist),
     };
     if (psnrhvs_pair_reader_open(&pr, ref, dist, &prs) < 0) goto end;
     if (cli.parity) {
@@ -395,6 +438,8 @@ int main(const int argc, char *const *const argv) {
     }
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
+    const int batch_fd = psnrhvs_batch_child_fd(); /* a job of psnrhvs batch */
+    if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, 0, total);
     const double start = now_seconds();
     double last_progress = start;
     unsigned idx = 0;
@@ -427,10 +472,11 @@ int main(const int argc, char *const *const argv) {
         }
         psnrhvs_pair_reader_release(pr);
         idx++;
-        if (show_progress) {
+        if (show_progress || batch_fd >= 0) {
             const double t = now_seconds();
             if (t - last_progress >= 0.25) {
-                progress(idx, total, start, 0);
+                if (show_progress) progress(idx, total, start, 0);
+                if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
                 last_progress = t;
             }
         }
@@ -447,6 +493,7 @@ int main(const int argc, char *const *const argv) {
     }
     const double elapsed = now_seconds() - start;
     if (show_progress && idx) progress(idx, total, start, 1);
+    if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
     if (!results.num) {
         report_no_frames(ref, dist, &cli);
         goto end;
@@ -472,6 +519,22 @@ int main(const int argc, char *const *const argv) {
         .raw = cli.raw,
     };
     psnrhvs_output_pool(&data);
+    /* The plot first: a complete output then means a complete plot (batch's resume). */
+    if (plot_of) {
+        ScoreSet plot_scores;
+        if (psnrhvs_scores_from_output(&plot_scores, &data) < 0) {
+            fprintf(stderr, "psnrhvs: out of memory\n");
+            goto end;
+        }
+        char title[512];
+        const char *const dn = psnrhvs_input_name(dist), *const rn = psnrhvs_input_name(ref);
+        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
+        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
+        const PlotData pd = {.scores = &plot_scores, .title = title};
+        const int pres = psnrhvs_output_commit_with(&plot_of, psnrhvs_plot_write, &pd);
+        psnrhvs_scores_free(&plot_scores);
+        if (pres < 0) goto end;
+    }
     if (of) {
         if (psnrhvs_output_commit(&of, muxer, &data) < 0) goto end;
     } else if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
@@ -482,6 +545,7 @@ int main(const int argc, char *const *const argv) {
 
 end:
     psnrhvs_output_abort(&of);
+    psnrhvs_output_abort(&plot_of);
     if (ctx) psnrhvs_close(&ctx);
     psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);

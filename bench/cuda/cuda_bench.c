@@ -99,13 +99,17 @@ static int gen_files(int argc, char **argv) {
     return 0;
 }
 
+/* devpics (CUDA only): the NFRAMES pairs already on the device, [f][side],
+ * scored in place (settings.memory = PSNRHVS_MEMORY_DEVICE); NULL: host. */
 static double lib_fps(enum PsnrHvsBackend backend, int threads, const FrameLayout *l,
                       unsigned char *const ref[NFRAMES], unsigned char *const dist[NFRAMES],
-                      int frames, PsnrHvsScore *scores, char *isa, size_t isa_size) {
+                      const PsnrHvsPicture (*devpics)[2], int frames, PsnrHvsScore *scores,
+                      char *isa, size_t isa_size) {
     PsnrHvsSettings s;
     psnrhvs_default_settings(&s);
     const int w = l->w[0], h = l->h[0], bd = l->bitdepth;
     s.width = w, s.height = h, s.bitdepth = bd, s.backend = backend, s.threads = threads;
+    if (devpics) s.memory = PSNRHVS_MEMORY_DEVICE;
     PsnrHvsContext *c;
     const double t_open = now();
     if (psnrhvs_open(&c, &s)) return -1;
@@ -113,16 +117,19 @@ static double lib_fps(enum PsnrHvsBackend backend, int threads, const FrameLayou
     snprintf(isa, isa_size, "%s", in ? in : "-");
     /* One untimed frame: first-use costs stay out of the number. */
     PsnrHvsPicture r = frame_picture(l, ref[0], 0), d = frame_picture(l, dist[0], 0);
+    if (devpics) r = devpics[0][0], d = devpics[0][1];
     PsnrHvsScore sc;
     if (psnrhvs_score(c, &r, &d, &sc)) return -1;
     const double t0 = now();
-    printf("RESULT %dx%d %d-bit library %s: open + first frame %.1f ms\n", w, h, bd,
-           backend == PSNRHVS_BACKEND_CUDA ? "cuda" : "cpu", (t0 - t_open) * 1e3);
+    printf("RESULT %dx%d %d-bit library %s%s: open + first frame %.1f ms\n", w, h, bd,
+           backend == PSNRHVS_BACKEND_CUDA ? "cuda" : "cpu", devpics ? " (device pictures)" : "",
+           (t0 - t_open) * 1e3);
     int sent = 0, got = 0;
     while (got < frames) {
         while (sent < frames) {
             r = frame_picture(l, ref[sent % NFRAMES], 0);
             d = frame_picture(l, dist[sent % NFRAMES], 0);
+            if (devpics) r = devpics[sent % NFRAMES][0], d = devpics[sent % NFRAMES][1];
             const int err = psnrhvs_send(c, &r, &d, (uint64_t)sent);
             if (err == PSNRHVS_ERR(EAGAIN)) break;
             if (err) return -1;
@@ -206,7 +213,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < NSTREAMS; i++)
         for (int f = 0; f < NFRAMES; f++) {
             job[i][f] = plan;
-            psnrhvs_cuda_bind(&job[i][f], ws[i], dev_frame[f]);
+            psnrhvs_cuda_bind(&job[i][f], ws[i], dev_frame[f], 0);
         }
     const int iters = gpu_frames;
     float ref_sums[NFRAMES][3];
@@ -266,7 +273,7 @@ int main(int argc, char **argv) {
     PsnrHvsGpuJob sjob[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
         sjob[i] = plan;
-        psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i]);
+        psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i], 0);
     }
     CK(cudaDeviceSynchronize());
     timer_start(&t, NSTREAMS);
@@ -290,13 +297,36 @@ int main(int argc, char **argv) {
     char gisa[32], cisa[32];
     const int lib_frames = iters / 2 > NFRAMES ? iters / 2 : NFRAMES;
     const double gfps =
-        lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, lib_frames, gs, gisa, sizeof(gisa));
+        lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, NULL, lib_frames, gs, gisa, sizeof(gisa));
     const int cf = cpu_frames < NFRAMES ? NFRAMES : cpu_frames;
     const double cfps =
-        lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, &l, ref, dist, cf, cs, cisa, sizeof(cisa));
-    int same = gfps > 0 && cfps > 0;
+        lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, &l, ref, dist, NULL, cf, cs, cisa, sizeof(cisa));
+    /* (d) the library with the frames resident on the device: no uploads. */
+    PsnrHvsPicture devpics[NFRAMES][2];
+    void *devmem[NFRAMES][2];
+    for (int f = 0; f < NFRAMES; f++)
+        for (int k = 0; k < 2; k++) {
+            const PsnrHvsPicture hp = frame_picture(&l, k ? dist[f] : ref[f], 0);
+            CK(cudaMalloc(&devmem[f][k], l.frame_bytes));
+            CK(cudaMemcpy(devmem[f][k], k ? dist[f] : ref[f], l.frame_bytes,
+                          cudaMemcpyHostToDevice));
+            devpics[f][k] = hp;
+            for (int p = 0; p < l.planes; p++)
+                devpics[f][k].data[p] = (unsigned char *)devmem[f][k] + l.offset[p];
+        }
+    PsnrHvsScore ds[NFRAMES];
+    const double dfps = lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist,
+                                (const PsnrHvsPicture(*)[2])devpics, iters, ds, gisa, sizeof(gisa));
+    for (int f = 0; f < NFRAMES; f++)
+        for (int k = 0; k < 2; k++) CK(cudaFree(devmem[f][k]));
+    int same = gfps > 0 && cfps > 0 && dfps > 0;
     for (int f = 0; f < NFRAMES && same; f++)
-        if (memcmp(gs[f].raw, cs[f].raw, sizeof(gs[f].raw))) same = 0;
+        if (memcmp(gs[f].raw, cs[f].raw, sizeof(gs[f].raw)) ||
+            memcmp(ds[f].raw, cs[f].raw, sizeof(ds[f].raw)))
+            same = 0;
+    printf("RESULT %s library cuda, device pictures (resident, no upload): %.1f fps (%d frames), "
+           "%.2fx the pinned upload path\n",
+           tag, dfps, iters, dfps / pinned_fps);
     printf("RESULT %s library cuda: %.1f fps (%d frames)\n", tag, gfps, lib_frames);
     printf("RESULT %s library cpu (%s, %d threads): %.1f fps (%d frames)\n", tag, cisa, cpu_threads,
            cfps, cf);

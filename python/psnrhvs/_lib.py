@@ -58,7 +58,9 @@ class Settings(Structure):
         ("exact_helpers", c_int),
         ("frames_in_flight", c_int),
         ("logger", Logger),
-        ("reserved", c_uint8 * 32),
+        ("memory", c_int),
+        ("renditions", c_int),
+        ("reserved", c_uint8 * 24),
     ]
 
 

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +25,19 @@
 typedef struct GpuSlot {
     gpuStream_t stream;
     gpuEvent_t done;
-    unsigned char *host; ///< pinned: packed frame, then the plane sums
-    void *workspace;     ///< device: packed frame, then the job's arrays
-    PsnrHvsGpuJob job;
+    unsigned char *host; ///< pinned: packed frame (host pictures), then each rendition's sums
+    void *workspace;     ///< device: packed frame (host pictures), then each job's arrays
+    PsnrHvsGpuJob job[PSNRHVS_GPU_MAX_RENDITIONS];       ///< one per rendition
+    PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS]; ///< device pictures, read in place
 } GpuSlot;
 
 typedef struct GpuBackend {
     PsnrHvsThreadPool *pool;
     GpuKernels kernels;
     int device;
-    size_t sum_off; ///< offset of the plane sums in each slot's pinned buffer
+    int device_pictures; ///< settings.memory: the caller's pictures are on the device
+    int renditions;      ///< distorted pictures a frame
+    size_t frame_bytes;  ///< the packed frame in each slot (0 for device pictures)
     GpuSlot slot[];
 } GpuBackend;
 
@@ -57,13 +61,14 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
         pl->bh = gp->bh;
         pl->nb = (long long)pl->bw * pl->bh;
         pl->block_off = blocks;
-        pl->pitch = (long long)gp->row_bytes;
+        pl->ref_pitch = pl->dist_pitch = (long long)gp->row_bytes;
         pl->ref_off = (long long)gp->ref_off;
         pl->dist_off = (long long)gp->dist_off;
         blocks += (pl->nb + PSNRHVS_GPU_SUPER - 1) / PSNRHVS_GPU_SUPER * PSNRHVS_GPU_SUPER;
     }
     job->blocks = blocks;
     job->frame_bytes = g->frame_bytes;
+    job->picture_bytes = g->picture_bytes;
     const size_t n = (size_t)blocks;
     job->workspace_bytes = align_up(n * 64 * sizeof(float)) + align_up(n * sizeof(float)) +
                            align_up(n / PSNRHVS_GPU_SUPER * sizeof(double)) +
@@ -73,11 +78,18 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
                            align_up(4 * sizeof(float)) + align_up(sizeof(unsigned));
 }
 
-void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace,
-                          const void *const frame) {
+void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *const job, void *const workspace, const void *const frame,
+                          const int rendition) {
     unsigned char *at = workspace;
     const size_t n = (size_t)job->blocks;
-    job->frame = frame;
+    /* The planes of the packed pair (none when pictures come from the
+     * device: submit points the planes at them). */
+    for (int p = 0; p < job->num_planes; p++) {
+        job->plane[p].ref = frame ? (const unsigned char *)frame + job->plane[p].ref_off : NULL;
+        job->plane[p].dist = frame ? (const unsigned char *)frame + job->plane[p].dist_off +
+                                         (size_t)rendition * job->picture_bytes
+                                   : NULL;
+    }
     job->terms = (float *)at;
     at += align_up(n * 64 * sizeof(float));
     job->block_sum = (float *)at;
@@ -215,60 +227,142 @@ static int gpu_open(PsnrHvsContext *const c) {
     }
     PsnrHvsGpuJob plan;
     PSNRHVS_GPU_FN(plan)(&plan, &c->geom);
-    b->sum_off = align_up(plan.frame_bytes);
+    /* Host pictures go through a packed frame, pinned and on the device;
+     * device pictures are read where they are. */
+    b->device_pictures = c->s.memory == PSNRHVS_MEMORY_DEVICE;
+    b->renditions = c->geom.renditions;
+    b->frame_bytes = b->device_pictures ? 0 : align_up(plan.frame_bytes);
+    const size_t sums = (size_t)b->renditions * 4 * sizeof(float);
+    const size_t work = b->frame_bytes + (size_t)b->renditions * plan.workspace_bytes;
     for (int i = 0; i < c->slots; i++) {
         GpuSlot *const s = &b->slot[i];
         gpuError_t se;
-        s->job = plan;
         if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
-            (se = gpuMallocHost((void **)&s->host, b->sum_off + 4 * sizeof(float))) != gpuSuccess ||
-            (se = gpuMalloc(&s->workspace, b->sum_off + plan.workspace_bytes)) != gpuSuccess ||
-            (se = gpuMemset(s->workspace, 0, b->sum_off + plan.workspace_bytes)) != gpuSuccess) {
+            (se = gpuMallocHost((void **)&s->host, b->frame_bytes + sums)) != gpuSuccess ||
+            (se = gpuMalloc(&s->workspace, work)) != gpuSuccess ||
+            /* On the slot's stream: the legacy default stream does not order
+             * non-blocking ones, and a late memset would wipe the first frame. */
+            (se = gpuMemsetAsync(s->workspace, 0, work, s->stream)) != gpuSuccess) {
             err = fail(c, se, "allocating a frame slot");
             gpu_close(c);
             return err;
         }
-        PSNRHVS_GPU_FN(bind)(&s->job, (unsigned char *)s->workspace + b->sum_off, s->workspace);
+        for (int r = 0; r < b->renditions; r++) {
+            s->job[r] = plan;
+            PSNRHVS_GPU_FN(bind)
+            (&s->job[r],
+             (unsigned char *)s->workspace + b->frame_bytes + (size_t)r * plan.workspace_bytes,
+             b->device_pictures ? NULL : s->workspace, r);
+        }
     }
     return 0;
+}
+
+/* A ladder's terms stage: the reference's blocks once for every rendition. */
+static gpuError_t enqueue_ladder_terms(const GpuBackend *b, GpuSlot *s) {
+    PsnrHvsGpuLadder L;
+    memset(&L, 0, sizeof(L));
+    L.job = s->job[0];
+    L.renditions = b->renditions;
+    for (int r = 0; r < b->renditions; r++) {
+        const PsnrHvsGpuJob *const j = &s->job[r];
+        for (int p = 0; p < j->num_planes; p++) {
+            L.r[r].dist[p] = j->plane[p].dist;
+            L.r[r].pitch[p] = j->plane[p].dist_pitch;
+        }
+        L.r[r].terms = j->terms;
+        L.r[r].block_sum = j->block_sum;
+    }
+    unsigned grid, block;
+    const enum PsnrHvsGpuKernel terms = psnrhvs_gpu_stage(&s->job[0], 0, &grid, &block);
+    void *args[] = {&L};
+    return gpu_launch(&b->kernels,
+                      terms == PSNRHVS_GPU_TERMS8 ? PSNRHVS_GPU_TERMS_LADDER8
+                                                  : PSNRHVS_GPU_TERMS_LADDER16,
+                      grid, block, args, s->stream);
 }
 
 static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPicture *const ref,
                       const PsnrHvsPicture *const dist) {
     GpuBackend *const b = c->backend;
     GpuSlot *const s = &b->slot[slot];
+    const int nr = b->renditions;
     CHECK(c, gpuSetDevice(b->device));
-    /* The slot is free: its last frame was collected, so its stream is idle. */
-    psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
-    CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job.frame_bytes, gpuMemcpyHostToDevice,
-                            s->stream));
-    const gpuError_t e = enqueue(&b->kernels, &s->job, s->stream, 0, PSNRHVS_GPU_STAGES - 1);
+    if (b->device_pictures) {
+        /* Read in place: the kernels take the caller's planes and pitches. */
+        for (int r = 0; r < nr; r++)
+            for (int p = 0; p < c->geom.num_planes; p++) {
+                PsnrHvsGpuPlane *const pl = &s->job[r].plane[p];
+                pl->ref = ref->data[p];
+                pl->dist = dist[r].data[p];
+                pl->ref_pitch = (long long)ref->stride[p];
+                pl->dist_pitch = (long long)dist[r].stride[p];
+            }
+        s->pics[0] = *ref;
+        for (int r = 0; r < nr; r++) s->pics[1 + r] = dist[r];
+    } else {
+        /* The slot is free: its last frame was collected, so its stream is
+         * idle and its staging buffer ours. */
+        psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
+        CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].frame_bytes, gpuMemcpyHostToDevice,
+                                s->stream));
+    }
+    gpuError_t e =
+        nr == 1 ? enqueue(&b->kernels, &s->job[0], s->stream, 0, 0) : enqueue_ladder_terms(b, s);
+    for (int r = 0; r < nr && e == gpuSuccess; r++)
+        e = enqueue(&b->kernels, &s->job[r], s->stream, 1, PSNRHVS_GPU_STAGES - 1);
     if (e != gpuSuccess) return fail(c, e, "launching the kernels");
-    CHECK(c, gpuMemcpyAsync(s->host + b->sum_off, s->job.sum, 4 * sizeof(float),
-                            gpuMemcpyDeviceToHost, s->stream));
+    for (int r = 0; r < nr; r++)
+        CHECK(c,
+              gpuMemcpyAsync(s->host + b->frame_bytes + (size_t)r * 4 * sizeof(float),
+                             s->job[r].sum, 4 * sizeof(float), gpuMemcpyDeviceToHost, s->stream));
     CHECK(c, gpuEventRecord(s->done, s->stream));
     return 0;
 }
 
-static int gpu_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
-    GpuBackend *const b = c->backend;
-    GpuSlot *const s = &b->slot[slot];
-    CHECK(c, gpuSetDevice(b->device));
-    CHECK(c, gpuEventSynchronize(s->done));
-    float out[4];
-    memcpy(out, s->host + b->sum_off, sizeof(out));
-    unsigned flags;
-    memcpy(&flags, &out[3], sizeof(flags));
-    if (flags & PSNRHVS_GPU_OUT_OF_RANGE) {
-        /* Where: the packed pair is still in the slot's pinned buffer. */
-        PsnrHvsRangeError e = {0};
-        PsnrHvsPicture pics[2];
+/* A frame the kernels flagged: find the first sample out of range, in the
+ * slot's packed copy or, for device pictures, in a host copy of them. */
+static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuSlot *const s) {
+    PsnrHvsRangeError e = {0};
+    PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS];
+    if (!b->device_pictures) {
         psnrhvs_frame_pictures(&c->geom, s->host, pics);
         psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
         return psnrhvs_range_report(c, &e);
     }
-    memcpy(sums, out, (size_t)c->geom.num_planes * sizeof(float));
+    unsigned char *const copy = calloc(1, c->geom.frame_bytes);
+    if (!copy) return psnrhvs_range_report(c, &e);
+    psnrhvs_frame_pictures(&c->geom, copy, pics);
+    for (int k = 0; k <= b->renditions; k++)
+        for (int p = 0; p < c->geom.num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
+            const gpuError_t ce = gpuMemcpy2D((void *)(uintptr_t)pics[k].data[p], gp->row_bytes,
+                                              s->pics[k].data[p], (size_t)s->pics[k].stride[p],
+                                              gp->row_bytes, (size_t)gp->h, gpuMemcpyDeviceToHost);
+            if (ce != gpuSuccess) {
+                free(copy);
+                return fail(c, ce, "reading back a frame with samples out of range");
+            }
+        }
+    psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
+    free(copy);
+    return psnrhvs_range_report(c, &e);
+}
+
+static int gpu_collect(PsnrHvsContext *const c, const int slot, float (*sums)[3]) {
+    GpuBackend *const b = c->backend;
+    GpuSlot *const s = &b->slot[slot];
+    CHECK(c, gpuSetDevice(b->device));
+    CHECK(c, gpuEventSynchronize(s->done));
+    for (int r = 0; r < b->renditions; r++) {
+        float out[4];
+        memcpy(out, s->host + b->frame_bytes + (size_t)r * 4 * sizeof(float), sizeof(out));
+        unsigned flags;
+        memcpy(&flags, &out[3], sizeof(flags));
+        if (flags & PSNRHVS_GPU_OUT_OF_RANGE) return locate_range_error(c, b, s);
+        memcpy(sums[r], out, (size_t)c->geom.num_planes * sizeof(float));
+    }
     return 0;
 }
 
@@ -298,6 +392,7 @@ const PsnrHvsBackendOps PSNRHVS_GPU_OPS = {
     .name = PSNRHVS_GPU_NAME,
     .id = PSNRHVS_GPU_ID,
     .default_slots = 4,
+    .device_pictures = 1,
     .open = gpu_open,
     .submit = gpu_submit,
     .collect = gpu_collect,

@@ -51,7 +51,8 @@
     X(hipHostMalloc)                                                                               \
     X(hipMalloc)                                                                                   \
     X(hipMemcpyAsync)                                                                              \
-    X(hipMemset)                                                                                   \
+    X(hipMemsetAsync)                                                                              \
+    X(hipMemcpy2D)                                                                                 \
     X(hipModuleGetFunction)                                                                        \
     X(hipModuleLaunchKernel)                                                                       \
     X(hipModuleLoadData)                                                                           \
@@ -77,31 +78,32 @@ int psnrhvs_hip_load(char *why, size_t size);
 typedef hipError_t gpuError_t;
 typedef hipStream_t gpuStream_t;
 typedef hipEvent_t gpuEvent_t;
-#define gpuSuccess                     hipSuccess
-#define gpuErrorMemoryAllocation       hipErrorOutOfMemory
-#define gpuErrorNoDevice               hipErrorNoDevice
-#define gpuErrorInsufficientDriver     hipErrorInsufficientDriver
-#define gpuErrorInvalidDevice          hipErrorInvalidDevice
-#define gpuErrorNoKernelImage          hipErrorNoBinaryForGpu
-#define gpuMemcpyHostToDevice          hipMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost          hipMemcpyDeviceToHost
-#define gpuGetDeviceCount(n)           psnrhvs_hip.hipGetDeviceCount(n)
-#define gpuSetDevice(d)                psnrhvs_hip.hipSetDevice(d)
-#define gpuMalloc(p, n)                psnrhvs_hip.hipMalloc(p, n)
-#define gpuFree(p)                     psnrhvs_hip.hipFree(p)
-#define gpuMallocHost(p, n)            psnrhvs_hip.hipHostMalloc(p, n, 0)
-#define gpuFreeHost(p)                 psnrhvs_hip.hipHostFree(p)
-#define gpuMemcpyAsync(d, s, n, k, st) psnrhvs_hip.hipMemcpyAsync(d, s, n, k, st)
-#define gpuMemset(p, v, n)             psnrhvs_hip.hipMemset(p, v, n)
-#define gpuStreamCreate(s)             psnrhvs_hip.hipStreamCreateWithFlags(s, hipStreamNonBlocking)
-#define gpuStreamDestroy(s)            psnrhvs_hip.hipStreamDestroy(s)
-#define gpuStreamSynchronize(s)        psnrhvs_hip.hipStreamSynchronize(s)
-#define gpuEventCreate(e)              psnrhvs_hip.hipEventCreateWithFlags(e, hipEventDisableTiming)
-#define gpuEventDestroy(e)             psnrhvs_hip.hipEventDestroy(e)
-#define gpuEventRecord(e, s)           psnrhvs_hip.hipEventRecord(e, s)
-#define gpuEventSynchronize(e)         psnrhvs_hip.hipEventSynchronize(e)
-#define gpuGetErrorName(e)             psnrhvs_hip.hipGetErrorName(e)
-#define gpuGetErrorString(e)           psnrhvs_hip.hipGetErrorString(e)
+#define gpuSuccess                         hipSuccess
+#define gpuErrorMemoryAllocation           hipErrorOutOfMemory
+#define gpuErrorNoDevice                   hipErrorNoDevice
+#define gpuErrorInsufficientDriver         hipErrorInsufficientDriver
+#define gpuErrorInvalidDevice              hipErrorInvalidDevice
+#define gpuErrorNoKernelImage              hipErrorNoBinaryForGpu
+#define gpuMemcpyHostToDevice              hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost              hipMemcpyDeviceToHost
+#define gpuGetDeviceCount(n)               psnrhvs_hip.hipGetDeviceCount(n)
+#define gpuSetDevice(d)                    psnrhvs_hip.hipSetDevice(d)
+#define gpuMalloc(p, n)                    psnrhvs_hip.hipMalloc(p, n)
+#define gpuFree(p)                         psnrhvs_hip.hipFree(p)
+#define gpuMallocHost(p, n)                psnrhvs_hip.hipHostMalloc(p, n, 0)
+#define gpuFreeHost(p)                     psnrhvs_hip.hipHostFree(p)
+#define gpuMemcpyAsync(d, s, n, k, st)     psnrhvs_hip.hipMemcpyAsync(d, s, n, k, st)
+#define gpuMemsetAsync(p, v, n, st)        psnrhvs_hip.hipMemsetAsync(p, v, n, st)
+#define gpuMemcpy2D(d, dp, s, sp, w, h, k) psnrhvs_hip.hipMemcpy2D(d, dp, s, sp, w, h, k)
+#define gpuStreamCreate(s)                 psnrhvs_hip.hipStreamCreateWithFlags(s, hipStreamNonBlocking)
+#define gpuStreamDestroy(s)                psnrhvs_hip.hipStreamDestroy(s)
+#define gpuStreamSynchronize(s)            psnrhvs_hip.hipStreamSynchronize(s)
+#define gpuEventCreate(e)                  psnrhvs_hip.hipEventCreateWithFlags(e, hipEventDisableTiming)
+#define gpuEventDestroy(e)                 psnrhvs_hip.hipEventDestroy(e)
+#define gpuEventRecord(e, s)               psnrhvs_hip.hipEventRecord(e, s)
+#define gpuEventSynchronize(e)             psnrhvs_hip.hipEventSynchronize(e)
+#define gpuGetErrorName(e)                 psnrhvs_hip.hipGetErrorName(e)
+#define gpuGetErrorString(e)               psnrhvs_hip.hipGetErrorString(e)
 
 static inline int gpu_runtime_load(char *why, size_t size) {
     return psnrhvs_hip_load(why, size);
@@ -149,11 +151,11 @@ static inline void gpu_describe(int i, int verbose, char *buf, size_t size) {
 #else
 #include <cuda_runtime_api.h>
 
-#define PSNRHVS_GPU_NAME               "cuda"
-#define PSNRHVS_GPU_RUNTIME            "CUDA"
-#define PSNRHVS_GPU_ID                 PSNRHVS_BACKEND_CUDA
-#define PSNRHVS_GPU_FN(name)           psnrhvs_cuda_##name
-#define PSNRHVS_GPU_OPS                psnrhvs_backend_cuda
+#define PSNRHVS_GPU_NAME                   "cuda"
+#define PSNRHVS_GPU_RUNTIME                "CUDA"
+#define PSNRHVS_GPU_ID                     PSNRHVS_BACKEND_CUDA
+#define PSNRHVS_GPU_FN(name)               psnrhvs_cuda_##name
+#define PSNRHVS_GPU_OPS                    psnrhvs_backend_cuda
 
 /* kernels.cu's host stubs, in PsnrHvsGpuKernel order. */
 extern const void *const psnrhvs_cuda_kernels[PSNRHVS_GPU_KERNELS];
@@ -161,31 +163,32 @@ extern const void *const psnrhvs_cuda_kernels[PSNRHVS_GPU_KERNELS];
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
 typedef cudaEvent_t gpuEvent_t;
-#define gpuSuccess                     cudaSuccess
-#define gpuErrorMemoryAllocation       cudaErrorMemoryAllocation
-#define gpuErrorNoDevice               cudaErrorNoDevice
-#define gpuErrorInsufficientDriver     cudaErrorInsufficientDriver
-#define gpuErrorInvalidDevice          cudaErrorInvalidDevice
-#define gpuErrorNoKernelImage          cudaErrorNoKernelImageForDevice
-#define gpuMemcpyHostToDevice          cudaMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost          cudaMemcpyDeviceToHost
-#define gpuGetDeviceCount(n)           cudaGetDeviceCount(n)
-#define gpuSetDevice(d)                cudaSetDevice(d)
-#define gpuMalloc(p, n)                cudaMalloc(p, n)
-#define gpuFree(p)                     cudaFree(p)
-#define gpuMallocHost(p, n)            cudaMallocHost(p, n)
-#define gpuFreeHost(p)                 cudaFreeHost(p)
-#define gpuMemcpyAsync(d, s, n, k, st) cudaMemcpyAsync(d, s, n, k, st)
-#define gpuMemset(p, v, n)             cudaMemset(p, v, n)
-#define gpuStreamCreate(s)             cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)
-#define gpuStreamDestroy(s)            cudaStreamDestroy(s)
-#define gpuStreamSynchronize(s)        cudaStreamSynchronize(s)
-#define gpuEventCreate(e)              cudaEventCreateWithFlags(e, cudaEventDisableTiming)
-#define gpuEventDestroy(e)             cudaEventDestroy(e)
-#define gpuEventRecord(e, s)           cudaEventRecord(e, s)
-#define gpuEventSynchronize(e)         cudaEventSynchronize(e)
-#define gpuGetErrorName(e)             cudaGetErrorName(e)
-#define gpuGetErrorString(e)           cudaGetErrorString(e)
+#define gpuSuccess                         cudaSuccess
+#define gpuErrorMemoryAllocation           cudaErrorMemoryAllocation
+#define gpuErrorNoDevice                   cudaErrorNoDevice
+#define gpuErrorInsufficientDriver         cudaErrorInsufficientDriver
+#define gpuErrorInvalidDevice              cudaErrorInvalidDevice
+#define gpuErrorNoKernelImage              cudaErrorNoKernelImageForDevice
+#define gpuMemcpyHostToDevice              cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost              cudaMemcpyDeviceToHost
+#define gpuGetDeviceCount(n)               cudaGetDeviceCount(n)
+#define gpuSetDevice(d)                    cudaSetDevice(d)
+#define gpuMalloc(p, n)                    cudaMalloc(p, n)
+#define gpuFree(p)                         cudaFree(p)
+#define gpuMallocHost(p, n)                cudaMallocHost(p, n)
+#define gpuFreeHost(p)                     cudaFreeHost(p)
+#define gpuMemcpyAsync(d, s, n, k, st)     cudaMemcpyAsync(d, s, n, k, st)
+#define gpuMemsetAsync(p, v, n, st)        cudaMemsetAsync(p, v, n, st)
+#define gpuMemcpy2D(d, dp, s, sp, w, h, k) cudaMemcpy2D(d, dp, s, sp, w, h, k)
+#define gpuStreamCreate(s)                 cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)
+#define gpuStreamDestroy(s)                cudaStreamDestroy(s)
+#define gpuStreamSynchronize(s)            cudaStreamSynchronize(s)
+#define gpuEventCreate(e)                  cudaEventCreateWithFlags(e, cudaEventDisableTiming)
+#define gpuEventDestroy(e)                 cudaEventDestroy(e)
+#define gpuEventRecord(e, s)               cudaEventRecord(e, s)
+#define gpuEventSynchronize(e)             cudaEventSynchronize(e)
+#define gpuGetErrorName(e)                 cudaGetErrorName(e)
+#define gpuGetErrorString(e)               cudaGetErrorString(e)
 
 static inline int gpu_runtime_load(char *why, size_t size) {
     (void)why, (void)size;
@@ -232,10 +235,10 @@ static inline void gpu_describe(int i, int verbose, char *buf, size_t size) {
 /* Host helpers of this runtime's backend (gpu_backend.c), for bench/cuda too:
  * the job of frames packed as g says (no device call), and its workspace
  * (job->workspace_bytes, 256-aligned) and frame (job->frame_bytes) on the
- * device. */
+ * device, for one rendition of the frame. */
 struct PsnrHvsFrameGeometry;
 void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *job, const struct PsnrHvsFrameGeometry *g);
-void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *job, void *workspace, const void *frame);
+void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *job, void *workspace, const void *frame, int rendition);
 #if !PSNRHVS_GPU_HIP
 /* Stages first..last of a frame on a cudaStream_t; a cudaError_t. */
 int psnrhvs_cuda_enqueue_stages(const PsnrHvsGpuJob *job, void *stream, int first, int last);

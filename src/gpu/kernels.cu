@@ -86,8 +86,9 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
         return;
     }
     const int by = (int)(b / pl.bw), bx = (int)(b - (long long)by * pl.bw);
-    const long long at =
-        (long long)by * 7 * pl.pitch + (long long)bx * 7 * (long long)sizeof(Pixel);
+    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
+    const unsigned char *const ref = pl.ref + y * pl.ref_pitch + x;
+    const unsigned char *const dist = pl.dist + y * pl.dist_pitch + x;
 #if PSH_GPU_STAGE_COEFFS
     /* psh_block_terms step by step, each block's coefficients parked in LDS
      * once transformed: the live registers of one block at a time, so that
@@ -97,14 +98,14 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     float thr_s;
     {
         psh_i32 s[64];
-        const unsigned any = load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch);
+        const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch);
         if (out_of_range(job, g, any)) return;
         thr_s = psh_block_transform(s, p, job.mask_product);
         PSH_UNROLL
         for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
     }
     psh_i32 d[64];
-    if (out_of_range(job, g, load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch))) return;
+    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch))) return;
     const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
     PSH_UNROLL
     for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
@@ -117,8 +118,8 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     job.block_sum[g] = sum;
 #else
     psh_i32 s[64], d[64];
-    const unsigned any = load_block<Pixel>(s, job.frame + pl.ref_off + at, pl.pitch) |
-                         load_block<Pixel>(d, job.frame + pl.dist_off + at, pl.pitch);
+    const unsigned any =
+        load_block<Pixel>(s, ref, pl.ref_pitch) | load_block<Pixel>(d, dist, pl.dist_pitch);
     if (out_of_range(job, g, any)) return;
     float t[64];
     psh_block_terms(s, d, p, job.mask_product, t);
@@ -126,6 +127,75 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     for (int k = 0; k < 64; k++) job.terms[term_index(g, k)] = t[k];
     job.block_sum[g] = psh_sum_chain(0.0f, t, 64);
 #endif
+}
+
+/* A ladder's block: the reference block transformed once, its coefficients
+ * parked in shared memory, then each rendition's block (psh_block_terms
+ * step by step: same functions, same order, the bits of each pair alone). */
+template <typename Pixel>
+static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
+    const PsnrHvsGpuJob &job = L.job;
+    const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= job.blocks) return;
+    const int p = plane_of(job, g);
+    const PsnrHvsGpuPlane &pl = job.plane[p];
+    const long long b = g - pl.block_off;
+    int bad = b >= pl.nb;
+    const int by = bad ? 0 : (int)(b / pl.bw), bx = bad ? 0 : (int)(b - (long long)by * pl.bw);
+    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
+    __shared__ psh_i32 cs[64][TERMS_THREADS];
+#if PSH_GPU_STAGE_COEFFS
+    __shared__ psh_i32 cd[64][TERMS_THREADS];
+#endif
+    float thr_s = 0.0f;
+    if (!bad) {
+        psh_i32 s[64];
+        const unsigned any = load_block<Pixel>(s, pl.ref + y * pl.ref_pitch + x, pl.ref_pitch);
+        if (any & ~job.max_sample) {
+            atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
+            bad = 1;
+        } else {
+            thr_s = psh_block_transform(s, p, job.mask_product);
+            PSH_UNROLL
+            for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
+        }
+    }
+    for (int r = 0; r < L.renditions; r++) {
+        const PsnrHvsGpuRendition &R = L.r[r];
+        psh_i32 d[64];
+        int skip = bad;
+        if (!skip) {
+            const unsigned any = load_block<Pixel>(d, R.dist[p] + y * R.pitch[p] + x, R.pitch[p]);
+            if (any & ~job.max_sample) {
+                atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
+                skip = 1;
+            }
+        }
+        if (skip) {
+            /* Padding or a sample out of range: no terms (+0, exact no-ops). */
+            if (b < pl.nb)
+                for (int k = 0; k < 64; k++) R.terms[term_index(g, k)] = 0.0f;
+            R.block_sum[g] = 0.0f;
+            continue;
+        }
+        const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
+#if PSH_GPU_STAGE_COEFFS
+        /* The distorted coefficients in shared memory too (see terms). */
+        PSH_UNROLL
+        for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
+#define PSH_LADDER_D(k) cd[k][threadIdx.x]
+#else
+#define PSH_LADDER_D(k) d[k]
+#endif
+        float sum = 0.0f;
+        for (int k = 0; k < 64; k++) {
+            const float t = psh_block_term(cs[k][threadIdx.x], PSH_LADDER_D(k), k, p, thr);
+            R.terms[term_index(g, k)] = t;
+            sum = sum + t;
+        }
+#undef PSH_LADDER_D
+        R.block_sum[g] = sum;
+    }
 }
 
 /* Sum over the thread block (blockDim.x == 1024) in a fixed order. */
@@ -387,10 +457,22 @@ extern "C" __global__ void __launch_bounds__(TERMS_THREADS)
     terms<unsigned short>(job);
 }
 
+extern "C" __global__ void __launch_bounds__(TERMS_THREADS)
+    psh_gpu_terms_ladder8(const PSH_GRID_CONSTANT PsnrHvsGpuLadder ladder) {
+    terms_ladder<unsigned char>(ladder);
+}
+
+extern "C" __global__ void __launch_bounds__(TERMS_THREADS)
+    psh_gpu_terms_ladder16(const PSH_GRID_CONSTANT PsnrHvsGpuLadder ladder) {
+    terms_ladder<unsigned short>(ladder);
+}
+
 #if !PSH_HIP
 /* CUDA: the host launches through this table (HIP finds the kernels by name
  * in the code object, PSNRHVS_GPU_KERNEL_NAMES). */
 extern "C" const void *const psnrhvs_cuda_kernels[PSNRHVS_GPU_KERNELS] = {
-    (const void *)psh_gpu_terms8, (const void *)psh_gpu_terms16, (const void *)psh_gpu_supers,
-    (const void *)psh_gpu_maps, (const void *)psh_gpu_walk};
+    (const void *)psh_gpu_terms8,        (const void *)psh_gpu_terms16,
+    (const void *)psh_gpu_supers,        (const void *)psh_gpu_maps,
+    (const void *)psh_gpu_walk,          (const void *)psh_gpu_terms_ladder8,
+    (const void *)psh_gpu_terms_ladder16};
 #endif

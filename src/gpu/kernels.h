@@ -43,9 +43,11 @@ typedef struct PsnrHvsGpuPlane {
     int bw, bh;          ///< blocks along each side (step 7)
     long long nb;        ///< bw * bh
     long long block_off; ///< first block in the frame's block arrays
-    long long ref_off;   ///< byte offset of the reference plane in the frame
-    long long dist_off;  ///< byte offset of the distorted plane
-    long long pitch;     ///< bytes per row of both planes
+    /* The plane's first sample in each picture, on the device, and bytes per
+     * row: in the slot's packed frame, or the caller's device pictures. */
+    const unsigned char *ref, *dist;
+    long long ref_pitch, dist_pitch;
+    long long ref_off, dist_off; ///< the planes' offsets in a packed frame (frame.h)
 } PsnrHvsGpuPlane;
 
 typedef struct PsnrHvsGpuJob {
@@ -53,10 +55,10 @@ typedef struct PsnrHvsGpuJob {
     unsigned max_sample; ///< 2^bitdepth - 1: larger samples are not scored
     PsnrHvsGpuPlane plane[3];
     long long blocks;       ///< padded blocks of all planes
-    size_t frame_bytes;     ///< the packed pair (frame.h)
+    size_t frame_bytes;     ///< the packed frame (frame.h)
+    size_t picture_bytes;   ///< one packed picture
     size_t workspace_bytes; ///< everything below, in one allocation
     /* Device pointers (bind). */
-    const unsigned char *frame;
     float *terms;                ///< 64 per block, chunk-major (see kernels.cu)
     float *block_sum;            ///< approximate sum of each block's terms
     double *super_sum;           ///< approximate sum of each super-chunk
@@ -70,17 +72,37 @@ typedef struct PsnrHvsGpuJob {
 /* Set by the terms kernels, handed to sum[3] and cleared by the walk. */
 #define PSNRHVS_GPU_OUT_OF_RANGE 1u
 
-/* The kernels, each taking the job by value as its only argument. */
+/* An encoding ladder's terms stage: one reference against several distorted
+ * pictures, each reference block transformed once (the ladder terms
+ * kernels). Each rendition has a job of its own for the later stages. */
+#define PSNRHVS_GPU_MAX_RENDITIONS 16
+typedef struct PsnrHvsGpuRendition {
+    const unsigned char *dist[3]; ///< the rendition's planes on the device
+    long long pitch[3];
+    float *terms, *block_sum; ///< its job's
+} PsnrHvsGpuRendition;
+
+typedef struct PsnrHvsGpuLadder {
+    PsnrHvsGpuJob job; ///< rendition 0's job: geometry, reference planes, flags
+    int renditions;
+    PsnrHvsGpuRendition r[PSNRHVS_GPU_MAX_RENDITIONS];
+} PsnrHvsGpuLadder;
+
+/* The kernels, each taking the job (or a ladder) by value as its only
+ * argument. */
 enum PsnrHvsGpuKernel {
-    PSNRHVS_GPU_TERMS8,  ///< one thread per block: 64 terms, approximate sum (8-bit)
-    PSNRHVS_GPU_TERMS16, ///< the same above 8 bits
-    PSNRHVS_GPU_SUPERS,  ///< one thread block per super-chunk: its approximate sum
-    PSNRHVS_GPU_MAPS,    ///< maps of blocks, chunks and super-chunks
-    PSNRHVS_GPU_WALK,    ///< one warp per plane: the exact walk
+    PSNRHVS_GPU_TERMS8,         ///< one thread per block: 64 terms, approximate sum (8-bit)
+    PSNRHVS_GPU_TERMS16,        ///< the same above 8 bits
+    PSNRHVS_GPU_SUPERS,         ///< one thread block per super-chunk: its approximate sum
+    PSNRHVS_GPU_MAPS,           ///< maps of blocks, chunks and super-chunks
+    PSNRHVS_GPU_WALK,           ///< one warp per plane: the exact walk
+    PSNRHVS_GPU_TERMS_LADDER8,  ///< a ladder's terms (PsnrHvsGpuLadder), 8-bit
+    PSNRHVS_GPU_TERMS_LADDER16, ///< the same above 8 bits
     PSNRHVS_GPU_KERNELS
 };
 #define PSNRHVS_GPU_KERNEL_NAMES                                                                   \
-    { "psh_gpu_terms8", "psh_gpu_terms16", "psh_gpu_supers", "psh_gpu_maps", "psh_gpu_walk" }
+    {"psh_gpu_terms8", "psh_gpu_terms16",       "psh_gpu_supers",        "psh_gpu_maps",           \
+     "psh_gpu_walk",   "psh_gpu_terms_ladder8", "psh_gpu_terms_ladder16"}
 
 /* A frame is these stages in order, on one stream. */
 #define PSNRHVS_GPU_STAGES 4

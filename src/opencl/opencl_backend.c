@@ -44,13 +44,13 @@ static const char *const kernel_names[NKERNELS + 1] = {
     "psh_cl_terms", "psh_cl_maps", "psh_cl_windows", "psh_cl_walk", "psh_cl_probe"};
 
 typedef struct ClSlot {
-    cl_mem input;                    /* ref planes then dist planes, packed */
-    cl_mem staging;                  /* pinned host copy made in send */
-    void *host;                      /* staging, mapped */
-    cl_event done;                   /* the read of this frame's plane sums */
-    cl_event prof[1 + NKERNELS * 3]; /* upload, then each kernel per plane (profiling) */
-    double copy_ms;                  /* host copy in send (profiling) */
-    float sums[4];
+    cl_mem input;                           /* ref planes then dist planes, packed */
+    cl_mem staging;                         /* pinned host copy made in send */
+    void *host;                             /* staging, mapped */
+    cl_event done;                          /* the read of this frame's plane sums */
+    cl_event prof[1 + NKERNELS * 3];        /* upload, then each kernel per plane (profiling) */
+    double copy_ms;                         /* host copy in send (profiling) */
+    float sums[PSNRHVS_MAX_RENDITIONS * 4]; /* per rendition: planes, then flags */
 } ClSlot;
 
 typedef struct ClBackend {
@@ -309,7 +309,7 @@ static int cl_open(PsnrHvsContext *const c) {
         (ret = alloc_buffer(c, b, &b->block_maps, CL_MEM_READ_WRITE,
                             max_chunks * CHUNK * 2 * MAP_BYTES, "block maps buffer")) ||
         (ret = alloc_buffer(c, b, &b->sums, CL_MEM_READ_WRITE,
-                            (size_t)b->nslots * 4 * sizeof(float), "sums buffer")))
+                            (size_t)b->nslots * g->renditions * 4 * sizeof(float), "sums buffer")))
         goto error;
     b->slots = calloc((size_t)b->nslots, sizeof(*b->slots));
     if (!b->slots) {
@@ -361,9 +361,13 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
      * done: the staging copy and the device buffer are free. */
     psnrhvs_frame_pack(g, ref, dist, (unsigned char *)s->host, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
-    /* Clear the slot's out-of-range flag (the word after its plane sums). */
+    /* Clear the slot's out-of-range flag (the word after its first plane
+     * sums; every rendition's terms kernels set it). A ladder's renditions
+     * run one after the other here: the reference's side is recomputed for
+     * each, though read and uploaded once. */
+    const int nr = g->renditions;
     const cl_uint zero = 0;
-    const cl_int flag_index = si * 4 + 3;
+    const cl_int flag_index = si * nr * 4 + 3;
     cl_int err =
         clEnqueueFillBuffer(b->compute_q, b->sums, &zero, sizeof(zero),
                             (size_t)flag_index * sizeof(cl_uint), sizeof(zero), 0, NULL, NULL);
@@ -379,13 +383,15 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     }
     clFlush(b->copy_q);
 
-    for (int p = 0; p < g->num_planes && err == CL_SUCCESS; p++) {
+    for (int i = 0; i < nr * g->num_planes && err == CL_SUCCESS; i++) {
+        const int r = i / g->num_planes, p = i % g->num_planes;
         const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
-        const cl_ulong ref_off = gp->ref_off, dist_off = gp->dist_off;
+        const cl_ulong ref_off = gp->ref_off;
+        const cl_ulong dist_off = gp->dist_off + (size_t)r * g->picture_bytes;
         const cl_int width = gp->w, nbx = gp->bw, nblocks = b->nblocks[p];
         const cl_int plane = p, bitdepth = g->bitdepth;
         const cl_int mask_product = g->mask_product;
-        const cl_int nchunks = b->nchunks[p], out_index = si * 4 + p;
+        const cl_int nchunks = b->nchunks[p], out_index = (si * nr + r) * 4 + p;
         const size_t local = CHUNK, global = (size_t)nchunks * CHUNK;
         cl_kernel k = b->k[0];
         clSetKernelArg(k, 0, sizeof(cl_mem), &s->input);
@@ -402,9 +408,9 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
         clSetKernelArg(k, 11, sizeof(cl_mem), &b->chunk_sum);
         clSetKernelArg(k, 12, sizeof(cl_mem), &b->sums);
         clSetKernelArg(k, 13, sizeof(flag_index), &flag_index);
-        cl_event *const ev = b->profile ? &s->prof[1 + NKERNELS * p] : NULL;
-        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, p == 0,
-                                     p == 0 ? &uploaded : NULL, ev);
+        cl_event *const ev = b->profile && r == 0 ? &s->prof[1 + NKERNELS * p] : NULL;
+        err = clEnqueueNDRangeKernel(b->compute_q, k, 1, NULL, &global, &local, i == 0,
+                                     i == 0 ? &uploaded : NULL, ev);
         if (err != CL_SUCCESS) break;
         k = b->k[1];
         clSetKernelArg(k, 0, sizeof(cl_mem), &b->terms);
@@ -435,14 +441,14 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     }
     clReleaseEvent(uploaded);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the kernels");
-    err = clEnqueueReadBuffer(b->compute_q, b->sums, CL_FALSE, (size_t)si * 4 * sizeof(float),
-                              4 * sizeof(float), s->sums, 0, NULL, &s->done);
+    err = clEnqueueReadBuffer(b->compute_q, b->sums, CL_FALSE, (size_t)si * nr * 4 * sizeof(float),
+                              (size_t)nr * 4 * sizeof(float), s->sums, 0, NULL, &s->done);
     if (err != CL_SUCCESS) return cl_error(c, err, "queueing the read of the sums");
     clFlush(b->compute_q);
     return 0;
 }
 
-static int cl_collect(PsnrHvsContext *const c, const int si, float sums[3]) {
+static int cl_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
     ClBackend *const b = c->backend;
     ClSlot *const s = &b->slots[si];
     cl_int status = CL_COMPLETE;
@@ -471,12 +477,13 @@ static int cl_collect(PsnrHvsContext *const c, const int si, float sums[3]) {
     if (flags) {
         /* Where: the packed pair is still in the slot's staging buffer. */
         PsnrHvsRangeError e = {0};
-        PsnrHvsPicture pics[2];
+        PsnrHvsPicture pics[1 + PSNRHVS_MAX_RENDITIONS];
         psnrhvs_frame_pictures(&c->geom, s->host, pics);
         psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
         return psnrhvs_range_report(c, &e);
     }
-    memcpy(sums, s->sums, (size_t)c->geom.num_planes * sizeof(float));
+    for (int r = 0; r < c->geom.renditions; r++)
+        memcpy(sums[r], &s->sums[r * 4], (size_t)c->geom.num_planes * sizeof(float));
     return 0;
 }
 

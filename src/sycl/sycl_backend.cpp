@@ -291,14 +291,15 @@ int open_impl(PsnrHvsContext *const c) {
         (err = alloc(c, b, &j.block_maps, nchunks * CHUNK * 2, false, "block maps buffer")) ||
         (err = alloc(c, b, &j.windows, (size_t)j.nwindows, false, "window maps buffer")) ||
         (err = alloc(c, b, &j.flags, 1, false, "flags buffer")) ||
-        (err = alloc(c, b, &b->out, (size_t)c->slots * 4, false, "sums buffer")))
+        (err = alloc(c, b, &b->out, (size_t)c->slots * g->renditions * 4, false,
+                      "sums buffer")))
         return err;
     b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
     if (!b->pool) return PSNRHVS_ERR(ENOMEM);
     b->out_off = align_up(g->frame_bytes);
     b->slots.resize((size_t)c->slots);
     for (SyclSlot &s : b->slots) {
-        if ((err = alloc(c, b, &s.host, b->out_off + 4 * sizeof(float), true,
+        if ((err = alloc(c, b, &s.host, b->out_off + (size_t)g->renditions * 4 * sizeof(float), true,
                          "pinned staging buffer")) ||
             (err = alloc(c, b, &s.frame, g->frame_bytes, false, "frame buffer")))
             return err;
@@ -322,16 +323,24 @@ int submit_impl(PsnrHvsContext *const c, const int si, const PsnrHvsPicture *con
     psnrhvs_frame_pack(g, ref, dist, s.host, b->pool);
     if (b->profile) s.copy_ms = now_ms() - t0;
     const sycl::event up = b->copy_q->memcpy(s.frame, s.host, g->frame_bytes);
-    SyclJob job = b->plan;
-    job.frame = s.frame;
-    job.out = b->out + (size_t)si * 4;
-    sycl::event ev[PSH_SYCL_KERNELS];
-    enqueue(b, job, &up, ev);
-    s.done = b->compute_q->memcpy(s.host + b->out_off, job.out, 4 * sizeof(float));
+    /* A ladder's renditions one after the other on the in-order queue: they
+     * share the scratch arrays, each has its own sums. */
+    const int nr = g->renditions;
+    sycl::event ev[PSH_SYCL_KERNELS], first[PSH_SYCL_KERNELS];
+    float *const out = b->out + (size_t)si * (size_t)nr * 4;
+    for (int r = 0; r < nr; r++) {
+        SyclJob job = b->plan;
+        job.frame = s.frame;
+        for (int p = 0; p < job.num_planes; p++)
+            job.plane[p].dist_off += (size_t)r * g->picture_bytes;
+        job.out = out + (size_t)r * 4;
+        enqueue(b, job, r == 0 ? &up : nullptr, r == 0 ? first : ev);
+    }
+    s.done = b->compute_q->memcpy(s.host + b->out_off, out, (size_t)nr * 4 * sizeof(float));
     s.queued = true;
     if (b->profile) {
         s.prof[0] = up;
-        for (int i = 0; i < PSH_SYCL_KERNELS; i++) s.prof[1 + i] = ev[i];
+        for (int i = 0; i < PSH_SYCL_KERNELS; i++) s.prof[1 + i] = first[i];
     }
     return report_async(c, b, "queueing a frame");
 }
@@ -342,7 +351,7 @@ double elapsed_ms(const sycl::event &e) {
     return (double)(t1 - t0) * 1e-6;
 }
 
-int collect_impl(PsnrHvsContext *const c, const int si, float sums[3]) {
+int collect_impl(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
     SyclBackend *const b = static_cast<SyclBackend *>(c->backend);
     SyclSlot &s = b->slots[(size_t)si];
     if (!s.queued) return PSNRHVS_ERR(EIO);
@@ -364,19 +373,21 @@ int collect_impl(PsnrHvsContext *const c, const int si, float sums[3]) {
             b->profile = false;
         }
     }
-    float out[4];
-    std::memcpy(out, s.host + b->out_off, sizeof(out));
-    psh_u32 flags;
-    std::memcpy(&flags, &out[3], sizeof(flags));
-    if (flags) {
-        /* Where: the packed pair is still in the slot's staging buffer. */
-        PsnrHvsRangeError e = {};
-        PsnrHvsPicture pics[2];
-        psnrhvs_frame_pictures(&c->geom, s.host, pics);
-        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
-        return psnrhvs_range_report(c, &e);
+    for (int r = 0; r < c->geom.renditions; r++) {
+        float out[4];
+        std::memcpy(out, s.host + b->out_off + (size_t)r * sizeof(out), sizeof(out));
+        psh_u32 flags;
+        std::memcpy(&flags, &out[3], sizeof(flags));
+        if (flags) {
+            /* Where: the packed frame is still in the slot's staging buffer. */
+            PsnrHvsRangeError e = {};
+            PsnrHvsPicture pics[1 + PSNRHVS_MAX_RENDITIONS];
+            psnrhvs_frame_pictures(&c->geom, s.host, pics);
+            psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
+            return psnrhvs_range_report(c, &e);
+        }
+        std::memcpy(sums[r], out, (size_t)c->geom.num_planes * sizeof(float));
     }
-    std::memcpy(sums, out, (size_t)c->geom.num_planes * sizeof(float));
     return 0;
 }
 
@@ -442,7 +453,7 @@ int sycl_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPicture *c
     return guarded(c, "queueing a frame", [&] { return submit_impl(c, slot, ref, dist); });
 }
 
-int sycl_collect(PsnrHvsContext *const c, const int slot, float sums[3]) {
+int sycl_collect(PsnrHvsContext *const c, const int slot, float (*sums)[3]) {
     return guarded(c, "scoring a frame", [&] { return collect_impl(c, slot, sums); });
 }
 
@@ -488,6 +499,7 @@ extern "C" double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const i
 }
 
 extern "C" const PsnrHvsBackendOps psnrhvs_backend_sycl = {
-    "sycl",     PSNRHVS_BACKEND_SYCL, 3,       sycl_open, sycl_submit, sycl_collect,
-    sycl_close, sycl_list_devices,    nullptr,
+    "sycl",      PSNRHVS_BACKEND_SYCL, 3 /* frames in flight */, 0 /* no device pictures */,
+    sycl_open,   sycl_submit,          sycl_collect,              sycl_close,
+    sycl_list_devices, nullptr,
 };

@@ -202,4 +202,34 @@ static inline __attribute__((always_inline)) void v_block_terms(VF t[64], VI s[6
         return count;                                                                              \
     }
 
+/* The ladder: the reference blocks' transform once (s becomes their
+ * coefficients), then for each rendition v_block_terms's second half. */
+#define DEF_ROW_TERMS_LADDER(name, pixel, load)                                                    \
+    decl_row_terms_ladder_fn(name) {                                                               \
+        const float *const mask = psh_mask[plane], *const csf = psh_csf[plane];                    \
+        ChainCursor cc = {NULL, 0, 0.0f};                                                          \
+        for (int r = 0; r < ndist; r++) count[r] = 0;                                              \
+        for (int b0 = 0; b0 < nblocks; b0 += LANES) {                                              \
+            const int n = nblocks - b0 < LANES ? nblocks - b0 : LANES;                             \
+            VI s[64];                                                                              \
+            load(s, (const pixel *)ref + 7 * b0, ref_stride, n);                                   \
+            const VF thr_s = v_block_transform(s, mask, mask_product, &cc);                        \
+            for (int r = 0; r < ndist; r++) {                                                      \
+                VI d[64];                                                                          \
+                VF t[64];                                                                          \
+                load(d, (const pixel *)dist[r] + 7 * b0, dist_stride[r], n);                       \
+                const VF thr_d = v_block_transform(d, mask, mask_product, &cc);                    \
+                const VF lim = F_GT_SELECT(thr_d, thr_s);                                          \
+                TMPL_UNROLL                                                                        \
+                for (int k = 0; k < 64; k++) {                                                     \
+                    VF err = F_CVT(I_ABS(I_SUB(s[k], d[k])));                                      \
+                    if (k) err = F_SUB_OR_ZERO(err, F_DIV(lim, F_SET1(mask[k])));                  \
+                    const VF w = F_MUL(err, F_SET1(csf[k]));                                       \
+                    t[k] = F_MUL(w, w);                                                            \
+                }                                                                                  \
+                count[r] += emit_terms(terms[r] + count[r], t, n);                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
 #endif /* PSNRHVS_SRC_X86_BLOCK_TMPL_H */

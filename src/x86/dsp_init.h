@@ -13,11 +13,15 @@
 void psnrhvs_avx2_init(void); /* tables of the AVX2 kernels, built once */
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx2);
 decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx2);
+decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_avx2);
+decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_avx2);
 decl_sum_lanes_fn(psnrhvs_sum_lanes_avx2);
 #endif
 #if HAVE_AVX512
 decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx512);
 decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx512);
+decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_avx512);
+decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_avx512);
 #endif
 
 static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsigned flags) {
@@ -26,6 +30,8 @@ static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsi
     psnrhvs_avx2_init();
     dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx2;
     dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx2;
+    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_avx2;
+    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_avx2;
     dsp->sum_lanes = psnrhvs_sum_lanes_avx2;
     dsp->isa = "avx2";
 #endif
@@ -33,6 +39,8 @@ static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsi
 #if HAVE_AVX512
     dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx512;
     dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx512;
+    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_avx512;
+    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_avx512;
     dsp->isa = "avx512";
 #endif
 }

@@ -81,6 +81,17 @@ static void test_settings(void) {
     s = settings(64, 64, 8);
     s.backend = (enum PsnrHvsBackend)99;
     open_with(s, "backend", 99, "backend");
+    s = settings(64, 64, 8);
+    s.memory = (enum PsnrHvsMemory)7;
+    open_with(s, "memory", 7, "memory");
+    /* Device pictures need a backend that reads them: the CPU says so. */
+    s = settings(64, 64, 8);
+    s.memory = PSNRHVS_MEMORY_DEVICE;
+    logged[0] = '\0';
+    PsnrHvsContext *dc = NULL;
+    const int derr = psnrhvs_open(&dc, &s);
+    CHECK(derr == PSNRHVS_ERR(ENOSYS) && strstr(logged, "takes no device pictures") && !dc,
+          "memory = device on the cpu backend: %d, '%s'", derr, logged);
     PsnrHvsContext *c = (PsnrHvsContext *)&s;
     CHECK(psnrhvs_open(&c, NULL) == PSNRHVS_ERR(EINVAL) && !c, "open with NULL settings");
     CHECK(psnrhvs_open(NULL, &s) == PSNRHVS_ERR(EINVAL), "open with NULL context pointer");
@@ -190,6 +201,97 @@ static void test_range(void) {
     }
 }
 
+/* A ladder: one reference, several renditions, on every backend present;
+ * each rendition's scores must be those of its pair scored alone. */
+static void test_ladder(void) {
+    enum { R = 4, FRAMES = 3 };
+    static const int depths[] = {8, 10};
+    for (size_t d = 0; d < 2; d++) {
+        const int bits = depths[d];
+        /* Renditions: the generator's distorted frames of other seeds. */
+        Fixture fx[R];
+        for (int r = 0; r < R; r++)
+            fixture_generate(&fx[r], "ladder", 200, 88, bits, PSNRHVS_PIXEL_LAYOUT_I420, FRAMES,
+                             (uint32_t)(r + 1));
+        PsnrHvsScore want[R][FRAMES];
+        for (int r = 0; r < R; r++) {
+            PsnrHvsSettings s = settings(200, 88, bits);
+            s.isa = PSNRHVS_ISA_SCALAR;
+            s.threads = 1;
+            PsnrHvsContext *c;
+            if (psnrhvs_open(&c, &s)) return;
+            for (int f = 0; f < FRAMES; f++) {
+                const PsnrHvsPicture ref = fixture_ref(&fx[0], f), dist = fixture_dist(&fx[r], f);
+                CHECK(!psnrhvs_score(c, &ref, &dist, &want[r][f]), "alone");
+            }
+            psnrhvs_close(&c);
+        }
+        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+            PsnrHvsSettings s = settings(200, 88, bits);
+            s.backend = paths[i].backend;
+            s.isa = paths[i].isa;
+            s.threads = paths[i].threads;
+            s.renditions = R;
+            PsnrHvsContext *c;
+            logged[0] = '\0';
+            if (psnrhvs_open(&c, &s)) {
+                if (paths[i].backend == PSNRHVS_BACKEND_CPU)
+                    CHECK(0, "%s: cannot open", paths[i].name);
+                continue;
+            }
+            /* One rendition's calls refuse a ladder context. */
+            PsnrHvsScore one;
+            const PsnrHvsPicture r0 = fixture_ref(&fx[0], 0);
+            CHECK(psnrhvs_send(c, &r0, &r0, 0) == PSNRHVS_ERR(EINVAL) &&
+                      psnrhvs_receive(c, &one) == PSNRHVS_ERR(EINVAL),
+                  "%s: psnrhvs_send on a ladder context", paths[i].name);
+            int sent = 0, got = 0, same = 1;
+            while (got < FRAMES) {
+                if (sent < FRAMES) {
+                    PsnrHvsPicture dist[R];
+                    for (int r = 0; r < R; r++) dist[r] = fixture_dist(&fx[r], sent);
+                    const PsnrHvsPicture ref = fixture_ref(&fx[0], sent);
+                    const int err = psnrhvs_send_ladder(c, &ref, dist, (uint64_t)sent);
+                    if (!err) {
+                        sent++;
+                        continue;
+                    }
+                    CHECK(err == PSNRHVS_ERR(EAGAIN), "%s: send_ladder %d", paths[i].name, err);
+                }
+                PsnrHvsScore sc[R];
+                const int err = psnrhvs_receive_ladder(c, sc);
+                CHECK(!err, "%s: receive_ladder %d", paths[i].name, err);
+                for (int r = 0; r < R && !err; r++)
+                    same &= sc[r].tag == (uint64_t)got && scores_same_bits(&sc[r], &want[r][got]);
+                got++;
+            }
+            /* A sample out of range in rendition 2 names it. */
+            PsnrHvsPicture dist[R];
+            for (int r = 0; r < R; r++) dist[r] = fixture_dist(&fx[r], 0);
+            int refused = 1;
+            if (bits > 8) {
+                uint16_t *const row = (uint16_t *)(uintptr_t)((const uint8_t *)dist[2].data[0] +
+                                                              30 * dist[2].stride[0]);
+                const uint16_t keep = row[77];
+                row[77] = 4000;
+                const PsnrHvsPicture ref = fixture_ref(&fx[0], 0);
+                PsnrHvsScore sc[R];
+                logged[0] = '\0';
+                refused = !psnrhvs_send_ladder(c, &ref, dist, 9) &&
+                          psnrhvs_receive_ladder(c, sc) == PSNRHVS_ERR(EINVAL) &&
+                          strstr(logged, "sample 4000 at x 77, y 30 of the rendition 2's");
+                row[77] = keep;
+            }
+            CHECK(same && refused, "%s %d-bit ladder of %d: bits %d, out-of-range refused %d (%s)",
+                  paths[i].name, bits, R, same, refused, logged);
+            printf("ladder %d-bit of %d renditions, %s: each rendition's bits alone%s\n", bits, R,
+                   paths[i].name, bits > 8 ? ", a sample out of range located" : "");
+            psnrhvs_close(&c);
+        }
+        for (int r = 0; r < R; r++) fixture_free(&fx[r]);
+    }
+}
+
 /* Two threads share one context: one sends, the other receives. */
 typedef struct Shared {
     PsnrHvsContext *c;
@@ -268,6 +370,7 @@ int main(int argc, char **argv) {
         if (all || !strcmp(t, "settings")) test_settings();
         if (all || !strcmp(t, "range")) test_range();
         if (all || !strcmp(t, "threads")) test_threads();
+        if (all || !strcmp(t, "ladder")) test_ladder();
         if (all) break;
     }
     printf("%d failures\n", failures);

@@ -18,6 +18,7 @@
 #include "core/block.h"
 #include "cpu.h"
 #include "dsp.h"
+#include "psnrhvs.h"
 
 /* ---- PRNG: xorshift64*, one printed seed for the whole run ---- */
 static uint64_t rng_state;
@@ -260,6 +261,83 @@ static void check_row_terms(const PsnrHvsDspContext *dsp, const PsnrHvsDspContex
     }
 }
 
+/* ---- row_terms_ladder ---- */
+
+/* One ladder row of n blocks, nd renditions of the reference (each its own
+ * pattern draw): new_fn against ref_fn, and rendition by rendition against
+ * the plain row function (the ladder must give each pair's bits alone). */
+static int ladder_case(PsnrHvsRowTermsLadderFn ref_fn, PsnrHvsRowTermsLadderFn new_fn,
+                       PsnrHvsRowTermsFn row_fn, const int bpc, const enum Pattern pat, const int n,
+                       const int nd, const int plane, const int mp) {
+    const int bps = bpc > 8 ? 2 : 1, max = (1 << bpc) - 1;
+    const int w = 7 * n + 1;
+    const ptrdiff_t stride = (ptrdiff_t)(w + (int)(rnd() % 3) * 8) * bps;
+    const size_t bytes = (size_t)stride * 8;
+    const size_t nt = (size_t)n * 64 + PSNRHVS_ROW_TERMS_PAD;
+    uint8_t *const buf = malloc(bytes * (size_t)(1 + nd));
+    float *const t = malloc(nt * sizeof(float) * (size_t)(3 * nd));
+    if (!buf || !t) abort();
+    for (int v = 0; v <= nd; v++)
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; (ptrdiff_t)x * bps < stride; x++) {
+                const int r = sample(pat, max, x, y, 0, 0);
+                const int val = v ? sample(pat, max, x + 3 * v, y, 1, r) : r;
+                const size_t o = bytes * (size_t)v + (size_t)y * stride + (size_t)x * bps;
+                if (bps == 1)
+                    buf[o] = (uint8_t)val;
+                else
+                    memcpy(buf + o, &(uint16_t){(uint16_t)val}, 2);
+            }
+    float *t_ref[PSNRHVS_MAX_RENDITIONS], *t_new[PSNRHVS_MAX_RENDITIONS];
+    const void *dist[PSNRHVS_MAX_RENDITIONS];
+    ptrdiff_t strides[PSNRHVS_MAX_RENDITIONS];
+    int c_ref[PSNRHVS_MAX_RENDITIONS], c_new[PSNRHVS_MAX_RENDITIONS];
+    for (int v = 0; v < nd; v++) {
+        t_ref[v] = t + nt * (size_t)v;
+        t_new[v] = t + nt * (size_t)(nd + v);
+        dist[v] = buf + bytes * (size_t)(1 + v);
+        strides[v] = stride;
+    }
+    for (size_t i = 0; i < nt * (size_t)(2 * nd); i++) t[i] = (float)(i & 7) - 3.5f;
+    ref_fn(t_ref, c_ref, buf, stride, dist, strides, nd, n, plane, mp);
+    new_fn(t_new, c_new, buf, stride, dist, strides, nd, n, plane, mp);
+    int fail = 0;
+    for (int v = 0; v < nd; v++) {
+        float *const alone = t + nt * (size_t)(2 * nd + v);
+        const int c_alone = row_fn(alone, buf, stride, dist[v], stride, n, plane, mp, NULL);
+        if (c_ref[v] != c_new[v] || memcmp(t_ref[v], t_new[v], (size_t)c_ref[v] * 4) ||
+            c_alone != c_ref[v] || memcmp(alone, t_ref[v], (size_t)c_alone * 4)) {
+            printf("    mismatch: %d bpc, %s, %d blocks, rendition %d of %d, plane %d: counts "
+                   "%d / %d / alone %d\n",
+                   bpc, pattern_names[pat], n, v, nd, plane, c_ref[v], c_new[v], c_alone);
+            fail = 1;
+        }
+    }
+    free(buf);
+    free(t);
+    return fail;
+}
+
+static void check_row_terms_ladder(const PsnrHvsDspContext *dsp, const PsnrHvsDspContext *c) {
+    static const char *const names[2] = {"row_terms_ladder_8bpc", "row_terms_ladder_16bpc"};
+    for (int hbd = 0; hbd < 2; hbd++) {
+        if (!check_func((const void *)dsp->row_terms_ladder[hbd],
+                        (const void *)c->row_terms_ladder[hbd], names[hbd]))
+            continue;
+        int fails = 0, cases = 0;
+        const int bpc = hbd ? (rnd() % 2 ? 10 : 12) : 8;
+        for (int pat = 0; pat < PAT_COUNT; pat++)
+            for (int plane = 0; plane < 3; plane++)
+                for (int mp = 0; mp < 2; mp++)
+                    for (int i = 0; i < 3 && fails < 8; i++, cases++)
+                        fails +=
+                            ladder_case(c->row_terms_ladder[hbd], dsp->row_terms_ladder[hbd],
+                                        c->row_terms[hbd], bpc, (enum Pattern)pat,
+                                        1 + (int)(rnd() % 40), 1 + (int)(rnd() % 6), plane, mp);
+        report(names[hbd], fails, cases);
+    }
+}
+
 /* ---- sum_lanes ---- */
 
 static float bits_float(const uint32_t u) {
@@ -339,6 +417,7 @@ static const struct {
     void (*func)(const PsnrHvsDspContext *dsp, const PsnrHvsDspContext *c);
 } tests[] = {
     {"row_terms", check_row_terms},
+    {"row_terms_ladder", check_row_terms_ladder},
     {"sum_lanes", check_sum_lanes},
 };
 

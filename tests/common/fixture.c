@@ -152,31 +152,43 @@ static int json_db(const char *const v, double *const out) {
         return 0;
     }
     *out = strtod(v, &end);
-    return end == v || (*end != ',' && *end != '}' && *end != ' ') ? -1 : 0;
+    while (*end == ' ' || *end == '\n' || *end == '\r') end++;
+    return end == v || (*end != ',' && *end != '}') ? -1 : 0;
 }
 
-/* One "per_frame" record, {"frame": f, ...} in [rec, end). */
-static int parse_record(const char *const rec, const char *const end, const int f,
+/* One "per_frame" record, {... "frame": f, ...} in [rec, end). golden/ gives
+ * raw_* and dB values ("inf" for +inf, null for an absent 4:0:0 chroma);
+ * golden-exact/ and stress/ give dB values only, written as libvmaf's JSON
+ * writes them: null for a value that is not finite, which for these pairs
+ * (raw 0, identical planes) is +inf. */
+static int parse_record(const char *const rec, const char *const end, const int f, const int planes,
                         GoldenFrame *const g) {
     static const char *const raw_keys[3] = {"raw_y", "raw_cb", "raw_cr"};
     static const char *const db_keys[4] = {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"};
     int n;
     if (json_int(json_value(rec, end, "frame"), &n) || n != f) return -1;
     const char *raw[3], *db[4];
-    for (int p = 0; p < 3; p++)
-        if (!(raw[p] = json_value(rec, end, raw_keys[p]))) return -1;
+    int raws = 0;
+    for (int p = 0; p < 3; p++) raws += (raw[p] = json_value(rec, end, raw_keys[p])) != NULL;
     for (int k = 0; k < 4; k++)
         if (!(db[k] = json_value(rec, end, db_keys[k]))) return -1;
+    if (raws != 0 && raws != 3) return -1;
     memset(g, 0, sizeof(*g));
-    g->planes =
-        json_null(raw[1]) && json_null(raw[2]) && json_null(db[1]) && json_null(db[2]) ? 1 : 3;
-    for (int p = 0; p < g->planes; p++)
-        if (json_raw(raw[p], &g->raw[p])) return -1;
+    g->planes = planes;
+    g->has_raw = raws == 3;
+    for (int p = 0; p < 3; p++) {
+        if (!g->has_raw) break;
+        if (p >= planes ? !json_null(raw[p]) : json_raw(raw[p], &g->raw[p])) return -1;
+    }
     for (int k = 0; k < 4; k++) {
-        if (g->planes == 1 && (k == 1 || k == 2))
+        if (planes == 1 && (k == 1 || k == 2)) {
+            if (!json_null(db[k])) return -1;
             g->db[k] = NAN;
-        else if (json_db(db[k], &g->db[k]))
+        } else if (!g->has_raw && json_null(db[k])) {
+            g->db[k] = INFINITY;
+        } else if (json_db(db[k], &g->db[k])) {
             return -1;
+        }
     }
     return 0;
 }
@@ -188,10 +200,30 @@ static enum PsnrHvsPixelLayout layout_of(const int pf) {
                        : PSNRHVS_PIXEL_LAYOUT_I400;
 }
 
+/* The per_frame records: each starts at the '{' before a "frame": key and
+ * ends at the next '}' (records hold no nested objects). Returns how many
+ * there are, or -1 for a malformed list. */
+static int count_records(const char *const per_frame) {
+    int n = 0;
+    for (const char *p = per_frame; (p = strstr(p, "\"frame\":")); n++) {
+        const char *const close = strchr(p, '}');
+        if (!close) return -1;
+        p = close;
+    }
+    return n;
+}
+
 int fixture_load_golden(Fixture *const fx, const char *const json_path, const char *const datadir) {
     memset(fx, 0, sizeof(*fx));
-    const char *const slash = strrchr(json_path, '/');
-    snprintf(fx->name, sizeof(fx->name), "%s", slash ? slash + 1 : json_path);
+    /* The name keeps the JSON's folder: golden/x.json and golden-exact/x.json
+     * are different fixtures. */
+    const char *name = strrchr(json_path, '/');
+    if (name) {
+        const char *p = name;
+        while (p > json_path && p[-1] != '/') p--;
+        name = p;
+    }
+    snprintf(fx->name, sizeof(fx->name), "%s", name ? name : json_path);
     char *const json = fixture_read_file(json_path, NULL);
     if (!json) {
         fprintf(stderr, "cannot read %s\n", json_path);
@@ -201,7 +233,7 @@ int fixture_load_golden(Fixture *const fx, const char *const json_path, const ch
      * share a prefix with a pattern. */
     const char *const per_frame = strstr(json, "\"per_frame\":");
     const char *const head_end = per_frame ? per_frame : json + strlen(json);
-    char container[16], pf[8], ref_name[256], dist_name[256];
+    char container[16], pf[8], ref_name[256], dist_name[256], feature[64] = "";
     int ret = -1;
     if (json_string(json_value(json, head_end, "container"), container, sizeof(container)))
         goto bad;
@@ -211,31 +243,58 @@ int fixture_load_golden(Fixture *const fx, const char *const json_path, const ch
         goto done;
     }
     psnrhvs_default_settings(&fx->s);
+    const char *const frames_key = json_value(json, head_end, "frames");
+    const char *const feature_key = json_value(json, head_end, "feature");
+    const int records = per_frame ? count_records(per_frame) : -1;
     if (json_string(json_value(json, head_end, "reference"), ref_name, sizeof(ref_name)) ||
         json_string(json_value(json, head_end, "distorted"), dist_name, sizeof(dist_name)) ||
         json_string(json_value(json, head_end, "pixel_format"), pf, sizeof(pf)) ||
         json_int(json_value(json, head_end, "width"), &fx->s.width) ||
         json_int(json_value(json, head_end, "height"), &fx->s.height) ||
-        json_int(json_value(json, head_end, "bitdepth"), &fx->s.bitdepth) ||
-        json_int(json_value(json, head_end, "frames"), &fx->frames) || !per_frame ||
+        json_int(json_value(json, head_end, "bitdepth"), &fx->s.bitdepth) || records < 1 ||
+        (frames_key && (json_int(frames_key, &fx->frames) || fx->frames != records)) ||
+        (feature_key && json_string(feature_key, feature, sizeof(feature))) ||
         (strcmp(pf, "400") && strcmp(pf, "420") && strcmp(pf, "422") && strcmp(pf, "444")))
         goto bad;
+    fx->frames = records;
+    /* The only variant golden data exists for; any other is an error, not
+     * libvmaf's default. */
+    if (!strcmp(feature, "psnr_hvs=mask_product=exact"))
+        fx->s.mask_product = PSNRHVS_MASK_PRODUCT_EXACT;
+    else if (feature_key)
+        goto bad;
     fx->s.layout = layout_of(atoi(pf));
+    const int planes = fx->s.layout == PSNRHVS_PIXEL_LAYOUT_I400 ? 1 : 3;
     fx->golden = calloc((size_t)fx->frames + 1, sizeof(*fx->golden));
     if (!fx->golden) goto bad;
     const char *rec = per_frame;
     for (int f = 0; f < fx->frames; f++) {
-        rec = strstr(rec, "{\"frame\"");
-        const char *const end = rec ? strchr(rec, '}') : NULL;
-        if (!end || parse_record(rec, end, f, &fx->golden[f])) {
+        const char *const key = strstr(rec, "\"frame\":");
+        const char *open = key;
+        while (open && open > per_frame && *open != '{') open--;
+        const char *const end = key ? strchr(key, '}') : NULL;
+        if (!end || *open != '{' || parse_record(open, end, f, planes, &fx->golden[f])) {
             fprintf(stderr, "%s: bad per_frame record %d\n", json_path, f);
             goto bad;
         }
         rec = end;
     }
-    char ref_path[1024], dist_path[1024];
-    snprintf(ref_path, sizeof(ref_path), "%s/%s", datadir, ref_name);
-    snprintf(dist_path, sizeof(dist_path), "%s/%s", datadir, dist_name);
+    char dir[1024], ref_path[2048], dist_path[2048];
+    if (datadir) {
+        snprintf(dir, sizeof(dir), "%s", datadir);
+    } else {
+        /* The folder above the JSON's (relative paths included). */
+        snprintf(dir, sizeof(dir), "%s", json_path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        else
+            snprintf(dir, sizeof(dir), "%s", strrchr(json_path, '/') ? "." : "..");
+    }
+    snprintf(ref_path, sizeof(ref_path), "%s/%s", dir, ref_name);
+    snprintf(dist_path, sizeof(dist_path), "%s/%s", dir, dist_name);
     if (fixture_load_pair(fx, ref_path, dist_path)) goto bad;
     ret = 0;
     goto done;
@@ -334,7 +393,7 @@ int fixture_check_golden(const Fixture *const fx, const int f, const PsnrHvsScor
                g->planes);
         failures++;
     }
-    for (int p = 0; p < sc->num_planes && p < 3; p++) {
+    for (int p = 0; g->has_raw && p < sc->num_planes && p < 3; p++) {
         snprintf(label, sizeof(label), "%s frame %d %s", what, f, raw_keys[p]);
         failures += check_bits_f32(label, sc->raw[p], g->raw[p]);
     }

@@ -42,14 +42,15 @@ void frame_generate(const FrameLayout *l, int f, uint32_t *state, unsigned char 
 
 /* libvmaf's scores of one frame, from a golden JSON. */
 typedef struct GoldenFrame {
-    int planes;   ///< planes with scores: 3, or 1 where chroma is null
-    float raw[3]; ///< raw plane scores (0 where null)
+    int planes;   ///< planes with scores: 3, or 1 for 4:0:0 (chroma null)
+    int has_raw;  ///< 1 where the JSON gives raw_* (golden/), 0 where only dB values
+    float raw[3]; ///< raw plane scores (0 where null or not given)
     double db[4]; ///< psnr_hvs_y, psnr_hvs_cb, psnr_hvs_cr, psnr_hvs ("inf" is INFINITY)
 } GoldenFrame;
 
 /* A reference/distorted pair held in memory in file layout. */
 typedef struct Fixture {
-    char name[128];    ///< the JSON's file name, or the caller's label
+    char name[128];    ///< the JSON's folder and file name, or the caller's label
     PsnrHvsSettings s; ///< width, height, bitdepth, layout; the rest default
     int frames;
     FrameLayout layout;
@@ -57,9 +58,14 @@ typedef struct Fixture {
     GoldenFrame *golden;       ///< per frame, or NULL where no scores are known
 } Fixture;
 
-/* Loads a golden JSON and its raw .yuv pair from datadir; the files must hold
- * exactly the frames the JSON lists. Returns 0, 1 for a .y4m fixture (not
- * loaded: its pictures are those of a .yuv twin) or -1 after printing why. */
+/* Loads a golden JSON and its raw .yuv pair from datadir (NULL: the folder
+ * above the JSON's, where golden/, golden-exact/, stress/golden/ and
+ * stress/golden-exact/
+ * keep their pairs); the files must hold exactly the frames the JSON lists.
+ * A JSON whose "feature" is "psnr_hvs=mask_product=exact" (golden-exact/)
+ * sets fx->s.mask_product to PSNRHVS_MASK_PRODUCT_EXACT. Returns 0, 1 for a
+ * .y4m fixture (not loaded: its pictures are those of a .yuv twin) or -1
+ * after printing why. */
 int fixture_load_golden(Fixture *fx, const char *json_path, const char *datadir);
 
 /* Loads `frames` frames of a raw pair of the geometry in fx->s (the caller
@@ -86,8 +92,9 @@ static inline PsnrHvsPicture fixture_dist(const Fixture *fx, const int f) {
 int fixture_score_queued(PsnrHvsContext *c, const Fixture *fx, PsnrHvsScore *out);
 
 /* Frame f's score against libvmaf's, bit for bit: the number of planes, each
- * raw score (f32 bits) and each dB value (f64 bits; chroma only with chroma
- * scores). Prints every mismatch after `what`; returns how many. */
+ * raw score (f32 bits, where the JSON gives them) and each dB value (f64
+ * bits; chroma only with chroma scores). Prints every mismatch after `what`;
+ * returns how many. */
 int fixture_check_golden(const Fixture *fx, int f, const PsnrHvsScore *sc, const char *what);
 
 int same_bits_f32(float a, float b);

@@ -1,12 +1,16 @@
 /*
- * CPU vs CUDA parity through the library: every raw golden pair, the Netflix
- * 10/12-bit clips and generated frames (1080p and 2160p at 8 and 10 bits,
- * other layouts, the exact-product threshold, luma only) are scored by both
- * backends; raw plane scores and dB values must have the same bits, and on
- * golden pairs the CPU's must also equal libvmaf's. The CUDA side keeps
- * several frames in flight. Exits 77 (skip) when no CUDA device can be opened.
+ * CPU vs CUDA parity through the library: every raw golden pair (libvmaf's
+ * golden/, the mask_product=exact variant's golden-exact/, and the stress
+ * pairs' stress/golden/ and stress/golden-exact/), the Netflix 10/12-bit clips
+ * and generated frames (1080p and 2160p at 8 and 10 bits, other layouts, the
+ * exact-product threshold, luma only) are scored by both backends; raw plane
+ * scores and dB values must have the same bits, and on golden pairs the CPU's
+ * must also equal the golden values. The CUDA side keeps several frames in
+ * flight. Exits 77 (skip) when no CUDA device can be opened.
  * usage: cuda_parity <tests/data dir> [device] [quick]
  * (quick: fixtures and small generated frames only, for compute-sanitizer)
+ * Built with PARITY_HIP defined, the same test runs the HIP backend
+ * (tests/hip, hip_parity).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <glob.h>
@@ -16,6 +20,14 @@
 #include <string.h>
 
 #include "fixture.h"
+
+#ifdef PARITY_HIP
+#define DEV_BACKEND PSNRHVS_BACKEND_HIP
+#define DEV_NAME    "hip"
+#else
+#define DEV_BACKEND PSNRHVS_BACKEND_CUDA
+#define DEV_NAME    "cuda"
+#endif
 
 static int device;
 static int failures, compared;
@@ -34,7 +46,7 @@ static int score_all(const Fixture *c, enum PsnrHvsBackend backend, PsnrHvsScore
     int err = psnrhvs_open(&ctx, &s);
     if (err) {
         fprintf(stderr, "%s: open %s failed: %d\n", c->name,
-                backend == PSNRHVS_BACKEND_CPU ? "cpu" : "cuda", err);
+                backend == PSNRHVS_BACKEND_CPU ? "cpu" : DEV_NAME, err);
         return err;
     }
     err = fixture_score_queued(ctx, c, out);
@@ -46,7 +58,7 @@ static void check_clip(const Fixture *c) {
     PsnrHvsScore *cpu = calloc((size_t)c->frames, sizeof(*cpu));
     PsnrHvsScore *gpu = calloc((size_t)c->frames, sizeof(*gpu));
     int bad = 0;
-    if (score_all(c, PSNRHVS_BACKEND_CPU, cpu) || score_all(c, PSNRHVS_BACKEND_CUDA, gpu)) {
+    if (score_all(c, PSNRHVS_BACKEND_CPU, cpu) || score_all(c, DEV_BACKEND, gpu)) {
         bad = 1;
     } else {
         for (int f = 0; f < c->frames; f++) {
@@ -55,8 +67,8 @@ static void check_clip(const Fixture *c) {
             if (c->golden && fixture_check_golden(c, f, a, c->name)) ok = 0;
             if (!ok) {
                 bad++;
-                fprintf(stderr, "%s frame %d differs: cpu %a %a %a cuda %a %a %a", c->name, f,
-                        a->raw[0], a->raw[1], a->raw[2], b->raw[0], b->raw[1], b->raw[2]);
+                fprintf(stderr, "%s frame %d differs: cpu %a %a %a " DEV_NAME " %a %a %a", c->name,
+                        f, a->raw[0], a->raw[1], a->raw[2], b->raw[0], b->raw[1], b->raw[2]);
                 if (c->golden)
                     fprintf(stderr, " libvmaf %a %a %a", c->golden[f].raw[0], c->golden[f].raw[1],
                             c->golden[f].raw[2]);
@@ -83,50 +95,57 @@ int main(int argc, char **argv) {
     const int quick = argc > 3 && !strcmp(argv[3], "quick");
 
     /* Skip cleanly where the backend is not built or finds no device. */
-    if (!psnrhvs_backend_available(PSNRHVS_BACKEND_CUDA)) {
-        printf("SKIP: the CUDA backend is not built into this library\n");
+    if (!psnrhvs_backend_available(DEV_BACKEND)) {
+        printf("SKIP: the " DEV_NAME " backend is not built into this library\n");
         return 77;
     }
     {
         PsnrHvsSettings s;
         psnrhvs_default_settings(&s);
-        s.width = 64, s.height = 64, s.backend = PSNRHVS_BACKEND_CUDA, s.device = device;
+        s.width = 64, s.height = 64, s.backend = DEV_BACKEND, s.device = device;
         s.logger.callback = quiet;
         PsnrHvsContext *ctx;
         const int err = psnrhvs_open(&ctx, &s);
         if (err) {
             char buf[512];
-            psnrhvs_list_devices(PSNRHVS_BACKEND_CUDA, 0, buf, sizeof(buf));
-            printf("SKIP: cannot open CUDA device %d (error %d): %s", device, err, buf);
+            psnrhvs_list_devices(DEV_BACKEND, 0, buf, sizeof(buf));
+            printf("SKIP: cannot open " DEV_NAME " device %d (error %d): %s", device, err, buf);
             return 77;
         }
         psnrhvs_close(&ctx);
     }
     char buf[1024];
-    psnrhvs_list_devices(PSNRHVS_BACKEND_CUDA, 1, buf, sizeof(buf));
+    psnrhvs_list_devices(DEV_BACKEND, 1, buf, sizeof(buf));
     printf("%s", buf);
 
-    char pattern[1024];
-    snprintf(pattern, sizeof(pattern), "%s/golden/*.json", datadir);
-    glob_t g;
-    if (glob(pattern, 0, NULL, &g) || g.gl_pathc == 0) {
-        fprintf(stderr, "no golden files under %s\n", pattern);
-        return 1;
-    }
+    /* Every set must be there: a missing copy is a failure, not a pass. */
+    static const char *const sets[] = {"golden", "golden-exact", "stress/golden",
+                                       "stress/golden-exact"};
     int goldens = 0;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        Fixture c;
-        const int r = fixture_load_golden(&c, g.gl_pathv[i], datadir);
-        if (r > 0) continue;
-        if (r < 0) {
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+        char pattern[1024];
+        snprintf(pattern, sizeof(pattern), "%s/%s/*.json", datadir, sets[k]);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) || g.gl_pathc == 0) {
+            fprintf(stderr, "no golden files under %s\n", pattern);
             failures++;
             continue;
         }
-        check_clip(&c);
-        goldens++;
-        fixture_free(&c);
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            Fixture c;
+            /* NULL: each JSON's pair lies in the folder above it */
+            const int r = fixture_load_golden(&c, g.gl_pathv[i], NULL);
+            if (r > 0) continue;
+            if (r < 0) {
+                failures++;
+                continue;
+            }
+            check_clip(&c);
+            goldens++;
+            fixture_free(&c);
+        }
+        globfree(&g);
     }
-    globfree(&g);
 
     /* The Netflix clips: no published scores, CPU vs CUDA only. */
     static const char *const netflix[2][3] = {

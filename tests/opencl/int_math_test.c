@@ -57,19 +57,17 @@ static void check_sqrt(const float x) {
         printf("sqrt(%a): got %a, want %a\n", (double)x, (double)got, (double)want);
 }
 
-/* psh_sqrt_prod_rn takes the exact product where both operands are normal
- * and finite and the root's scale stays below 2^102 (every root of such a
- * product lies in the f32 range, so the exception is only the top); elsewhere
- * it is documented to take the f32 product. */
+/* The expected value, from the CPU's IEEE operations only (never from the
+ * helpers under test): psh_sqrt_prod_rn takes the exact product where both
+ * operands are normal and finite and the root stays below 2^127, i.e. the
+ * exact product below 2^254 (the f64 product of two f32 values is exact);
+ * elsewhere it is documented to take the f32 product. */
 static float want_sqrt_prod(const float a, const float b) {
-    const float lo = 1.17549435e-38f, hi = 3.4028235e38f;
+    const float lo = 0x1p-126f, hi = 0x1.fffffep127f;
     if (!(a >= lo && a <= hi && b >= lo && b <= hi)) return __builtin_sqrtf(a * b);
-    int ea, eb;
-    const uint64_t p0 = (uint64_t)psh_split_f32(a, &ea) * psh_split_f32(b, &eb);
-    const int e = ea + eb, l = p0 < ((uint64_t)1 << 47) ? 2 : 1;
-    const int ep = e - (((e - l) & 1) ? l + 1 : l);
-    if (ep / 2 > 102) return __builtin_sqrtf(a * b);
-    return (float)sqrt((double)a * (double)b);
+    const double p = (double)a * (double)b;
+    if (p >= 0x1p254) return __builtin_sqrtf(a * b);
+    return (float)sqrt(p);
 }
 
 static void check_sqrt_prod(const float a, const float b) {
@@ -138,6 +136,18 @@ int main(int argc, char **argv) {
         edges(w, -e - 1 + (int)(rnd() % 7) - 3);
         for (int i = 0; i < 6; i++)
             for (int j = 0; j < 6; j++) check_sqrt_prod(v[i], w[j]);
+    }
+    /* Products at and next to 2^254, where the exact route ends. */
+    for (int e = 100; e <= 127; e++) {
+        float v[6], w[6], x[6];
+        edges(v, e);
+        edges(w, 253 - e);
+        edges(x, 254 - e);
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                check_sqrt_prod(v[i], w[j]);
+                if (254 - e <= 127) check_sqrt_prod(v[i], x[j]);
+            }
     }
     /* k * (k + 1): the root sits just below the midpoint k + 1/2. */
     for (long i = 0; i < n / 4; i++) {

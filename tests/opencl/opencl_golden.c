@@ -1,9 +1,11 @@
 /*
- * Golden and parity test of a device backend: scores a raw .yuv golden pair
+ * Golden and parity test of the OpenCL backend: scores raw .yuv golden pairs
  * with frames in flight (send/receive) and compares every raw plane score
- * and dB value with libvmaf's, and every raw score with the CPU backend's,
- * bit for bit.
- * usage: opencl_golden <golden.json> <data dir> <exact_helpers 0|1> [frames_in_flight]
+ * and dB value with libvmaf's (golden/), the mask_product=exact variant's
+ * (golden-exact/, chosen by the JSON) or the stress pairs', and every score
+ * with the CPU backend's (scalar, synchronous), bit for bit.
+ * usage: opencl_golden <exact_helpers 0|1> <frames_in_flight> <golden.json>...
+ * (each JSON's pair lies in the folder above it)
  * Exits 77 (skip) when no OpenCL device is present. PSNRHVS_OPENCL_DEVICE
  * picks the device (default 0), for machines with several platforms.
  * SPDX-License-Identifier: BSD-2-Clause
@@ -14,28 +16,27 @@
 
 #include "fixture.h"
 
-int main(int argc, char **argv) {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s golden.json datadir exact_helpers [frames_in_flight]\n",
-                argv[0]);
-        return 2;
-    }
+/* 0 same bits, 1 a mismatch or an error, 77 no device. */
+static int run(const char *const json, const int exact_helpers, const int in_flight) {
     Fixture fx;
-    if (fixture_load_golden(&fx, argv[1], argv[2])) {
-        fprintf(stderr, "cannot read a raw pair from %s\n", argv[1]);
+    if (fixture_load_golden(&fx, json, NULL)) {
+        fprintf(stderr, "cannot read a raw pair from %s\n", json);
         return 1;
     }
     PsnrHvsSettings s = fx.s;
     PsnrHvsContext *cpu, *dev;
     s.backend = PSNRHVS_BACKEND_CPU;
+    s.isa = PSNRHVS_ISA_SCALAR;
     if (psnrhvs_open(&cpu, &s)) return 1;
     s.backend = PSNRHVS_BACKEND_OPENCL;
-    s.exact_helpers = atoi(argv[3]);
-    s.frames_in_flight = argc > 4 ? atoi(argv[4]) : 0;
+    s.isa = PSNRHVS_ISA_AUTO;
+    s.exact_helpers = exact_helpers;
+    s.frames_in_flight = in_flight;
     if (getenv("PSNRHVS_OPENCL_DEVICE")) s.device = atoi(getenv("PSNRHVS_OPENCL_DEVICE"));
     const int err = psnrhvs_open(&dev, &s);
     if (err == PSNRHVS_ERR(ENODEV) && !getenv("PSNRHVS_OPENCL_DEVICE")) {
-        printf("SKIP: no OpenCL device\n");
+        psnrhvs_close(&cpu);
+        fixture_free(&fx);
         return 77;
     }
     if (err) return 1;
@@ -52,20 +53,42 @@ int main(int argc, char **argv) {
 
     int failures = 0;
     for (int f = 0; f < fx.frames; f++) {
-        static const char *const raw_keys[3] = {"raw_y", "raw_cb", "raw_cr"};
         failures += fixture_check_golden(&fx, f, &got[f], fx.name);
-        for (int p = 0; p < got[f].num_planes; p++) {
-            char what[192];
-            snprintf(what, sizeof(what), "%s frame %d %s (opencl vs cpu)", fx.name, f, raw_keys[p]);
-            failures += check_bits_f32(what, got[f].raw[p], want_cpu[f].raw[p]);
+        if (!scores_same_bits(&got[f], &want_cpu[f]) ||
+            got[f].num_planes != want_cpu[f].num_planes) {
+            printf("%s frame %d: opencl %a %a %a, cpu %a %a %a\n", fx.name, f,
+                   (double)got[f].raw[0], (double)got[f].raw[1], (double)got[f].raw[2],
+                   (double)want_cpu[f].raw[0], (double)want_cpu[f].raw[1],
+                   (double)want_cpu[f].raw[2]);
+            failures++;
         }
     }
     psnrhvs_close(&dev);
     psnrhvs_close(&cpu);
-    printf("%s (opencl, exact_helpers=%d): %d frames, %d mismatches\n", argv[1], s.exact_helpers,
+    printf("%s (opencl, exact_helpers=%d, %s product): %d frames, %d mismatches\n", fx.name,
+           exact_helpers, fx.s.mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? "exact" : "f32",
            fx.frames, failures);
     free(got);
     free(want_cpu);
     fixture_free(&fx);
     return failures != 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s exact_helpers frames_in_flight golden.json...\n", argv[0]);
+        return 2;
+    }
+    const int exact_helpers = atoi(argv[1]), in_flight = atoi(argv[2]);
+    int failed = 0;
+    for (int i = 3; i < argc; i++) {
+        const int r = run(argv[i], exact_helpers, in_flight);
+        if (r == 77) {
+            printf("SKIP: no OpenCL device\n");
+            return 77;
+        }
+        failed += r != 0;
+    }
+    printf("%d fixtures, %d failed\n", argc - 3, failed);
+    return failed != 0;
 }

@@ -1,7 +1,11 @@
 /*
- * CPU vs OpenCL parity on generated pictures: raw plane scores compared with
- * memcmp over geometries, layouts, bit depths, both threshold products, luma
- * only, padded strides, identical frames and several frames in flight.
+ * CPU vs OpenCL parity on generated pictures: every raw plane score (all
+ * three, unused ones included), the plane count and every dB value compared
+ * bit for bit over geometries, layouts, bit depths, both threshold products,
+ * luma only, padded strides, identical frames and several frames in flight
+ * (the backend's default depth included, whose EAGAIN point is checked). The
+ * CPU's scores come first, from a scalar single-thread context scoring each
+ * frame synchronously, before the device context exists.
  * usage: opencl_parity <exact_helpers 0|1>
  * Exits 77 (skip) when no OpenCL device is present. PSNRHVS_OPENCL_DEVICE
  * picks the device (default 0).
@@ -12,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psnrhvs.h"
+#include "fixture.h"
 
 typedef struct Case {
     int w, h, bitdepth;
@@ -54,6 +58,9 @@ static void fill(uint8_t *ref, uint8_t *dist, const int w, const int h, const pt
         }
 }
 
+/* OpenCL's queue depth for frames_in_flight = 0 (psnrhvs.h). */
+#define OPENCL_DEFAULT_IN_FLIGHT 3
+
 static int run_case(const Case *const t, const int exact) {
     PsnrHvsSettings s;
     psnrhvs_default_settings(&s);
@@ -63,18 +70,10 @@ static int run_case(const Case *const t, const int exact) {
     s.layout = t->layout;
     s.enable_chroma = t->chroma;
     s.mask_product = t->mask_product ? PSNRHVS_MASK_PRODUCT_EXACT : PSNRHVS_MASK_PRODUCT_FLOAT;
+    s.isa = PSNRHVS_ISA_SCALAR;
+    s.threads = 1;
     PsnrHvsContext *cpu, *dev;
     if (psnrhvs_open(&cpu, &s)) return 1;
-    s.backend = PSNRHVS_BACKEND_OPENCL;
-    s.exact_helpers = exact;
-    s.frames_in_flight = t->frames_in_flight;
-    if (getenv("PSNRHVS_OPENCL_DEVICE")) s.device = atoi(getenv("PSNRHVS_OPENCL_DEVICE"));
-    const int err = psnrhvs_open(&dev, &s);
-    if (err == PSNRHVS_ERR(ENODEV) && !getenv("PSNRHVS_OPENCL_DEVICE")) {
-        psnrhvs_close(&cpu);
-        return 77;
-    }
-    if (err) return 1;
 
     const int bps = t->bitdepth > 8 ? 2 : 1;
     const int cw = t->layout == PSNRHVS_PIXEL_LAYOUT_I444 ? t->w : (t->w + 1) / 2;
@@ -82,7 +81,7 @@ static int run_case(const Case *const t, const int exact) {
     const int pw[3] = {t->w, cw, cw}, ph[3] = {t->h, ch, ch};
     uint8_t *planes[64][2][3] = {{{0}}};
     PsnrHvsPicture pics[64][2];
-    float want[64][3];
+    PsnrHvsScore want[64];
     int failures = 0;
     for (int f = 0; f < t->frames; f++) {
         for (int p = 0; p < 3; p++) {
@@ -94,39 +93,60 @@ static int run_case(const Case *const t, const int exact) {
             }
             fill(planes[f][0][p], planes[f][1][p], pw[p], ph[p], stride, t->bitdepth, f);
         }
-        PsnrHvsScore sc;
-        if (psnrhvs_score(cpu, &pics[f][0], &pics[f][1], &sc)) return 1;
-        memcpy(want[f], sc.raw, sizeof(want[f]));
+        if (psnrhvs_score(cpu, &pics[f][0], &pics[f][1], &want[f])) return 1;
     }
-    /* Fill the device queue, then drain it as frames come back. */
-    int sent = 0, got = 0;
+    psnrhvs_close(&cpu);
+
+    s.backend = PSNRHVS_BACKEND_OPENCL;
+    s.isa = PSNRHVS_ISA_AUTO;
+    s.threads = 0;
+    s.exact_helpers = exact;
+    s.frames_in_flight = t->frames_in_flight;
+    if (getenv("PSNRHVS_OPENCL_DEVICE")) s.device = atoi(getenv("PSNRHVS_OPENCL_DEVICE"));
+    const int err = psnrhvs_open(&dev, &s);
+    if (err == PSNRHVS_ERR(ENODEV) && !getenv("PSNRHVS_OPENCL_DEVICE")) return 77;
+    if (err) return 1;
+    /* Fill the device queue, then drain it as frames come back: EAGAIN must
+     * come exactly at the depth asked for, or at the default depth for 0. */
+    const int depth = t->frames_in_flight ? t->frames_in_flight : OPENCL_DEFAULT_IN_FLIGHT;
+    int sent = 0, got = 0, full = 0;
     while (got < t->frames) {
         if (sent < t->frames) {
             const int r = psnrhvs_send(dev, &pics[sent][0], &pics[sent][1], (uint64_t)sent);
             if (!r) {
                 sent++;
+                if (sent - got > depth) {
+                    printf("%d frames queued, the depth is %d\n", sent - got, depth);
+                    failures++;
+                }
                 continue;
             }
             if (r != PSNRHVS_ERR(EAGAIN)) return 1;
-            if (sent - got != (t->frames_in_flight ? t->frames_in_flight : sent - got)) {
-                printf("EAGAIN with %d frames queued\n", sent - got);
+            full++;
+            if (sent - got != depth) {
+                printf("EAGAIN with %d frames queued, the depth is %d\n", sent - got, depth);
                 failures++;
             }
         }
         PsnrHvsScore sc;
         if (psnrhvs_receive(dev, &sc) || sc.tag != (uint64_t)got) return 1;
-        const int planes_scored = sc.num_planes;
-        if (memcmp(sc.raw, want[got], planes_scored * sizeof(float))) {
-            printf("%dx%d %d-bit layout %d frame %d: opencl %a %a %a, cpu %a %a %a\n", t->w, t->h,
-                   t->bitdepth, (int)t->layout, got, (double)sc.raw[0], (double)sc.raw[1],
-                   (double)sc.raw[2], (double)want[got][0], (double)want[got][1],
-                   (double)want[got][2]);
+        if (sc.num_planes != want[got].num_planes || !scores_same_bits(&sc, &want[got])) {
+            printf("%dx%d %d-bit layout %d frame %d: opencl %d planes %a %a %a (%.17g %.17g %.17g "
+                   "%.17g), cpu %d planes %a %a %a (%.17g %.17g %.17g %.17g)\n",
+                   t->w, t->h, t->bitdepth, (int)t->layout, got, sc.num_planes, (double)sc.raw[0],
+                   (double)sc.raw[1], (double)sc.raw[2], sc.psnr_hvs_y, sc.psnr_hvs_cb,
+                   sc.psnr_hvs_cr, sc.psnr_hvs, want[got].num_planes, (double)want[got].raw[0],
+                   (double)want[got].raw[1], (double)want[got].raw[2], want[got].psnr_hvs_y,
+                   want[got].psnr_hvs_cb, want[got].psnr_hvs_cr, want[got].psnr_hvs);
             failures++;
         }
         got++;
     }
+    if (t->frames > depth && !full) {
+        printf("%d frames sent at depth %d and never EAGAIN\n", t->frames, depth);
+        failures++;
+    }
     psnrhvs_close(&dev);
-    psnrhvs_close(&cpu);
     for (int f = 0; f < t->frames; f++)
         for (int r = 0; r < 2; r++)
             for (int p = 0; p < 3; p++) free(planes[f][r][p]);
@@ -146,7 +166,8 @@ int main(int argc, char **argv) {
         {64, 64, 8, PSNRHVS_PIXEL_LAYOUT_I420, 1, 0, 3, 1, 0},
         {333, 217, 10, PSNRHVS_PIXEL_LAYOUT_I422, 1, 0, 4, 2, 5},
         {200, 120, 12, PSNRHVS_PIXEL_LAYOUT_I444, 1, 1, 3, 3, 0},
-        {1000, 562, 8, PSNRHVS_PIXEL_LAYOUT_I400, 1, 0, 3, 0, 3},
+        {1000, 562, 8, PSNRHVS_PIXEL_LAYOUT_I400, 1, 0, 5, 0, 3},
+        {176, 144, 10, PSNRHVS_PIXEL_LAYOUT_I420, 1, 1, 6, 0, 0},
         {731, 409, 10, PSNRHVS_PIXEL_LAYOUT_I420, 0, 1, 2, 2, 0},
         {1920, 1080, 8, PSNRHVS_PIXEL_LAYOUT_I420, 1, 0, 2, 2, 0},
     };

@@ -31,6 +31,8 @@ int main(void) {
     OFF(PsnrHvsSettings, exact_helpers);
     OFF(PsnrHvsSettings, frames_in_flight);
     OFF(PsnrHvsSettings, logger);
+    OFF(PsnrHvsSettings, memory);
+    OFF(PsnrHvsSettings, renditions);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);
     FSIZE(PsnrHvsSettings, reserved);

@@ -41,6 +41,13 @@ static const Fixture fixtures[] = {
      576, 324, 10, 1, 1},
     {"netflix/src01_hrc00_576x324.yuv420p12le.yuv", "netflix/src01_hrc01_576x324.yuv420p12le.yuv",
      576, 324, 12, 1, 1},
+    /* noise up to 64 8-bit steps: terms over a wide range of sizes */
+    {"stress/stress_yuv420p_96x96_ref.yuv", "stress/stress_yuv420p_96x96_dist.yuv", 96, 96, 8, 1,
+     1},
+    {"stress/stress_yuv422p12_96x96_ref.yuv", "stress/stress_yuv422p12_96x96_dist.yuv", 96, 96, 12,
+     1, 0},
+    {"stress/stress_yuv444p10_96x96_ref.yuv", "stress/stress_yuv444p10_96x96_dist.yuv", 96, 96, 10,
+     0, 0},
 };
 
 static uint64_t failures, streams, nterms;
@@ -170,6 +177,14 @@ int main(int argc, char **argv) {
         const int ch = fx->ssy < 0 ? 0 : (fx->h + fx->ssy) >> fx->ssy;
         const size_t frame = ((size_t)fx->w * fx->h + 2 * (size_t)cw * ch) * bytes;
         const size_t nframes = rsize / frame;
+        if (!nframes || rsize % frame) {
+            /* a file too short or of another geometry would check nothing */
+            fprintf(stderr, "FAIL %s: %zu bytes, not whole frames of %zu\n", fx->ref, rsize, frame);
+            failures++;
+            free(ref);
+            free(dist);
+            continue;
+        }
         float *const t = malloc(sizeof(float) * ((size_t)fx->w * fx->h * 2 + 64));
         size_t *const rows = malloc(sizeof(size_t) * (size_t)(fx->h + 2));
         for (size_t fr = 0; fr < nframes; fr++) {

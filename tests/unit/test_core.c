@@ -1,9 +1,11 @@
 /*
  * Unit tests of the portable core: the lifting DCT against a plain scalar
- * transcription of daala's, the f32 tables against the spec's bit patterns,
- * the threshold's f32 square root against libvmaf's f64 expression, and the
- * integer square roots against f64.
- * usage: test_core [seed]
+ * transcription of daala's, all 192 CSF and 192 mask entries of tables.h
+ * against the spec's bit patterns (read at run time from a copy of
+ * shared/spec/psnr-hvs-tables.md, tests/data/spec/), the threshold's f32
+ * square root against libvmaf's f64 expression, the integer square roots
+ * against f64, and a probe that fails if the build contracts a * b - c.
+ * usage: test_core <psnr-hvs-tables.md> [seed]
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <math.h>
@@ -127,13 +129,83 @@ static void test_dct(int blocks) {
     for (int k = 1; k < 64; k++) CHECK(flat[k] == 0, "flat AC %d = %d", k, flat[k]);
 }
 
-/* The spec's first and last mask entries per plane and the rule that
- * produced them: the product in f64, rounded once. */
-static void test_tables(void) {
-    static const uint32_t csf_first[3] = {0x3fcf4815, 0x3ff49ff1, 0x40027a63};
+/* The spec's six tables: "csf_y (...):", "mask for csf_y:", then the same for
+ * csf_cb420 and csf_cr420, each 8 lines of 8 C99 hex floats in i,j order.
+ * A token counts only if "%a" prints it back unchanged (an exact f32 in the
+ * shortest form), so a typo cannot parse into a neighbouring value. */
+static int read_spec_tables(const char *path, uint32_t csf[3][64], uint32_t mask[3][64]) {
+    static const char *const names[3] = {"csf_y", "csf_cb420", "csf_cr420"};
+    FILE *const f = fopen(path, "r");
+    if (!f) {
+        printf("FAIL: cannot read %s\n", path);
+        return -1;
+    }
+    char line[1024];
+    uint32_t *table = NULL;
+    int headers[2][3] = {{0}}, count[2][3] = {{0}}, *n = NULL, bad = 0;
+    while (fgets(line, sizeof(line), f)) {
+        int header = 0;
+        for (int p = 0; p < 3 && !header; p++) {
+            char mask_head[64];
+            snprintf(mask_head, sizeof(mask_head), "mask for %s:", names[p]);
+            const size_t len = strlen(names[p]);
+            const int t = !strncmp(line, names[p], len) && line[len] == ' ' ? 0
+                          : !strncmp(line, mask_head, strlen(mask_head))    ? 1
+                                                                            : -1;
+            if (t < 0) continue;
+            table = t ? mask[p] : csf[p];
+            n = &count[t][p];
+            headers[t][p]++;
+            header = 1;
+        }
+        if (header || !table) continue;
+        if (!strncmp(line, "```", 3)) {
+            table = NULL;
+            continue;
+        }
+        for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+            char *end, back[64];
+            const float v = strtof(tok, &end);
+            snprintf(back, sizeof(back), "%a", (double)v);
+            if (*end || strcmp(back, tok) || *n >= 64) {
+                printf("FAIL: %s: bad or extra table entry \"%s\"\n", path, tok);
+                bad = 1;
+                continue;
+            }
+            table[(*n)++] = bits(v);
+        }
+    }
+    fclose(f);
+    for (int t = 0; t < 2; t++)
+        for (int p = 0; p < 3; p++)
+            if (headers[t][p] != 1 || count[t][p] != 64) {
+                printf("FAIL: %s: %d \"%s%s\" tables, %d entries\n", path, headers[t][p],
+                       t ? "mask for " : "", names[p], count[t][p]);
+                bad = 1;
+            }
+    return bad ? -1 : 0;
+}
+
+/* Every entry against the spec's bits; the mask rule (the product in f64,
+ * rounded once) and the tables' symmetry besides. */
+static void test_tables(const char *spec_path) {
+    static const char *const names[3] = {"csf_y", "csf_cb420", "csf_cr420"};
+    uint32_t csf[3][64], mask[3][64];
+    /* Sentinels (NaN bits no table holds): an entry the file lacks fails. */
+    memset(csf, 0xff, sizeof(csf));
+    memset(mask, 0xff, sizeof(mask));
+    if (read_spec_tables(spec_path, csf, mask)) {
+        failures++;
+        return;
+    }
+    int compared = 0;
     for (int p = 0; p < 3; p++) {
-        CHECK(bits(psh_csf[p][0]) == csf_first[p], "csf[%d][0] = %a", p, psh_csf[p][0]);
-        for (int k = 0; k < 64; k++) {
+        for (int k = 0; k < 64; k++, compared += 2) {
+            CHECK(bits(psh_csf[p][k]) == csf[p][k], "%s[%d][%d] = %a (0x%08x), spec 0x%08x",
+                  names[p], k / 8, k % 8, psh_csf[p][k], bits(psh_csf[p][k]), csf[p][k]);
+            CHECK(bits(psh_mask[p][k]) == mask[p][k],
+                  "mask for %s[%d][%d] = %a (0x%08x), spec 0x%08x", names[p], k / 8, k % 8,
+                  psh_mask[p][k], bits(psh_mask[p][k]), mask[p][k]);
             const double c = (double)psh_csf[p][k] * 0.3885746225901003;
             const float want = (float)(c * c);
             CHECK(bits(psh_mask[p][k]) == bits(want), "mask[%d][%d] = %a, want %a", p, k,
@@ -144,6 +216,7 @@ static void test_tables(void) {
             for (int j = 0; j < 8; j++)
                 CHECK(bits(psh_csf[p][i * 8 + j]) == bits(psh_csf[p][j * 8 + i]), "csf symmetry");
     }
+    printf("tables: %d entries compared with %s\n", compared, spec_path);
     /* Computing the mask in f32 changes about half the entries (spec 1). */
     int changed = 0;
     for (int p = 0; p < 3; p++)
@@ -211,26 +284,92 @@ static void test_threshold(int cases) {
     }
 }
 
-/* Contraction of (err*csf)*(err*csf) or of the energy sum into an FMA
- * changes these bits; with -ffp-contract=off they stay libvmaf's. */
-static void test_no_contraction(void) {
-    volatile float err = 0x1.8p+3f, w = 0x1.9e902ap+0f;
+/* libvmaf's block statistics and threshold (calc_psnrhvs), transcribed with
+ * every intermediate stored to a volatile float, so each operation is rounded
+ * on its own whatever the contraction setting; the DCT is the plain one. */
+static float libvmaf_threshold(const int x[8][8], const int plane) {
+    volatile float gmean = 0, gvar = 0, energy = 0, means[4] = {0}, vars[4] = {0}, t;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
+            gmean += x[i][j];
+            means[sub] += x[i][j];
+        }
+    gmean /= 64.f;
+    for (int i = 0; i < 4; i++) means[i] /= 16.f;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
+            t = x[i][j] - gmean;
+            t = t * t;
+            gvar += t;
+            t = x[i][j] - means[sub];
+            t = t * t;
+            vars[sub] += t;
+        }
+    gvar *= 1 / 63.f * 64;
+    for (int i = 0; i < 4; i++) vars[i] *= 1 / 15.f * 16;
+    if (gvar > 0) {
+        t = vars[0] + vars[1];
+        t = t + vars[2];
+        t = t + vars[3];
+        gvar = t / gvar;
+    }
+    int64_t c[8][8];
+    plain_fdct8x8(c, x);
+    for (int i = 0; i < 8; i++)
+        for (int j = (i == 0); j < 8; j++) {
+            const int k = (int)(c[i][j] * c[i][j]);
+            t = (float)k * psh_mask[plane][i * 8 + j];
+            energy += t;
+        }
+    t = energy * gvar;
+    return (float)(sqrt(t) / 32.f);
+}
+
+/* Without contraction a * b - c rounds the product first. With FMA
+ * contraction (GNU C's default, -ffp-contract=fast, on an FMA target) these
+ * bits move, so the checks fail if the build loses -ffp-contract=off:
+ * x = 1 + 2^-12, x * x = 1 + 2^-11 + 2^-24 rounds (a tie, to even) to
+ * 1 + 2^-11 = y, while the fused result is 2^-24. */
+static void test_no_contraction(int blocks) {
+    volatile float x = 0x1.001p+0f, y = 0x1.002p+0f;
+    const float a = x, b = y;
+    CHECK(bits(a * a - b) == 0, "a * a - b = %a: contracted into an FMA", a * a - b);
+    /* block.h's statistics, energy and threshold (every += of a product can
+     * contract) against the transcription, bit for bit. */
+    static const int depths[3] = {8, 10, 12};
+    for (int n = 0; n < blocks; n++) {
+        int xb[8][8];
+        fill_block(xb, n % 5, depths[n % 3]);
+        psh_i32 blk[64];
+        for (int k = 0; k < 64; k++) blk[k] = xb[k / 8][k % 8];
+        const int plane = n % 3;
+        const float got = psh_block_transform(blk, plane, PSH_MASK_PRODUCT_FLOAT);
+        const float want = libvmaf_threshold(xb, plane);
+        CHECK(bits(got) == bits(want), "block %d threshold %a, libvmaf's %a", n, got, want);
+    }
+    /* One term, each step rounded on its own: |100 - 88| less the limit. */
     const float t = psh_block_term(100, 88, 9, 0, 0x1.2p-1f);
-    const float lim = 0x1.2p-1f / psh_mask[0][9];
-    const float e = 12.0f - lim;
-    const float want = (e * psh_csf[0][9]) * (e * psh_csf[0][9]);
-    CHECK(bits(t) == bits(want), "term %a vs %a", t, want);
-    const float prod = err * w;
-    CHECK(bits(prod * prod) == bits((float)((double)prod * (double)prod)), "square rounding");
+    volatile float lim = 0x1.2p-1f, e, w;
+    lim = lim / psh_mask[0][9];
+    e = 12.0f - lim;
+    w = e * psh_csf[0][9];
+    w = w * w;
+    CHECK(bits(t) == bits(w), "term %a vs %a", t, (float)w);
 }
 
 int main(int argc, char **argv) {
-    rng_state = argc > 1 ? strtoull(argv[1], NULL, 0) : 0x9e3779b97f4a7c15ULL;
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s psnr-hvs-tables.md [seed]\n", argv[0]);
+        return 2;
+    }
+    rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x9e3779b97f4a7c15ULL;
     printf("seed 0x%llx\n", (unsigned long long)rng_state);
     test_dct(20000);
-    test_tables();
+    test_tables(argv[1]);
     test_threshold(200000);
-    test_no_contraction();
+    test_no_contraction(20000);
     printf("%s: %d failures\n", failures ? "FAIL" : "ok", failures);
     return failures != 0;
 }

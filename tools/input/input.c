@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/convert.h"
 #include "input/input.h"
 
 /* Probed in order; the raw reader accepts anything, so it comes last. */
@@ -23,8 +24,13 @@ struct Input {
     void *priv;
     InputStream s;
     int has_format;
-    InputFormat fmt;
+    InputFormat fmt; ///< as handed out
     PlaneGeometry geo;
+    InputFormat nfmt; ///< as read, before any conversion
+    PlaneGeometry ngeo;
+    Converter *conv;    ///< NULL when nfmt is fmt
+    InputFrame scratch; ///< the frame as read, when converting
+    InputOptions opt;
     unsigned frames_read;
     const char *role; ///< "reference", "distorted" or NULL
 };
@@ -90,8 +96,10 @@ static int has_y4m_extension(const char *const path) {
     return len >= 4 && (!strcmp(path + len - 4, ".y4m") || !strcmp(path + len - 4, ".Y4M"));
 }
 
-/* Probe and open the container of in->s (already opened). @return 0 or -1 with in->s.err set. */
-static int open_stream(Input *const in, const char *const path) {
+/* Probe and open the container of in->s (already opened); compressed inputs
+ * are recognised unless from memory (the fuzzers' raw and Y4M bytes stay
+ * raw and Y4M). @return 0 or -1 with in->s.err set. */
+static int open_stream(Input *const in, const char *const path, const int sniff) {
     /* Peek at the first bytes: stdin cannot seek back. */
     while (in->s.peek_len < sizeof(in->s.peek)) {
         const size_t n =
@@ -115,22 +123,48 @@ static int open_stream(Input *const in, const char *const path) {
         psnrhvs_stream_error(&in->s, "malformed Y4M %s: missing \"YUV4MPEG2 \" magic", in->s.name);
         return -1;
     }
+    /* Compressed (a container's magic, or its name): FFmpeg decodes it. Never
+     * read as raw samples. */
+    const char *const compressed =
+        !sniff || in->dmx == &psnrhvs_demuxer_y4m
+            ? NULL
+            : psnrhvs_sniff_compressed(in->s.peek, in->s.peek_len, strcmp(path, "-") ? path : NULL);
+    if (compressed) {
+#ifdef PSNRHVS_HAVE_FFMPEG
+        in->dmx = &psnrhvs_demuxer_ffmpeg;
+#else
+        const char *const p = strcmp(path, "-") ? path : "INPUT";
+        psnrhvs_stream_error(&in->s,
+                             "psnrhvs was built without FFmpeg: cannot decode %s (%s); convert it "
+                             "to Y4M first with: ffmpeg -i %s -fps_mode passthrough -strict -1 -f "
+                             "yuv4mpegpipe out.y4m",
+                             in->s.name, compressed, p);
+        return -1;
+#endif
+    }
     if (in->dmx->priv_data_size && !(in->priv = calloc(1, in->dmx->priv_data_size))) {
         psnrhvs_stream_error(&in->s, "out of memory");
         return -1;
     }
-    const int res = in->dmx->open(in->priv, &in->s, &in->fmt);
+    const int res = in->dmx->open(in->priv, &in->s, &in->nfmt);
     if (res < 0) return -1;
     in->has_format = res;
     return 0;
 }
 
 int psnrhvs_input_open(Input **const in_out, const char *const path) {
+    return psnrhvs_input_open2(in_out, path, NULL);
+}
+
+int psnrhvs_input_open2(Input **const in_out, const char *const path,
+                        const InputOptions *const opt) {
     Input *in = calloc(1, sizeof(*in));
     if (!in) {
         fprintf(stderr, "psnrhvs: out of memory\n");
         return -1;
     }
+    if (opt) in->opt = *opt;
+    in->s.opt = &in->opt;
     in->s.name = path;
     if (!strcmp(path, "-")) {
         in->s.f = stdin;
@@ -140,7 +174,7 @@ int psnrhvs_input_open(Input **const in_out, const char *const path) {
         free(in);
         return -1;
     }
-    if (open_stream(in, path) < 0) {
+    if (open_stream(in, path, 1) < 0) {
         fprintf(stderr, "psnrhvs: %s\n", in->s.err);
         psnrhvs_input_close(&in);
         return -1;
@@ -156,6 +190,7 @@ int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const v
         snprintf(err, err_size, "out of memory");
         return -1;
     }
+    in->s.opt = &in->opt;
     in->s.name = name;
     /* fmemopen does not write through a "rb" stream; the cast only drops const. */
     if (!(in->s.f = fmemopen((void *)(uintptr_t)data, size, "rb"))) {
@@ -163,7 +198,7 @@ int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const v
         free(in);
         return -1;
     }
-    if (open_stream(in, name) < 0) {
+    if (open_stream(in, name, 0) < 0) {
         snprintf(err, err_size, "%s", in->s.err);
         psnrhvs_input_close(&in);
         return -1;
@@ -173,7 +208,7 @@ int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const v
 }
 
 int psnrhvs_input_has_format(const Input *const in, InputFormat *const fmt) {
-    if (in->has_format) *fmt = in->fmt;
+    if (in->has_format) *fmt = in->nfmt;
     return in->has_format;
 }
 
@@ -185,13 +220,18 @@ void psnrhvs_input_set_role(Input *const in, const char *const role) {
     in->role = role;
 }
 
+int psnrhvs_input_decoded(const Input *const in) {
+    return in->dmx && in->dmx->samples_native;
+}
+
 long long psnrhvs_input_frames_left(const Input *const in) {
+    if (in->dmx->frames_left) return in->dmx->frames_left(in->priv, in->frames_read);
     struct stat st;
     const int fd = fileno(in->s.f);
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) return -1;
     const off_t pos = ftello(in->s.f);
     if (pos < 0) return -1;
-    const size_t per_frame = in->geo.frame_bytes + in->dmx->frame_header_bytes;
+    const size_t per_frame = in->ngeo.frame_bytes + in->dmx->frame_header_bytes;
     if (!per_frame) return -1;
     const long long left =
         (long long)st.st_size - (long long)pos + (long long)(in->s.peek_len - in->s.peek_pos);
@@ -199,12 +239,44 @@ long long psnrhvs_input_frames_left(const Input *const in) {
 }
 
 int psnrhvs_input_set_format(Input *const in, const InputFormat *const fmt) {
-    if (psnrhvs_plane_geometry(fmt, &in->geo) < 0) {
+    return psnrhvs_input_set_formats(in, fmt, fmt);
+}
+
+int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
+                              const InputFormat *const fmt) {
+    /* What the container described stays the format read. */
+    const InputFormat native = read && !in->has_format ? *read : in->has_format ? in->nfmt : *fmt;
+    if (psnrhvs_plane_geometry(fmt, &in->geo) < 0 ||
+        psnrhvs_plane_geometry(&native, &in->ngeo) < 0) {
         fprintf(stderr, "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width, fmt->height,
                 in->s.name);
         return -1;
     }
+    in->nfmt = native;
     in->fmt = *fmt;
+    psnrhvs_converter_close(&in->conv);
+    psnrhvs_input_frame_free(&in->scratch);
+    if (native.width == fmt->width && native.height == fmt->height &&
+        native.layout == fmt->layout && native.bitdepth == fmt->bitdepth)
+        return 0;
+    char err[256];
+    if (psnrhvs_converter_open(&in->conv, &native, fmt, in->opt.scale_algo, err, sizeof(err)) < 0) {
+        fprintf(stderr, "psnrhvs: %s: %s\n", in->s.name, err);
+        return -1;
+    }
+    in->scratch.buf = malloc(in->ngeo.frame_bytes ? in->ngeo.frame_bytes : 1);
+    if (!in->scratch.buf) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        return -1;
+    }
+    size_t off = 0;
+    for (int p = 0; p < 3; p++) {
+        const int has = p < in->ngeo.num_planes;
+        in->scratch.pic.data[p] = has ? in->scratch.buf + off : NULL;
+        in->scratch.pic.stride[p] =
+            has ? (ptrdiff_t)in->ngeo.stored_w[p] * in->ngeo.bytes_per_sample : 0;
+        if (has) off += in->ngeo.plane_bytes[p];
+    }
     return 0;
 }
 
@@ -254,9 +326,9 @@ static void le16_to_native(uint8_t *const buf, const size_t bytes) {
 /* Samples above 2^bitdepth - 1 would overflow libvmaf's integer DCT (undefined
  * behaviour there, NaN or negative dB here): an error naming the first one. */
 static int check_sample_range(Input *const in, const uint8_t *const buf) {
-    const unsigned max = (1u << in->fmt.bitdepth) - 1;
+    const unsigned max = (1u << in->nfmt.bitdepth) - 1;
     const uint16_t *const samples = (const uint16_t *)(const void *)buf;
-    const size_t n = in->geo.frame_bytes / 2;
+    const size_t n = in->ngeo.frame_bytes / 2;
     /* max is all ones: the OR of the samples exceeds it only if one does. */
     unsigned any = 0;
     for (size_t i = 0; i < n; i++) any |= samples[i];
@@ -266,8 +338,8 @@ static int check_sample_range(Input *const in, const uint8_t *const buf) {
     while (samples[i] <= max) i++;
     int p = 0;
     size_t start = 0;
-    while (i >= start + in->geo.plane_bytes[p] / 2) start += in->geo.plane_bytes[p++] / 2;
-    const size_t at = i - start, w = (size_t)in->geo.stored_w[p];
+    while (i >= start + in->ngeo.plane_bytes[p] / 2) start += in->ngeo.plane_bytes[p++] / 2;
+    const size_t at = i - start, w = (size_t)in->ngeo.stored_w[p];
     /* "in the reference ref.yuv", or "in ref.yuv" without a role */
     char where[600];
     snprintf(where, sizeof(where), "%s%s%s%s", in->role ? "the " : "", in->role ? in->role : "",
@@ -276,17 +348,22 @@ static int check_sample_range(Input *const in, const uint8_t *const buf) {
                          "sample out of range in %s, frame %u: %s plane x=%zu y=%zu is %u, above "
                          "the %d-bit maximum %u",
                          where, in->frames_read, plane_names[p], at % w, at / w,
-                         (unsigned)samples[i], in->fmt.bitdepth, max);
+                         (unsigned)samples[i], in->nfmt.bitdepth, max);
     return -1;
 }
 
 int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
-    const int res =
-        in->dmx->read(in->priv, &in->s, frame->buf, in->geo.frame_bytes, in->frames_read);
+    /* Converted frames are read into the scratch frame first. */
+    uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
+    const int res = in->dmx->read(in->priv, &in->s, buf, in->ngeo.frame_bytes, in->frames_read);
     if (res <= 0) return res;
-    if (in->geo.bytes_per_sample == 2) {
-        le16_to_native(frame->buf, in->geo.frame_bytes);
-        if (check_sample_range(in, frame->buf) < 0) return -1;
+    if (in->ngeo.bytes_per_sample == 2) {
+        if (!in->dmx->samples_native) le16_to_native(buf, in->ngeo.frame_bytes);
+        if (check_sample_range(in, buf) < 0) return -1;
+    }
+    if (in->conv && psnrhvs_converter_run(in->conv, &in->scratch.pic, &frame->pic) < 0) {
+        psnrhvs_stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read, in->s.name);
+        return -1;
     }
     in->frames_read++;
     return 1;
@@ -304,6 +381,8 @@ void psnrhvs_input_close(Input **const in_p) {
     Input *const in = *in_p;
     if (!in) return;
     if (in->dmx && in->dmx->close && in->priv) in->dmx->close(in->priv);
+    psnrhvs_converter_close(&in->conv);
+    psnrhvs_input_frame_free(&in->scratch);
     free(in->priv);
     if (in->s.f && in->s.f != stdin) fclose(in->s.f);
     free(in);

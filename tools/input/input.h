@@ -44,10 +44,19 @@ int psnrhvs_check_bitdepth(int bitdepth, char *msg, size_t size);
 /** "420", "422", "444", "400" */
 const char *psnrhvs_layout_name(enum PsnrHvsPixelLayout layout);
 
+/** How compressed inputs are decoded (FFmpeg builds) and converted. */
+typedef struct InputOptions {
+    int hwaccel;    ///< 1: decode on the GPU (--hwaccel cuda), 0: on the CPU
+    int hw_device;  ///< GPU index for hwaccel
+    int scale_algo; ///< 0: sizes must match; else a PSNRHVS_SCALE_* (--scale)
+    int quiet;      ///< no warnings
+} InputOptions;
+
 /** A byte stream with a small look-ahead, so stdin can be probed without seeking. */
 typedef struct InputStream {
     FILE *f;
-    const char *name; ///< file name for messages ("stdin" for "-")
+    const char *name;        ///< file name for messages ("stdin" for "-")
+    const InputOptions *opt; ///< never NULL once opened
     uint8_t peek[16];
     size_t peek_len, peek_pos;
     /* Readers do not print: they leave one message here (without "psnrhvs: ")
@@ -99,6 +108,11 @@ typedef struct Demuxer {
     int (*open)(void *priv, InputStream *s, InputFormat *fmt);
     int (*read)(void *priv, InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx);
     void (*close)(void *priv);
+    /* Decoders (FFmpeg): samples above 8 bits come in native byte order, and
+     * the frame count comes from the container (-1: unknown); NULL: from the
+     * file size. */
+    int samples_native;
+    long long (*frames_left)(void *priv, unsigned frames_read);
 } Demuxer;
 
 typedef struct Input Input;
@@ -108,6 +122,12 @@ typedef struct Input Input;
  * @return 0 or -1 (reported on stderr).
  */
 int psnrhvs_input_open(Input **in, const char *path);
+
+/** psnrhvs_input_open() with decoding options (NULL: the defaults); opt is copied. */
+int psnrhvs_input_open2(Input **in, const char *path, const InputOptions *opt);
+
+/** @return 1 when the input is decoded through FFmpeg (compressed), else 0. */
+int psnrhvs_input_decoded(const Input *in);
 
 /**
  * Open size bytes at data as if they were a file called name (the fuzzer's
@@ -136,6 +156,16 @@ long long psnrhvs_input_frames_left(const Input *in);
 /** Set the format (needed for raw input). @return 0 or -1 (reported on stderr). */
 int psnrhvs_input_set_format(Input *in, const InputFormat *fmt);
 
+/**
+ * Set the format read (raw: given here; NULL for an input that describes its
+ * own) and the format the frames are handed out in. Where they differ the
+ * frames are converted explicitly: a shift up to a higher bit depth
+ * (--common_bitdepth) and a scale to another size (opt.scale_algo, FFmpeg
+ * builds). Another chroma layout or a lower depth is an error.
+ * @return 0 or -1 (reported on stderr).
+ */
+int psnrhvs_input_set_formats(Input *in, const InputFormat *read, const InputFormat *out);
+
 /** Bytes of one frame of the format set. */
 size_t psnrhvs_input_frame_bytes(const Input *in);
 
@@ -163,5 +193,15 @@ void psnrhvs_input_close(Input **in);
 
 extern const Demuxer psnrhvs_demuxer_y4m;
 extern const Demuxer psnrhvs_demuxer_yuv;
+#ifdef PSNRHVS_HAVE_FFMPEG
+extern const Demuxer psnrhvs_demuxer_ffmpeg; ///< libavformat + libavcodec (input/ffmpeg.c)
+#endif
+
+/**
+ * What the first bytes (or, failing a magic, the file name) say about a
+ * compressed input: a short name ("MP4/QuickTime", "Matroska/WebM", "IVF",
+ * "H.264", ...) or NULL for raw video (input/sniff.c).
+ */
+const char *psnrhvs_sniff_compressed(const uint8_t *data, size_t size, const char *path);
 
 #endif /* PSNRHVS_TOOLS_INPUT_INPUT_H */

@@ -102,6 +102,43 @@ static void *read_side(void *const arg) {
     return NULL;
 }
 
+static int stopping(PairReader *const pr) {
+    pthread_mutex_lock(&pr->lock);
+    const int stop = pr->stop;
+    pthread_mutex_unlock(&pr->lock);
+    return stop;
+}
+
+/* --strict_length: read the longer side to its end into frame (a slot not
+ * published) and queue an error giving both counts. */
+static void length_error(PairReader *const pr, const int ref_ended, InputFrame *const frame) {
+    Input *const longer = ref_ended ? pr->dist : pr->ref;
+    Input *const shorter = ref_ended ? pr->ref : pr->dist;
+    int res;
+    while ((res = psnrhvs_input_read(longer, frame)) > 0) {
+        if (stopping(pr)) {
+            finish(pr, 0, NULL);
+            return;
+        }
+    }
+    if (res < 0) {
+        finish(pr, -1, longer);
+        return;
+    }
+    const unsigned skip_s = ref_ended ? pr->s.skip_ref : pr->s.skip_dist;
+    const unsigned skip_l = ref_ended ? pr->s.skip_dist : pr->s.skip_ref;
+    const unsigned n_s = psnrhvs_input_frames_read(shorter),
+                   n_l = psnrhvs_input_frames_read(longer);
+    const unsigned c_s = n_s > skip_s ? n_s - skip_s : 0, c_l = n_l > skip_l ? n_l - skip_l : 0;
+    const int skipped = pr->s.skip_ref || pr->s.skip_dist;
+    snprintf(pr->err, sizeof(pr->err),
+             "the reference and the distorted differ in length: %s has %u frames%s, %s has %u; "
+             "--frame_cnt %u scores the first %u",
+             psnrhvs_input_name(pr->ref), ref_ended ? c_s : c_l, skipped ? " after skipping" : "",
+             psnrhvs_input_name(pr->dist), ref_ended ? c_l : c_s, c_s, c_s);
+    finish(pr, -1, NULL);
+}
+
 static void *reader_thread(void *const arg) {
     PairReader *const pr = arg;
     /* Skipped frames go through slot 0: nothing is published yet. */
@@ -135,6 +172,8 @@ static void *reader_thread(void *const arg) {
         if (r1 < 0) return finish(pr, -1, pr->ref), NULL;
         if (r2 < 0) return finish(pr, -1, pr->dist), NULL;
         if (!r1 || !r2) {
+            if (r1 != r2 && pr->s.strict_length && idx)
+                return length_error(pr, !r1, r1 ? &sl->rf : &sl->df), NULL;
             if (r1 != r2) {
                 pr->ended = r1 ? pr->dist : pr->ref;
                 pr->longer = r1 ? pr->ref : pr->dist;

@@ -11,6 +11,9 @@ typedef struct PairReaderSettings {
     unsigned skip_ref, skip_dist; ///< frames dropped from the start of each side
     unsigned frame_cnt;           ///< pairs to read at most, 0: all
     int quiet;                    ///< no warning when one side ends first
+    /** One side ending first (before frame_cnt) is an error giving both frame
+     *  counts (the longer side is read to its end to count them), not a warning. */
+    int strict_length;
 } PairReaderSettings;
 
 /** One pair; the pictures stay valid until psnrhvs_pair_reader_release(). */

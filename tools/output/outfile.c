@@ -49,13 +49,17 @@ static const int fatal_signals[] = {
 #define NUM_FATAL_SIGNALS (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 
 static int handled[NUM_FATAL_SIGNALS];
-/* Computed before the handlers are installed: the handler only calls unlink(). */
-static char *volatile pending_tmp;
+/* Computed before the handlers are installed: the handler only calls unlink().
+ * Several at once: a scoring run with --plot writes two files. */
+#define MAX_PENDING 4
+static char *volatile pending_tmp[MAX_PENDING];
 
 static void remove_tmp_and_die(const int sig) {
     const int saved_errno = errno;
-    char *const tmp = pending_tmp;
-    if (tmp) unlink(tmp); /* async-signal-safe */
+    for (int i = 0; i < MAX_PENDING; i++) {
+        char *const tmp = pending_tmp[i];
+        if (tmp) unlink(tmp); /* async-signal-safe */
+    }
     /* SA_RESETHAND restored the default action and the signal stays blocked
      * while this handler runs: raised again, it ends the process as soon as
      * the handler returns (a fault that repeats ends it the same way). */
@@ -87,13 +91,19 @@ static void watch_signals(void) {
     }
 }
 
-static void unwatch_signals(void) {
+/* Forget tmp; the handlers go once no temporary file is left. */
+static void unwatch_signals(const char *const tmp) {
+    int left = 0;
+    for (int i = 0; i < MAX_PENDING; i++) {
+        if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
+        left += pending_tmp[i] != NULL;
+    }
+    if (left) return;
     for (size_t i = 0; i < NUM_FATAL_SIGNALS; i++) {
         if (!handled[i]) continue;
         signal(fatal_signals[i], SIG_DFL);
         handled[i] = 0;
     }
-    pending_tmp = NULL;
 }
 
 /* ---- deciding what the path is ---- */
@@ -202,10 +212,12 @@ static int create_temporary(OutputFile *const of) {
     sigemptyset(&block);
     for (size_t i = 0; i < NUM_FATAL_SIGNALS; i++) sigaddset(&block, fatal_signals[i]);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    of->fd = mkstemp(of->tmp);
+    int slot = 0;
+    while (slot < MAX_PENDING && pending_tmp[slot]) slot++;
+    of->fd = slot < MAX_PENDING ? mkstemp(of->tmp) : (errno = EMFILE, -1);
     const int err = errno;
     if (of->fd >= 0) {
-        pending_tmp = of->tmp;
+        pending_tmp[slot] = of->tmp;
         watch_signals();
         fcntl(of->fd, F_SETFD, FD_CLOEXEC);
     }
@@ -364,7 +376,7 @@ void psnrhvs_output_abort(OutputFile **const of_p) {
         close(of->fd);
     if (of->tmp) {
         unlink(of->tmp);
-        unwatch_signals();
+        unwatch_signals(of->tmp);
         free(of->tmp);
     }
     free(of->target);
@@ -387,8 +399,25 @@ static void set_mode_and_owner(const OutputFile *const of, const int fd) {
     }
 }
 
+typedef struct MuxerCall {
+    const Muxer *m;
+    const OutputData *d;
+} MuxerCall;
+
+static int muxer_call(FILE *const f, const void *const cookie) {
+    const MuxerCall *const c = cookie;
+    return c->m->write(f, c->d);
+}
+
 int psnrhvs_output_commit(OutputFile **const of_p, const Muxer *const m,
                           const OutputData *const d) {
+    const MuxerCall c = {m, d};
+    return psnrhvs_output_commit_with(of_p, muxer_call, &c);
+}
+
+int psnrhvs_output_commit_with(OutputFile **const of_p,
+                               int (*const write)(FILE *f, const void *cookie),
+                               const void *const cookie) {
     OutputFile *const of = *of_p;
     const char *const name = of->f == stdout ? "stdout" : of->name;
     if (of->mode == OUTPUT_FIFO) {
@@ -403,7 +432,7 @@ int psnrhvs_output_commit(OutputFile **const of_p, const Muxer *const m,
     }
     int err = 0;
     if (of->truncate && ftruncate(fileno(of->f), 0)) err = 1;
-    if (!err) err = m->write(of->f, d) < 0 || fflush(of->f) != 0 || ferror(of->f);
+    if (!err) err = write(of->f, cookie) < 0 || fflush(of->f) != 0 || ferror(of->f);
     int saved_errno = errno;
     if (of->mode == OUTPUT_ATOMIC && !err) set_mode_and_owner(of, fileno(of->f));
     if (of->f != stdout) {
@@ -426,7 +455,7 @@ int psnrhvs_output_commit(OutputFile **const of_p, const Muxer *const m,
             return -1;
         }
         /* Renamed: nothing is left to remove (a signal now unlinks nothing). */
-        unwatch_signals();
+        unwatch_signals(of->tmp);
         free(of->tmp);
         of->tmp = NULL;
     }

@@ -115,6 +115,9 @@ typedef struct OutputFile OutputFile;
 int psnrhvs_output_open(OutputFile **of, const char *path);
 /** Write d with m and put it in place; frees of. @return 0 or -1 (reported). */
 int psnrhvs_output_commit(OutputFile **of, const Muxer *m, const OutputData *d);
+/** The same with any writer: write(f, cookie) returns 0, or -1 on a write error. */
+int psnrhvs_output_commit_with(OutputFile **of, int (*write)(FILE *f, const void *cookie),
+                               const void *cookie);
 /** Remove any temporary file and leave an existing one as it was; frees of. */
 void psnrhvs_output_abort(OutputFile **of);
 

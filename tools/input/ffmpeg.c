@@ -1,0 +1,577 @@
+/*
+ * psnrhvs: compressed input through FFmpeg's libraries (libavformat demuxes,
+ * libavcodec decodes), as one more Demuxer of the input library: the pair
+ * reader reads both sides at once on its threads, libavcodec's frame threads
+ * decode each, and the scoring overlaps both.
+ *
+ * Frame-exact: every frame the decoder returns, in its order (presentation
+ * order), none dropped or repeated: what ffmpeg -fps_mode passthrough
+ * writes. Samples are used as they are: planar YUV 4:2:0/4:2:2/4:4:4 and gray
+ * at 8, 10 or 12 bits (yuvj* too), semi-planar NV12/P010-style chroma
+ * de-interleaved, samples stored in the high bits of their word (P010) moved
+ * down without arithmetic (their low bits must be zero). Any other pixel
+ * format is an error that names it.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/pixdesc.h>
+
+#include "input/ffmpeg.h"
+#include "input/input.h"
+
+#define IO_BUFFER_SIZE (1 << 16)
+
+typedef struct FFmpegInput FFmpegInput;
+
+struct FFmpegInput {
+    AVFormatContext *fc;
+    AVIOContext *pb;
+    AVCodecContext *dec;
+    AVBufferRef *hw_device;
+    AVPacket *pkt;
+    AVFrame *frame; ///< as decoded (a GPU frame with --hwaccel)
+    AVFrame *host;  ///< a GPU frame copied to system memory
+    const AVFrame *cur;
+    int stream;
+    int flushed;     ///< the end of the stream was sent to the decoder
+    int pending;     ///< cur is the first frame, decoded by open
+    int hw_fallback; ///< NVDEC turned this stream down: decoded on the CPU
+    unsigned decoded;
+
+    FrameUnpack u; ///< the format of the first frame; every frame must keep it
+    const char *name;
+    int quiet, failed;
+    int seekable;        ///< a regular file (else a pipe, read once)
+    unsigned log_errors; ///< FFmpeg's error messages about this input (under log_lock)
+    char first_error[512];
+};
+
+/* ---- FFmpeg's log ------------------------------------------------------ */
+
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_last[512];
+
+static void log_callback(void *const avcl, const int level, const char *const fmt, va_list vl) {
+    if (level > AV_LOG_ERROR) return;
+    char msg[400];
+    int prefix = 0;
+    av_log_format_line2(avcl, level, fmt, vl, msg, sizeof(msg), &prefix);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == ' ')) msg[--n] = '\0';
+    if (!n) return;
+    /* "h264: ...", without FFmpeg's "@ 0x..." address */
+    const AVClass *const cls = avcl ? *(const AVClass *const *)avcl : NULL;
+    const char *const item = cls && cls->item_name ? cls->item_name(avcl) : NULL;
+    /* The input it concerns: decoder contexts (frame threads' copies too) and
+     * demuxers carry it as their opaque. */
+    FFmpegInput *d = NULL;
+    if (cls && !strcmp(cls->class_name, "AVCodecContext"))
+        d = ((AVCodecContext *)avcl)->opaque;
+    else if (cls && !strcmp(cls->class_name, "AVFormatContext"))
+        d = ((AVFormatContext *)avcl)->opaque;
+    pthread_mutex_lock(&log_lock);
+    snprintf(log_last, sizeof(log_last), "%s%s%s", item ? item : "", item ? ": " : "", msg);
+    /* Counted, not printed: a fatal one is in the error line, the others
+     * (concealed damage) in one warning when the input is closed. */
+    if (d && !d->log_errors++) snprintf(d->first_error, sizeof(d->first_error), "%s", log_last);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void log_setup(void) {
+    av_log_set_level(AV_LOG_ERROR);
+    av_log_set_callback(log_callback);
+}
+
+void psnrhvs_ffmpeg_log_init(void) {
+    pthread_once(&log_once, log_setup);
+}
+
+void psnrhvs_ffmpeg_last_error(char *const buf, const size_t size) {
+    pthread_mutex_lock(&log_lock);
+    snprintf(buf, size, "%s", log_last);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void log_clear(void) {
+    pthread_mutex_lock(&log_lock);
+    log_last[0] = '\0';
+    pthread_mutex_unlock(&log_lock);
+}
+
+/* ", ffmpeg: <its last error>" or "" */
+static const char *ffmpeg_detail(char *const buf, const size_t size) {
+    char last[512];
+    psnrhvs_ffmpeg_last_error(last, sizeof(last));
+    if (last[0])
+        snprintf(buf, size, " (ffmpeg: %s)", last);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+/* ---- I/O: FFmpeg reads the InputStream (its look-ahead first) ---------- */
+
+static int io_read(void *const opaque, uint8_t *const buf, const int size) {
+    InputStream *const s = opaque;
+    const size_t n = psnrhvs_stream_read(s, buf, (size_t)size);
+    if (n) return (int)n;
+    return ferror(s->f) ? AVERROR(EIO) : AVERROR_EOF;
+}
+
+/* Regular files only: pipes are read once, front to back. */
+static int64_t io_seek(void *const opaque, const int64_t offset, int whence) {
+    InputStream *const s = opaque;
+    struct stat st;
+    if (whence & AVSEEK_SIZE) return fstat(fileno(s->f), &st) ? AVERROR(errno) : st.st_size;
+    whence &= ~AVSEEK_FORCE;
+    off_t target = (off_t)offset;
+    if (whence == SEEK_CUR) {
+        /* The logical position is behind the FILE's by what is left of the look-ahead. */
+        const off_t pos = ftello(s->f);
+        if (pos < 0) return AVERROR(errno);
+        target += pos - (off_t)(s->peek_len - s->peek_pos);
+        whence = SEEK_SET;
+    }
+    if (fseeko(s->f, target, whence)) return AVERROR(errno);
+    s->peek_pos = s->peek_len; /* the look-ahead is behind us now */
+    const off_t pos = ftello(s->f);
+    return pos < 0 ? AVERROR(errno) : pos;
+}
+
+/* ---- the demuxer ------------------------------------------------------- */
+
+static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
+    return 0; /* chosen by psnrhvs_sniff_compressed(), never by probing */
+}
+
+static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
+                                        const enum AVPixelFormat *const fmts) {
+    FFmpegInput *const d = ctx->opaque;
+    for (const enum AVPixelFormat *p = fmts; *p != AV_PIX_FMT_NONE; p++)
+        if (*p == AV_PIX_FMT_CUDA) return *p;
+    /* Offered again without CUDA: NVDEC cannot decode this stream (its
+     * profile, size or chroma format). The CPU decodes the same samples. */
+    d->hw_fallback = 1;
+    for (const enum AVPixelFormat *p = fmts; *p != AV_PIX_FMT_NONE; p++) {
+        const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(*p);
+        if (desc && !(desc->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+    }
+    return AV_PIX_FMT_NONE;
+}
+
+/* --hwaccel cuda: -1 on error (reported in s->err), 0 when set up or when
+ * this codec has no CUDA decoder (a warning; the CPU decodes it). */
+static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, InputStream *const s) {
+    int found = 0;
+    for (int i = 0;; i++) {
+        const AVCodecHWConfig *const cfg = avcodec_get_hw_config(codec, i);
+        if (!cfg) break;
+        if (cfg->device_type == AV_HWDEVICE_TYPE_CUDA &&
+            (cfg->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            found = 1;
+    }
+    if (!found) {
+        if (!s->opt->quiet)
+            fprintf(stderr,
+                    "psnrhvs: warning: --hwaccel cuda: FFmpeg has no CUDA decoder for %s (%s): "
+                    "decoding it on the CPU\n",
+                    s->name, codec->name);
+        return 0;
+    }
+    char dev[16], detail[600];
+    snprintf(dev, sizeof(dev), "%d", s->opt->hw_device);
+    const int ret = av_hwdevice_ctx_create(&d->hw_device, AV_HWDEVICE_TYPE_CUDA, dev, NULL, 0);
+    if (ret < 0) {
+        psnrhvs_stream_error(s,
+                             "--hwaccel cuda: cannot open CUDA device %d to decode %s: %s%s; it "
+                             "needs an NVIDIA GPU with NVDEC and its driver (libcuda.so.1, "
+                             "libnvcuvid.so.1); without --hwaccel the CPU decodes it",
+                             s->opt->hw_device, s->name, av_err2str(ret),
+                             ffmpeg_detail(detail, sizeof(detail)));
+        return -1;
+    }
+    d->dec->hw_device_ctx = av_buffer_ref(d->hw_device);
+    d->dec->get_format = get_hw_format;
+    /* NVDEC decodes; frame threads would only hold more GPU surfaces. */
+    d->dec->thread_count = 1;
+    return d->dec->hw_device_ctx ? 0 : -1;
+}
+
+/*
+ * The one place a decoded GPU frame leaves the GPU: copied to system memory
+ * (NV12, P010, P016 or YUV444P/YUV444P16, as NVDEC writes them) and scored
+ * like any other frame. A device-pointer path (the library scoring CUDA device
+ * pointers) replaces this function: it hands frame->data[] (CUdeviceptr
+ * planes of the CUDA frame) to the scorer instead of transferring them.
+ */
+static int frame_to_host(FFmpegInput *const d, const AVFrame *const frame,
+                         const AVFrame **const out) {
+    if (frame->format != AV_PIX_FMT_CUDA) {
+        *out = frame;
+        return 0;
+    }
+    av_frame_unref(d->host);
+    const int ret = av_hwframe_transfer_data(d->host, frame, 0);
+    if (ret < 0) return ret;
+    *out = d->host;
+    return 0;
+}
+
+/* An MP4 read from a pipe: its index (moov) must come before its media. */
+static const char *pipe_hint(const FFmpegInput *const d, const char *const detail) {
+    const int mp4 = (d->fc && d->fc->iformat && strstr(d->fc->iformat->name, "mp4")) ||
+                    strstr(detail, "moov atom not found");
+    return !d->seekable && mp4 ? "; an MP4 whose index (moov) follows its media cannot be read "
+                                 "from a pipe: give its file name, or write it with -movflags "
+                                 "+faststart"
+                               : "";
+}
+
+/* The next frame into d->cur: 1, 0 at the end, -1 with s->err set. */
+static int next_frame(FFmpegInput *const d, InputStream *const s) {
+    char detail[600];
+    for (;;) {
+        av_frame_unref(d->frame);
+        int ret = avcodec_receive_frame(d->dec, d->frame);
+        if (ret >= 0) {
+            if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
+                psnrhvs_stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
+                                     s->name, av_err2str(ret),
+                                     ffmpeg_detail(detail, sizeof(detail)));
+                return -1;
+            }
+            d->decoded++;
+            return 1;
+        }
+        if (ret == AVERROR_EOF) return 0;
+        if (ret != AVERROR(EAGAIN) || d->flushed) {
+            psnrhvs_stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
+                                 av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+            return -1;
+        }
+        ret = av_read_frame(d->fc, d->pkt);
+        if (ret == AVERROR_EOF) {
+            /* Drain the decoder: the frames it still holds (B-frame reordering, frame threads). */
+            d->flushed = 1;
+            avcodec_send_packet(d->dec, NULL);
+            continue;
+        }
+        if (ret < 0) {
+            ffmpeg_detail(detail, sizeof(detail));
+            psnrhvs_stream_error(s, "cannot read %s after frame %u: %s%s%s", s->name, d->decoded,
+                                 av_err2str(ret), detail, pipe_hint(d, detail));
+            return -1;
+        }
+        if (d->pkt->stream_index == d->stream) {
+            ret = avcodec_send_packet(d->dec, d->pkt);
+            /* A damaged packet is skipped, as ffmpeg does (its error was printed);
+             * anything else ends the input. */
+            if (ret < 0 && ret != AVERROR_INVALIDDATA) {
+                av_packet_unref(d->pkt);
+                psnrhvs_stream_error(s, "cannot decode %s after frame %u: %s%s", s->name,
+                                     d->decoded, av_err2str(ret),
+                                     ffmpeg_detail(detail, sizeof(detail)));
+                return -1;
+            }
+        }
+        av_packet_unref(d->pkt);
+    }
+}
+
+/*
+ * What a pixel format holds, or an error naming it. depth is the decoder's own
+ * depth (a GPU frame of 10-bit video is P010 or P016: its sw_pix_fmt says 10).
+ */
+int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth, const int width,
+                        const int height, const char *const name, char *const err,
+                        const size_t err_size) {
+    const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get((enum AVPixelFormat)pix_fmt);
+    const char *const fmt_name = desc ? desc->name : "unknown";
+    const uint64_t bad = AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_ALPHA |
+                         AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_FLOAT | AV_PIX_FMT_FLAG_HWACCEL |
+                         AV_PIX_FMT_FLAG_BITSTREAM;
+    const uint16_t one = 1;
+    uint8_t little;
+    memcpy(&little, &one, 1);
+    *u = (FrameUnpack){.pix_fmt = pix_fmt};
+    /* Gray formats are one plane without the planar flag. */
+    int ok = desc && !(desc->flags & bad) &&
+             (desc->nb_components == 1 || (desc->flags & AV_PIX_FMT_FLAG_PLANAR)) &&
+             !(desc->flags & AV_PIX_FMT_FLAG_BE) == !!little &&
+             (desc->nb_components == 1 || desc->nb_components == 3);
+    if (ok) {
+        const AVComponentDescriptor *const c = desc->comp;
+        u->bytes = c[0].depth + c[0].shift > 8 ? 2 : 1;
+        u->down = c[0].shift + (c[0].depth > depth ? c[0].depth - depth : 0);
+        ok = c[0].plane == 0 && c[0].offset == 0 && c[0].step == u->bytes &&
+             c[0].depth + c[0].shift <= 8 * u->bytes && depth <= c[0].depth;
+        for (int i = 1; ok && i < desc->nb_components; i++)
+            ok = c[i].depth == c[0].depth && c[i].shift == c[0].shift;
+        if (ok && desc->nb_components == 3) {
+            u->semi = c[1].plane == c[2].plane;
+            if (u->semi)
+                ok = c[1].plane == 1 && c[1].step == 2 * u->bytes && c[2].step == 2 * u->bytes &&
+                     ((c[1].offset == 0 && c[2].offset == u->bytes) ||
+                      (c[2].offset == 0 && c[1].offset == u->bytes));
+            else
+                ok = c[1].plane == 1 && c[2].plane == 2 && c[1].step == u->bytes &&
+                     c[2].step == u->bytes && !c[1].offset && !c[2].offset;
+            u->chroma_swap = u->semi && c[2].offset == 0;
+        }
+        const int cw = desc->log2_chroma_w, ch = desc->log2_chroma_h;
+        if (desc->nb_components == 1)
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I400;
+        else if (cw == 1 && ch == 1)
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I420;
+        else if (cw == 1 && ch == 0)
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I422;
+        else if (cw == 0 && ch == 0)
+            u->fmt.layout = PSNRHVS_PIXEL_LAYOUT_I444;
+        else
+            ok = 0;
+    }
+    if (!ok) {
+        snprintf(err, err_size,
+                 "%s: pixel format %s is not supported: psnrhvs scores planar or semi-planar YUV "
+                 "4:2:0, 4:2:2, 4:4:4 or gray at 8, 10 or 12 bits and converts nothing silently "
+                 "(convert it first, e.g. ffmpeg -i %s -pix_fmt yuv420p ...)",
+                 name, fmt_name, name);
+        return -1;
+    }
+    char msg[256];
+    if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
+        snprintf(err, err_size, "%s: %s (pixel format %s)", name, msg, fmt_name);
+        return -1;
+    }
+    u->fmt.bitdepth = depth;
+    u->fmt.width = width;
+    u->fmt.height = height;
+    if (width > PSNRHVS_MAX_DIMENSION || height > PSNRHVS_MAX_DIMENSION ||
+        psnrhvs_plane_geometry(&u->fmt, &u->geo) < 0) {
+        snprintf(err, err_size, "%s: frame size %dx%d is not supported", name, width, height);
+        return -1;
+    }
+    return 0;
+}
+
+/* One plane of samples, moved down by u->down bits; -1 if a moved-out bit is set. */
+static int copy_plane(const FrameUnpack *const u, uint8_t *dst, const uint8_t *src,
+                      const int linesize, const int w, const int h, const int step,
+                      const int offset) {
+    const size_t row = (size_t)w * (size_t)u->bytes;
+    unsigned lost = 0;
+    const unsigned mask = (1u << u->down) - 1;
+    for (int y = 0; y < h; y++, dst += row, src += linesize) {
+        if (step == 1 && !u->down) {
+            memcpy(dst, src + offset, row);
+        } else if (u->bytes == 1) {
+            for (int x = 0; x < w; x++) dst[x] = src[offset + x * step];
+        } else {
+            uint16_t *const out = (uint16_t *)(void *)dst;
+            for (int x = 0; x < w; x++) {
+                uint16_t v;
+                memcpy(&v, src + offset + 2 * x * step, 2);
+                lost |= v & mask;
+                out[x] = (uint16_t)(v >> u->down);
+            }
+        }
+    }
+    return lost ? -1 : 0;
+}
+
+int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uint8_t *const buf,
+                         const unsigned idx, const char *const name, char *const err,
+                         const size_t err_size) {
+    static const char *const planes[3] = {"Y", "Cb", "Cr"};
+    if (f->width != u->fmt.width || f->height != u->fmt.height || f->format != u->pix_fmt) {
+        snprintf(err, err_size,
+                 "frame %u of %s is %dx%d %s, its first frame %dx%d %s: psnrhvs scores one size "
+                 "and pixel format per input",
+                 idx, name, f->width, f->height, av_get_pix_fmt_name((enum AVPixelFormat)f->format),
+                 u->fmt.width, u->fmt.height, av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
+        return -1;
+    }
+    uint8_t *dst = buf;
+    for (int p = 0; p < u->geo.num_planes; p++) {
+        const int w = u->geo.stored_w[p], h = u->geo.stored_h[p];
+        int res;
+        if (p && u->semi) {
+            const int off = ((p == 2) != u->chroma_swap) ? u->bytes : 0;
+            res = copy_plane(u, dst, f->data[1], f->linesize[1], w, h, 2, off);
+        } else {
+            res = copy_plane(u, dst, f->data[p], f->linesize[p], w, h, 1, 0);
+        }
+        if (res < 0) {
+            snprintf(err, err_size,
+                     "frame %u of %s: a %s sample of %s has bits set below its %d high bits: not "
+                     "%d-bit samples moved up",
+                     idx, name, planes[p], av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt),
+                     u->fmt.bitdepth, u->fmt.bitdepth);
+            return -1;
+        }
+        dst += u->geo.plane_bytes[p];
+    }
+    return 0;
+}
+
+static void ffmpeg_close(void *const priv) {
+    FFmpegInput *const d = priv;
+    if (d->log_errors && !d->failed && !d->quiet)
+        fprintf(stderr,
+                "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
+                "frames were scored as decoded, as ffmpeg decodes them\n",
+                d->name, d->log_errors, d->log_errors > 1 ? "s" : "", d->first_error);
+    av_frame_free(&d->frame);
+    av_frame_free(&d->host);
+    av_packet_free(&d->pkt);
+    avcodec_free_context(&d->dec);
+    av_buffer_unref(&d->hw_device);
+    avformat_close_input(&d->fc);
+    if (d->pb) av_freep(&d->pb->buffer);
+    avio_context_free(&d->pb);
+}
+
+static int open_decoder(FFmpegInput *const d, InputStream *const s) {
+    char detail[600];
+    struct stat st;
+    const int seekable = d->seekable = !fstat(fileno(s->f), &st) && S_ISREG(st.st_mode);
+    uint8_t *const iobuf = av_malloc(IO_BUFFER_SIZE);
+    d->pb = iobuf ? avio_alloc_context(iobuf, IO_BUFFER_SIZE, 0, s, io_read, NULL,
+                                       seekable ? io_seek : NULL)
+                  : NULL;
+    d->fc = avformat_alloc_context();
+    d->pkt = av_packet_alloc();
+    d->frame = av_frame_alloc();
+    d->host = av_frame_alloc();
+    if (!d->pb || !d->fc || !d->pkt || !d->frame || !d->host) {
+        if (!d->pb) av_free(iobuf);
+        psnrhvs_stream_error(s, "out of memory");
+        return -1;
+    }
+    d->fc->pb = d->pb;
+    d->fc->opaque = d;
+    int ret = avformat_open_input(&d->fc, s->name, NULL, NULL);
+    if (ret < 0) {
+        ffmpeg_detail(detail, sizeof(detail));
+        psnrhvs_stream_error(s, "cannot open %s as a video file: %s%s%s", s->name, av_err2str(ret),
+                             detail, pipe_hint(d, detail));
+        return -1;
+    }
+    if ((ret = avformat_find_stream_info(d->fc, NULL)) < 0) {
+        psnrhvs_stream_error(s, "cannot read the streams of %s: %s%s", s->name, av_err2str(ret),
+                             ffmpeg_detail(detail, sizeof(detail)));
+        return -1;
+    }
+    const AVCodec *codec = NULL;
+    d->stream = av_find_best_stream(d->fc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (d->stream == AVERROR_STREAM_NOT_FOUND) {
+        psnrhvs_stream_error(s, "%s has no video stream", s->name);
+        return -1;
+    }
+    if (d->stream < 0 || !codec) {
+        const int i = av_find_best_stream(d->fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+        psnrhvs_stream_error(s, "this FFmpeg has no decoder for the %s video of %s",
+                             i >= 0 ? avcodec_get_name(d->fc->streams[i]->codecpar->codec_id) : "?",
+                             s->name);
+        return -1;
+    }
+    for (unsigned i = 0; i < d->fc->nb_streams; i++)
+        if ((int)i != d->stream) d->fc->streams[i]->discard = AVDISCARD_ALL;
+    const AVStream *const st_v = d->fc->streams[d->stream];
+    if (!(d->dec = avcodec_alloc_context3(codec)) ||
+        avcodec_parameters_to_context(d->dec, st_v->codecpar) < 0) {
+        psnrhvs_stream_error(s, "out of memory");
+        return -1;
+    }
+    d->dec->pkt_timebase = st_v->time_base;
+    /* Frame and slice threads, one per core, as ffmpeg decodes. */
+    d->dec->thread_count = 0;
+    d->dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    d->dec->opaque = d;
+    if (s->opt->hwaccel && setup_hwaccel(d, codec, s) < 0) return -1;
+    if ((ret = avcodec_open2(d->dec, codec, NULL)) < 0) {
+        psnrhvs_stream_error(s, "cannot open the %s decoder for %s: %s%s", codec->name, s->name,
+                             av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+        return -1;
+    }
+    return 0;
+}
+
+static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *const fmt) {
+    FFmpegInput *const d = priv;
+    psnrhvs_ffmpeg_log_init();
+    log_clear();
+    d->name = s->name;
+    d->quiet = s->opt->quiet;
+    int res = open_decoder(d, s);
+    /* The first frame tells the format; it is kept for the first read. */
+    if (!res) res = next_frame(d, s);
+    if (res < 0) return d->failed = 1, -1;
+    if (d->hw_fallback && !s->opt->quiet)
+        fprintf(stderr,
+                "psnrhvs: warning: --hwaccel cuda: NVDEC cannot decode %s (%s): decoding it on "
+                "the CPU\n",
+                s->name, d->dec->codec->name);
+    if (!res) {
+        psnrhvs_stream_error(s, "no frames to score: %s has no frame", s->name);
+        return -1;
+    }
+    const AVFrame *const f = d->cur;
+    d->pending = 1;
+    /* A GPU frame's own depth is the decoder's (P016 may hold 10 or 12 bits). */
+    const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(
+        d->frame->format == AV_PIX_FMT_CUDA ? d->dec->sw_pix_fmt : (enum AVPixelFormat)f->format);
+    if (psnrhvs_unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width, f->height,
+                            s->name, s->err, sizeof(s->err)) < 0)
+        return -1;
+    *fmt = d->u.fmt;
+    return 1;
+}
+
+static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const buf,
+                       const size_t frame_bytes, const unsigned frame_idx) {
+    FFmpegInput *const d = priv;
+    if (d->pending) {
+        d->pending = 0;
+    } else {
+        const int res = next_frame(d, s);
+        if (res < 0) d->failed = 1;
+        if (res <= 0) return res;
+    }
+    if (frame_bytes != d->u.geo.frame_bytes) {
+        psnrhvs_stream_error(s, "%s: frame of %zu bytes asked for, %zu decoded", s->name,
+                             frame_bytes, d->u.geo.frame_bytes);
+        return -1;
+    }
+    if (psnrhvs_unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0)
+        return d->failed = 1, -1;
+    return 1;
+}
+
+static long long ffmpeg_frames_left(void *const priv, const unsigned frames_read) {
+    const FFmpegInput *const d = priv;
+    const int64_t n = d->fc->streams[d->stream]->nb_frames;
+    return n > (int64_t)frames_read ? n - (int64_t)frames_read : n > 0 ? 0 : -1;
+}
+
+const Demuxer psnrhvs_demuxer_ffmpeg = {
+    .name = "ffmpeg",
+    .priv_data_size = sizeof(FFmpegInput),
+    .probe = ffmpeg_probe,
+    .open = ffmpeg_open,
+    .read = ffmpeg_read,
+    .close = ffmpeg_close,
+    .samples_native = 1,
+    .frames_left = ffmpeg_frames_left,
+};
