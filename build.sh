@@ -38,7 +38,21 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
+# AdaptiveCpp for the SYCL backend, built from ../shared/deps into
+# ~/.cache/psnrhvs (outside the clone) once, about 2.5 minutes, and reused
+# after (a matching stamp returns at once): the cuda variant (omp and
+# cuda:sm_90 targets) where nvcc is found, else the cpu one (omp). Without it
+# PSNRHVS_SYCL=AUTO leaves the backend out.
+setup_acpp() {
+    local variant=""
+    if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then variant="--cuda"; fi
+    cmake/acpp/build-acpp.sh $variant -j "$JOBS" >/dev/null ||
+        { [ -n "$variant" ] && cmake/acpp/build-acpp.sh -j "$JOBS" >/dev/null; } ||
+        echo "build.sh: AdaptiveCpp not built: the SYCL backend is left out" >&2
+}
+
 build() {
+    setup_acpp
     # nvcc lives outside PATH in NVIDIA's default install.
     [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
     cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}

@@ -51,6 +51,7 @@ enum PsnrHvsBackend {
     PSNRHVS_BACKEND_CUDA = 2,
     PSNRHVS_BACKEND_OPENCL = 3,
     PSNRHVS_BACKEND_HIP = 4,
+    PSNRHVS_BACKEND_SYCL = 5, ///< AdaptiveCpp; only when named (auto skips it)
 };
 
 /** How the block threshold multiplies masking energy by the variance ratio. */
@@ -96,7 +97,8 @@ typedef struct PsnrHvsSettings {
     enum PsnrHvsIsa isa;  ///< CPU instruction set, default PSNRHVS_ISA_AUTO
     int exact_helpers;    ///< 1: force integer sqrt/division helpers on devices; default 0
     int frames_in_flight; ///< frames sent and not yet received, 0..PSNRHVS_MAX_FRAMES_IN_FLIGHT;
-                          ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3)
+                          ///< 0 (default) = the backend's choice (CPU 3, CUDA 4, OpenCL 3,
+                          ///< SYCL 3)
     PsnrHvsLogger logger; ///< default: messages to stderr
     enum PsnrHvsMemory memory; ///< where pictures live, default PSNRHVS_MEMORY_HOST
     int renditions;            ///< distorted pictures per reference, 1..PSNRHVS_MAX_RENDITIONS:

@@ -13,6 +13,10 @@
 
 #include "psnrhvs.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct PsnrHvsBackendOps {
     const char *name;
     enum PsnrHvsBackend id;
@@ -43,5 +47,10 @@ extern const PsnrHvsBackendOps psnrhvs_backend_cpu;
 extern const PsnrHvsBackendOps psnrhvs_backend_cuda;
 extern const PsnrHvsBackendOps psnrhvs_backend_opencl;
 extern const PsnrHvsBackendOps psnrhvs_backend_hip;
+extern const PsnrHvsBackendOps psnrhvs_backend_sycl;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PSNRHVS_SRC_BACKEND_H */

@@ -65,6 +65,9 @@ static const PsnrHvsBackendOps *const backends[] = {
 #if HAVE_OPENCL
     &psnrhvs_backend_opencl,
 #endif
+#if HAVE_SYCL
+    &psnrhvs_backend_sycl,
+#endif
     &psnrhvs_backend_cpu,    NULL,
 };
 
@@ -79,8 +82,8 @@ int psnrhvs_backend_available(enum PsnrHvsBackend b) {
 }
 
 static const char *backend_name(const enum PsnrHvsBackend b) {
-    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip"};
-    return (unsigned)b <= PSNRHVS_BACKEND_HIP ? names[b] : "?";
+    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl"};
+    return (unsigned)b <= PSNRHVS_BACKEND_SYCL ? names[b] : "?";
 }
 
 static int check_settings(const PsnrHvsSettings *s) {
@@ -113,7 +116,7 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "unknown isa %d", (int)s->isa);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->backend > PSNRHVS_BACKEND_HIP) {
+    if ((unsigned)s->backend > PSNRHVS_BACKEND_SYCL) {
         psnrhvs_log_settings(s, "unknown backend %d", (int)s->backend);
         return PSNRHVS_ERR(EINVAL);
     }
@@ -170,6 +173,9 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     if (s->backend == PSNRHVS_BACKEND_AUTO) {
         /* Each device backend in registry order, then the CPU. */
         for (int i = 0; backends[i]; i++) {
+            /* SYCL only when named: its GPUs are those of CUDA, HIP and
+             * OpenCL, and on the CPU it is slower than the CPU backend. */
+            if (backends[i]->id == PSNRHVS_BACKEND_SYCL) continue;
             if (!(err = open_backend(c, backends[i]))) break;
             if (backends[i]->id != PSNRHVS_BACKEND_CPU)
                 psnrhvs_log(c, "backend %s unavailable, trying the next one", backends[i]->name);

@@ -7,7 +7,7 @@
 
 static atomic_int cpu_sum_mode;
 static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
-static atomic_int opencl_profile;
+static atomic_int opencl_profile, sycl_profile;
 
 void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
     atomic_store(&cpu_sum_mode, (int)mode);
@@ -39,4 +39,12 @@ size_t psnrhvs_test_cpu_unbuffered_rows(void) {
 
 void psnrhvs_test_count_cpu_unbuffered_row(void) {
     atomic_fetch_add_explicit(&cpu_unbuffered_rows, 1, memory_order_relaxed);
+}
+
+void psnrhvs_test_set_sycl_profile(const int on) {
+    atomic_store(&sycl_profile, on);
+}
+
+int psnrhvs_test_sycl_profile(void) {
+    return atomic_load(&sycl_profile);
 }

@@ -33,4 +33,15 @@ void psnrhvs_test_count_cpu_unbuffered_row(void);
 void psnrhvs_test_set_opencl_profile(int on);
 int psnrhvs_test_opencl_profile(void);
 
+/* SYCL: log per-stage device times at close (profiling queues), for
+ * contexts opened afterwards (bench/sycl). */
+void psnrhvs_test_set_sycl_profile(int on);
+int psnrhvs_test_sycl_profile(void);
+
+/* SYCL: runs the kernels `iters` more times on the frame last uploaded into
+ * slot 0 of c (a --backend sycl context with nothing queued, after one
+ * psnrhvs_score); returns the wall time per frame in ms, or -1. */
+struct PsnrHvsContext;
+double psnrhvs_test_sycl_resident_ms(struct PsnrHvsContext *c, int iters);
+
 #endif /* PSNRHVS_SRC_TEST_HOOKS_H */

@@ -16,7 +16,7 @@ dir=$1
 shift
 runs=${*:-asan tsan fuzz}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-common="-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSNRHVS_CUDA=OFF -DPSNRHVS_HIP=OFF"
+common="-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSNRHVS_CUDA=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_SYCL=OFF"
 
 configure_build() { # <tree> <cmake args...>
     tree=$1

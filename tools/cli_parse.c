@@ -92,9 +92,13 @@ typedef struct EnumEntry {
 } EnumEntry;
 
 static const EnumEntry backend_tbl[] = {
-    {"auto", PSNRHVS_BACKEND_AUTO}, {"cpu", PSNRHVS_BACKEND_CPU},
-    {"cuda", PSNRHVS_BACKEND_CUDA}, {"opencl", PSNRHVS_BACKEND_OPENCL},
-    {"hip", PSNRHVS_BACKEND_HIP},   {NULL, 0},
+    {"auto", PSNRHVS_BACKEND_AUTO},
+    {"cpu", PSNRHVS_BACKEND_CPU},
+    {"cuda", PSNRHVS_BACKEND_CUDA},
+    {"opencl", PSNRHVS_BACKEND_OPENCL},
+    {"hip", PSNRHVS_BACKEND_HIP},
+    {"sycl", PSNRHVS_BACKEND_SYCL},
+    {NULL, 0},
 };
 
 static const EnumEntry isa_tbl[] = {
@@ -155,8 +159,8 @@ static void help(void) {
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
         "                           options: enable_chroma=true|false,\n"
         "                           mask_product=float|exact\n"
-        "     --backend B           cpu (default), cuda, opencl, hip or auto\n"
-        "     --device N            GPU index for device backends\n"
+        "     --backend B           cpu (default), cuda, opencl, hip, sycl or auto\n"
+        "     --device N            device index for device backends (--list-devices)\n"
         "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
         "     --threads N           CPU worker threads (0 = all cores)\n"
         "     --list-devices        list the devices of each backend built in (-v: verbose)\n"

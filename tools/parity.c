@@ -15,7 +15,7 @@
 /* Frames listed per key before "and N more". */
 #define MAX_LISTED 16
 
-static const char *const backend_names[] = {"auto", "cpu", "cuda", "opencl", "hip"};
+static const char *const backend_names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl"};
 static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512"};
 
 static int lookup(const char *const name, const char *const *const tbl, const int n) {
@@ -54,10 +54,11 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     strcpy(c->label, text);
     char *next = strchr(text, ':');
     if (next) *next++ = '\0';
-    const int b = lookup(text, backend_names, 5);
+    const int b = lookup(text, backend_names, 6);
     if (b < 1) {
         snprintf(err, err_size,
-                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl or hip)",
+                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip or "
+                 "sycl)",
                  text, c->label);
         return -1;
     }
@@ -355,6 +356,7 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
         PSNRHVS_BACKEND_CUDA,
         PSNRHVS_BACKEND_OPENCL,
         PSNRHVS_BACKEND_HIP,
+        PSNRHVS_BACKEND_SYCL,
     };
     char err[256];
     *n = 0;

@@ -49,16 +49,16 @@ static const char *backend_tbl_name(const enum PsnrHvsBackend b) {
         return "opencl";
     case PSNRHVS_BACKEND_HIP:
         return "hip";
+    case PSNRHVS_BACKEND_SYCL:
+        return "sycl";
     }
     return "?";
 }
 
 static int list_devices(const int verbose) {
     static const enum PsnrHvsBackend backends[] = {
-        PSNRHVS_BACKEND_CPU,
-        PSNRHVS_BACKEND_CUDA,
-        PSNRHVS_BACKEND_OPENCL,
-        PSNRHVS_BACKEND_HIP,
+        PSNRHVS_BACKEND_CPU, PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL,
+        PSNRHVS_BACKEND_HIP, PSNRHVS_BACKEND_SYCL,
     };
     static char buf[65536];
     for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {

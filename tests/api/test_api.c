@@ -105,14 +105,17 @@ static const struct {
     enum PsnrHvsBackend backend;
     enum PsnrHvsIsa isa;
     int threads;
+    int exact_helpers;
 } paths[] = {
-    {"cpu scalar", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_SCALAR, 1},
-    {"cpu 1 thread", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_AUTO, 1},
-    {"cpu 3 threads", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_AUTO, 3},
-    {"cpu scalar 2 threads", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_SCALAR, 2},
-    {"cuda", PSNRHVS_BACKEND_CUDA, PSNRHVS_ISA_AUTO, 0},
-    {"hip", PSNRHVS_BACKEND_HIP, PSNRHVS_ISA_AUTO, 0},
-    {"opencl", PSNRHVS_BACKEND_OPENCL, PSNRHVS_ISA_AUTO, 0},
+    {"cpu scalar", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_SCALAR, 1, 0},
+    {"cpu 1 thread", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_AUTO, 1, 0},
+    {"cpu 3 threads", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_AUTO, 3, 0},
+    {"cpu scalar 2 threads", PSNRHVS_BACKEND_CPU, PSNRHVS_ISA_SCALAR, 2, 0},
+    {"cuda", PSNRHVS_BACKEND_CUDA, PSNRHVS_ISA_AUTO, 0, 0},
+    {"hip", PSNRHVS_BACKEND_HIP, PSNRHVS_ISA_AUTO, 0, 0},
+    {"opencl", PSNRHVS_BACKEND_OPENCL, PSNRHVS_ISA_AUTO, 0, 0},
+    {"sycl", PSNRHVS_BACKEND_SYCL, PSNRHVS_ISA_AUTO, 0, 0},
+    {"sycl integer helpers", PSNRHVS_BACKEND_SYCL, PSNRHVS_ISA_AUTO, 0, 1},
 };
 
 static void test_range(void) {
@@ -150,6 +153,7 @@ static void test_range(void) {
             s.backend = paths[i].backend;
             s.isa = paths[i].isa;
             s.threads = paths[i].threads;
+            s.exact_helpers = paths[i].exact_helpers;
             logged[0] = '\0';
             if (psnrhvs_open(&c, &s)) {
                 if (paths[i].backend == PSNRHVS_BACKEND_CPU)

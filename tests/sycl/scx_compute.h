@@ -67,15 +67,20 @@ PSH_INLINE void scx_sum_one(const float *terms, const ScxSumCase *c, ScxSumOut *
     out->ok_up = psh_sum_map_apply(m_up, e + 1, &ru);
     out->r_apply_up = ru;
     out->r_chain = psh_sum_chain(r, t, n);
-    /* The final walk: maps for the binades guessed from the approximation. */
+    /* The sum plan, as a device walks a run: maps for the candidates of the
+     * approximate start (psh_sum_candidates), one psh_sum_step, the chain
+     * where it fails. */
+    const PshSumCandidates cand = psh_sum_candidates(c->approx, c->approx, c->approx);
     PshSumChunkMaps cm;
-    cm.e[0] = psh_sum_binade_guess(c->approx);
-    cm.e[1] = psh_sum_binade_alt(c->approx);
+    cm.e[0] = cand.e[0];
+    cm.e[1] = cand.e[1];
     cm.pad[0] = 0;
     cm.pad[1] = 0;
     cm.m[0] = psh_sum_reduce(t, n, cm.e[0]);
     cm.m[1] = cm.e[1] != PSH_SUM_NO_BINADE ? psh_sum_reduce(t, n, cm.e[1]) : psh_sum_map_identity();
-    out->r_walk = psh_sum_walk_chunk(r, &cm, t, n);
+    float rw = r;
+    if (!psh_sum_step(cm, &rw)) rw = psh_sum_chain(r, t, n);
+    out->r_walk = rw;
     float r0 = r, r1 = r;
     if (cm.e[0] == e && psh_sum_map_apply(cm.m[0], e, &r0))
         out->walk_maps = 0;
@@ -86,8 +91,11 @@ PSH_INLINE void scx_sum_one(const float *terms, const ScxSumCase *c, ScxSumOut *
     out->e = e;
     out->guess = cm.e[0];
     out->alt = cm.e[1];
-    out->lo = psh_sum_binade_lo(c->approx);
-    out->hi = psh_sum_binade_hi(c->approx);
+    /* The candidates for a start known only within +-10 % (the CPU rows'
+     * uncertain prefixes). */
+    const PshSumCandidates wide = psh_sum_candidates(c->approx, c->approx * 0.9f, c->approx * 1.1f);
+    out->lo = wide.e[0];
+    out->hi = wide.e[1];
 }
 
 PSH_INLINE float scx_abs(const float x) {

@@ -42,10 +42,11 @@ typedef struct ScxSumOut {
     int64_t m_up[2];   /* psh_sum_reduce for e + 1 */
     float r_apply;     /* psh_sum_map_apply(m_seq, e, r) */
     float r_chain;     /* psh_sum_chain(r, t, n) */
-    float r_walk;      /* psh_sum_walk_chunk with the maps of approx's guesses */
+    float r_walk;      /* psh_sum_step with the maps of approx's candidates, else the chain */
     float r_apply_up;  /* psh_sum_map_apply(m_up, e + 1, r): fails unless r is there */
     int32_t ok, ok_up; /* the two applies' return values */
-    int32_t e, guess, alt, lo, hi; /* binade(r); guess/alt/lo/hi of approx */
+    int32_t e, guess, alt, lo, hi; /* binade(r); psh_sum_candidates at approx (guess, alt)
+                                      and over approx +-10 % (lo, hi) */
     int32_t walk_maps; /* which candidate the walk used: 0, 1, or 2 (the chain) */
 } ScxSumOut;
 

@@ -1,0 +1,169 @@
+/*
+ * CPU vs SYCL parity on generated pictures: raw plane scores and dB values
+ * compared bit for bit over geometries, every layout, 8/10/12 bits, both
+ * threshold products, luma only, padded strides, identical frames and 1 to
+ * 4 frames in flight (tests/opencl/opencl_parity.c's cases and pictures).
+ * usage: sycl_parity <exact_helpers 0|1> [large]   (large: 1080p and 2160p too)
+ * Exits 77 (skip) when no SYCL device is present. PSNRHVS_SYCL_DEVICE picks
+ * the device (default 0).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+typedef struct Case {
+    int w, h, bitdepth;
+    enum PsnrHvsPixelLayout layout;
+    int chroma, mask_product, frames, frames_in_flight, pad;
+} Case;
+
+static uint32_t rng = 12345;
+
+static uint32_t rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}
+
+/* A plane of content: gradient, texture and flat areas; dist adds noise of a
+ * strength that changes across the frame (so terms vary widely in size),
+ * and frame 0 of each case is scored against itself (all terms zero). */
+static void fill(uint8_t *ref, uint8_t *dist, const int w, const int h, const ptrdiff_t stride,
+                 const int bitdepth, const int frame) {
+    const int max = (1 << bitdepth) - 1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int v = (x * max) / (w + 1) / 2 + ((x / 16 + y / 16) & 1 ? (int)(rnd() % 64) : 0);
+            if (y > h / 2 && x < w / 3) v = max / 3; /* flat */
+            v = v > max ? max : v;
+            int n = frame ? (int)(rnd() % (1 + (frame * 7 * (x + y)) / (w + h))) : 0;
+            if (rnd() % 97 == 0 && frame) n = (int)(rnd() % (max + 1)) - v; /* outliers */
+            int d = v + (rnd() & 1 ? n : -n);
+            d = d < 0 ? 0 : d > max ? max : d;
+            if (bitdepth == 8) {
+                ref[y * stride + x] = (uint8_t)v;
+                dist[y * stride + x] = (uint8_t)d;
+            } else {
+                ((uint16_t *)(ref + y * stride))[x] = (uint16_t)v;
+                ((uint16_t *)(dist + y * stride))[x] = (uint16_t)d;
+            }
+        }
+}
+
+static int run_case(const Case *const t, const int exact) {
+    PsnrHvsSettings s;
+    psnrhvs_default_settings(&s);
+    s.width = t->w;
+    s.height = t->h;
+    s.bitdepth = t->bitdepth;
+    s.layout = t->layout;
+    s.enable_chroma = t->chroma;
+    s.mask_product = t->mask_product ? PSNRHVS_MASK_PRODUCT_EXACT : PSNRHVS_MASK_PRODUCT_FLOAT;
+    PsnrHvsContext *cpu, *dev;
+    if (psnrhvs_open(&cpu, &s)) return 1;
+    s.backend = PSNRHVS_BACKEND_SYCL;
+    s.exact_helpers = exact;
+    s.frames_in_flight = t->frames_in_flight;
+    if (getenv("PSNRHVS_SYCL_DEVICE")) s.device = atoi(getenv("PSNRHVS_SYCL_DEVICE"));
+    const int err = psnrhvs_open(&dev, &s);
+    if (err == PSNRHVS_ERR(ENODEV) && !getenv("PSNRHVS_SYCL_DEVICE")) {
+        psnrhvs_close(&cpu);
+        return 77;
+    }
+    if (err) return 1;
+
+    const int bps = t->bitdepth > 8 ? 2 : 1;
+    const int cw = t->layout == PSNRHVS_PIXEL_LAYOUT_I444 ? t->w : (t->w + 1) / 2;
+    const int ch = t->layout == PSNRHVS_PIXEL_LAYOUT_I420 ? (t->h + 1) / 2 : t->h;
+    const int pw[3] = {t->w, cw, cw}, ph[3] = {t->h, ch, ch};
+    uint8_t *planes[64][2][3] = {{{0}}};
+    PsnrHvsPicture pics[64][2];
+    PsnrHvsScore want[64];
+    int failures = 0;
+    for (int f = 0; f < t->frames; f++) {
+        for (int p = 0; p < 3; p++) {
+            const ptrdiff_t stride = (ptrdiff_t)(pw[p] + t->pad) * bps;
+            for (int r = 0; r < 2; r++) {
+                planes[f][r][p] = calloc((size_t)stride * ph[p], 1);
+                pics[f][r].data[p] = planes[f][r][p];
+                pics[f][r].stride[p] = stride;
+            }
+            fill(planes[f][0][p], planes[f][1][p], pw[p], ph[p], stride, t->bitdepth, f);
+        }
+        if (psnrhvs_score(cpu, &pics[f][0], &pics[f][1], &want[f])) return 1;
+    }
+    /* Fill the device queue, then drain it as frames come back. */
+    int sent = 0, got = 0;
+    while (got < t->frames) {
+        if (sent < t->frames) {
+            const int r = psnrhvs_send(dev, &pics[sent][0], &pics[sent][1], (uint64_t)sent);
+            if (!r) {
+                sent++;
+                continue;
+            }
+            if (r != PSNRHVS_ERR(EAGAIN)) return 1;
+            if (sent - got != (t->frames_in_flight ? t->frames_in_flight : sent - got)) {
+                printf("EAGAIN with %d frames queued\n", sent - got);
+                failures++;
+            }
+        }
+        PsnrHvsScore sc;
+        if (psnrhvs_receive(dev, &sc) || sc.tag != (uint64_t)got) return 1;
+        if (!scores_same_bits(&sc, &want[got])) {
+            printf("%dx%d %d-bit layout %d frame %d: sycl %a %a %a, cpu %a %a %a\n", t->w, t->h,
+                   t->bitdepth, (int)t->layout, got, (double)sc.raw[0], (double)sc.raw[1],
+                   (double)sc.raw[2], (double)want[got].raw[0], (double)want[got].raw[1],
+                   (double)want[got].raw[2]);
+            failures++;
+        }
+        got++;
+    }
+    psnrhvs_close(&dev);
+    psnrhvs_close(&cpu);
+    for (int f = 0; f < t->frames; f++)
+        for (int r = 0; r < 2; r++)
+            for (int p = 0; p < 3; p++) free(planes[f][r][p]);
+    printf("%5dx%-5d %2d-bit layout %d chroma %d product %d, %d frames (%d in flight): %s\n", t->w,
+           t->h, t->bitdepth, (int)t->layout, t->chroma, t->mask_product, t->frames,
+           t->frames_in_flight, failures ? "MISMATCH" : "same bits");
+    return failures != 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s exact_helpers [large]\n", argv[0]);
+        return 2;
+    }
+    const int exact = atoi(argv[1]);
+    const int large = argc > 2 && !strcmp(argv[2], "large");
+    const Case cases[] = {
+        {64, 64, 8, PSNRHVS_PIXEL_LAYOUT_I420, 1, 0, 3, 1, 0},
+        {333, 217, 10, PSNRHVS_PIXEL_LAYOUT_I422, 1, 0, 4, 2, 5},
+        {200, 120, 12, PSNRHVS_PIXEL_LAYOUT_I444, 1, 1, 3, 3, 0},
+        {1000, 562, 8, PSNRHVS_PIXEL_LAYOUT_I400, 1, 0, 3, 0, 3},
+        {731, 409, 10, PSNRHVS_PIXEL_LAYOUT_I420, 0, 1, 2, 2, 0},
+        {176, 144, 12, PSNRHVS_PIXEL_LAYOUT_I420, 1, 0, 6, 4, 2},
+        {640, 360, 8, PSNRHVS_PIXEL_LAYOUT_I444, 1, 1, 3, 1, 0},
+        {1920, 1080, 8, PSNRHVS_PIXEL_LAYOUT_I420, 1, 0, 2, 2, 0},
+        /* large: */
+        {1920, 1080, 10, PSNRHVS_PIXEL_LAYOUT_I420, 1, 1, 3, 3, 0},
+        {3840, 2160, 8, PSNRHVS_PIXEL_LAYOUT_I420, 1, 0, 3, 2, 0},
+        {3840, 2160, 10, PSNRHVS_PIXEL_LAYOUT_I422, 1, 0, 2, 2, 6},
+    };
+    const size_t n = sizeof(cases) / sizeof(cases[0]) - (large ? 0 : 3);
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int r = run_case(&cases[i], exact);
+        if (r == 77) {
+            printf("SKIP: no SYCL device\n");
+            return 77;
+        }
+        failures += r != 0;
+    }
+    return failures != 0;
+}
