@@ -38,7 +38,7 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# AdaptiveCpp for the SYCL backend, built from ../shared/deps into
+# AdaptiveCpp for the SYCL backend, built from third_party/adaptivecpp into
 # ~/.cache/psnrhvs (outside the clone) once, about 2.5 minutes, and reused
 # after (a matching stamp returns at once): the cuda variant (omp and
 # cuda:sm_90 targets) where nvcc is found, else the cpu one (omp). Without it

@@ -24,8 +24,8 @@
 #
 # Options
 #   --cuda | --variant cpu|cuda
-#   --tarball PATH   AdaptiveCpp-24.06.0.tar.xz (default: ../shared/deps/ next
-#                    to the repository root; env ACPP_TARBALL)
+#   --tarball PATH   AdaptiveCpp-24.06.0.tar.xz (default: the copy in
+#                    third_party/adaptivecpp; env ACPP_TARBALL)
 #   --patch PATH     CUDA 13 patch (default: acpp-24.06-cuda13.patch next to
 #                    the tarball; env ACPP_CUDA13_PATCH)
 #   --cuda-path DIR  CUDA toolkit for the cuda variant
@@ -97,7 +97,8 @@ if [ "$mode" = print ]; then
     exit 0
 fi
 
-tarball=${tarball:-$repo/../shared/deps/AdaptiveCpp-$ACPP_VERSION.tar.xz}
+# The copy in the repository, so a clean clone needs nothing beside it.
+tarball=${tarball:-$repo/third_party/adaptivecpp/AdaptiveCpp-$ACPP_VERSION.tar.xz}
 [ -f "$tarball" ] || die "no AdaptiveCpp tarball at $tarball (give --tarball PATH)"
 tarball=$(cd "$(dirname "$tarball")" && pwd)/$(basename "$tarball")
 
