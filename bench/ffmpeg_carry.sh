@@ -28,7 +28,8 @@ build=${1:-build}
 out=${2:-.device/ffmpeg}
 cli=$build/tools/psnrhvs
 [ -x "$cli" ] || { echo "ffmpeg_carry.sh: no $cli (build first: ./build.sh build)" >&2; exit 1; }
-ldd "$cli" | grep -q libavcodec ||
+deps=$(ldd "$cli") # not piped into grep -q: pipefail would see ldd's SIGPIPE
+grep -q libavcodec <<<"$deps" ||
     { echo "ffmpeg_carry.sh: $cli was built without FFmpeg" >&2; exit 1; }
 for t in readelf nm gcc; do
     command -v $t >/dev/null || { echo "ffmpeg_carry.sh: needs $t" >&2; exit 1; }
@@ -58,8 +59,12 @@ needed() { readelf -d "$1" | awk '/\(NEEDED\)/ {gsub(/[\[\]]/, "", $5); print $5
 # The kept libraries: FFmpeg's (what the CLI needs), then what they need that is kept.
 declare -A kept stubbed
 queue=()
+# FFMPEG_CARRY_SKIP: a regex of libraries another bundle carries (the SYCL
+# runtime in tests/sycl/pack-gpu.sh).
+skip_re=${FFMPEG_CARRY_SKIP:-}
 for so in $(needed "$cli"); do
     [[ $so =~ $glibc_re ]] && continue
+    [ -n "$skip_re" ] && [[ $so =~ $skip_re ]] && continue
     [[ $so =~ $keep_re ]] || { echo "ffmpeg_carry.sh: $cli needs $so, not an FFmpeg library" >&2; exit 1; }
     queue+=("$so")
 done
@@ -170,7 +175,8 @@ fi
 # Check: every library resolves inside OUT_DIR or to glibc, and the CLI starts.
 bad=$(LD_LIBRARY_PATH="$out/lib" ldd "$out/bin/psnrhvs" | awk '$2 == "=>" {print $1, $3}' |
     grep -vE "^[^ ]+ $(readlink -f "$out/lib")/|^[^ ]+ $PWD/$out/lib/|^[^ ]+ $out/lib/" |
-    grep -vE '^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64)\.so' || true)
+    grep -vE '^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64)\.so' |
+    { if [ -n "$skip_re" ]; then grep -vE "$skip_re"; else cat; fi; } || true)
 [ -z "$bad" ] || { echo "ffmpeg_carry.sh: resolved outside the carry: $bad" >&2; exit 1; }
 "$out/psnrhvs" --version >/dev/null
 glibc=$(objdump -T "$out"/bin/psnrhvs "$out"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' |

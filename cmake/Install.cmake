@@ -18,6 +18,25 @@ install(TARGETS libpsnrhvs EXPORT psnrhvs_static ARCHIVE DESTINATION ${CMAKE_INS
 install(FILES ${PROJECT_SOURCE_DIR}/include/psnrhvs.h
               ${PSNRHVS_GENERATED_INCLUDE_DIR}/psnrhvs_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# A build with the SYCL backend links AdaptiveCpp's runtime: it goes to
+# <libdir>/psnrhvs (its backends in hipSYCL/ beside it, where libacpp-rt
+# looks), found through the RPATH of the library and the CLI, which also
+# names the folders of the other runtime libraries outside the system's
+# (LLVM's libomp, libcudart).
+if(PSNRHVS_SYCL_ENABLED)
+  set(acpp_rt ${CMAKE_BINARY_DIR}/acpp-runtime/lib)
+  install(FILES ${acpp_rt}/libacpp-rt.so ${acpp_rt}/libacpp-common.so
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/psnrhvs)
+  install(DIRECTORY ${acpp_rt}/hipSYCL DESTINATION ${CMAKE_INSTALL_LIBDIR}/psnrhvs
+          USE_SOURCE_PERMISSIONS)
+  file(RELATIVE_PATH bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+  set_target_properties(libpsnrhvs_shared PROPERTIES INSTALL_RPATH "$ORIGIN/psnrhvs"
+                                                     INSTALL_RPATH_USE_LINK_PATH ON)
+  if(TARGET psnrhvs_cli)
+    set_target_properties(psnrhvs_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}/psnrhvs"
+                                                 INSTALL_RPATH_USE_LINK_PATH ON)
+  endif()
+endif()
 foreach(kind shared static)
   install(EXPORT psnrhvs_${kind} NAMESPACE psnrhvs:: FILE psnrhvs-${kind}-targets.cmake
           DESTINATION ${cmake_dir})
@@ -41,7 +60,11 @@ while(pending)
     list(APPEND packages ${CMAKE_MATCH_1})
   endif()
   set(file "")
-  if(lib STREQUAL "Threads::Threads")
+  if(lib MATCHES "^psnrhvs_acpp_(rt|common)$")
+    # AdaptiveCpp's runtime, where it is installed (above).
+    list(APPEND pc_libs "-L\${libdir}/psnrhvs" "-Wl,-rpath,\${libdir}/psnrhvs" -lacpp-${CMAKE_MATCH_1})
+    list(APPEND packages SYCL)
+  elseif(lib STREQUAL "Threads::Threads")
     list(APPEND pc_libs -lpthread)
   elseif(TARGET ${lib})
     get_target_property(type ${lib} TYPE)
@@ -81,6 +104,19 @@ foreach(p ${packages})
   if(p STREQUAL "Threads")
     string(APPEND PSNRHVS_STATIC_DEPENDENCIES "set(THREADS_PREFER_PTHREAD_FLAG ON)\n")
     set(args Threads)
+  elseif(p STREQUAL "SYCL")
+    # AdaptiveCpp's runtime, installed in <libdir>/psnrhvs: the imported
+    # targets the static library's link interface names.
+    string(APPEND PSNRHVS_STATIC_DEPENDENCIES
+      "foreach(_l rt common)\n"
+      "  if(NOT TARGET psnrhvs_acpp_\${_l})\n"
+      "    add_library(psnrhvs_acpp_\${_l} SHARED IMPORTED)\n"
+      "    set_target_properties(psnrhvs_acpp_\${_l} PROPERTIES IMPORTED_LOCATION\n"
+      "      \"\${PACKAGE_PREFIX_DIR}/${CMAKE_INSTALL_LIBDIR}/psnrhvs/libacpp-\${_l}.so\"\n"
+      "      IMPORTED_SONAME libacpp-\${_l}.so)\n"
+      "  endif()\n"
+      "endforeach()\n")
+    continue()
   elseif(p STREQUAL "CUDA")
     # The kernels were registered by this toolkit's runtime version or later.
     set(args CUDAToolkit ${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR})

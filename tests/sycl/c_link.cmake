@@ -2,7 +2,7 @@
 # (with the SYCL backend's dependencies, PSNRHVS_SYCL_LINK_LIBS: what a C
 # project or a pkg-config Libs.private must list) and against the shared one
 # (which records them itself), then runs both.
-# cmake -DCC=... -DSRC=... -DINCLUDE=... -DSTATIC=... -DSHARED=... -DLIBS=a|b
+# cmake -DCC=... -DSRC=... -DINCLUDE=... -DGENERATED=... -DSTATIC=... -DSHARED=... -DLIBS=a|b
 #       -DOUT=... -P c_link.cmake
 string(REPLACE "|" ";" LIBS "${LIBS}")
 file(MAKE_DIRECTORY "${OUT}")
@@ -14,7 +14,7 @@ foreach(l IN LISTS LIBS)
   endif()
 endforeach()
 get_filename_component(shared_dir "${SHARED}" DIRECTORY)
-set(static_cmd ${CC} -std=c11 -I${INCLUDE} -o ${OUT}/c_link_static ${SRC} ${STATIC})
+set(static_cmd ${CC} -std=c11 -I${INCLUDE} -I${GENERATED} -o ${OUT}/c_link_static ${SRC} ${STATIC})
 foreach(l IN LISTS LIBS)
   if(IS_ABSOLUTE "${l}")
     list(APPEND static_cmd "${l}")
@@ -23,7 +23,7 @@ foreach(l IN LISTS LIBS)
   endif()
 endforeach()
 list(APPEND static_cmd -lpthread -lm -ldl ${rpaths})
-set(shared_cmd ${CC} -std=c11 -I${INCLUDE} -o ${OUT}/c_link_shared ${SRC} ${SHARED}
+set(shared_cmd ${CC} -std=c11 -I${INCLUDE} -I${GENERATED} -o ${OUT}/c_link_shared ${SRC} ${SHARED}
     -Wl,-rpath,${shared_dir})
 foreach(kind static shared)
   execute_process(COMMAND ${${kind}_cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -44,6 +44,20 @@ for f in "${progs[@]}" "$acpp_lib"/hipSYCL/librt-backend-*.so; do
 done | sort -u | while read -r lib; do
     [ -f "$lib" ] && cp -L "$lib" "$out/lib/"
 done
+# A CLI built with FFmpeg: Debian's FFmpeg libraries too (that machine has
+# none), as bench/ffmpeg_carry.sh packs them, less what is packed above, and
+# its 3840x2160 clips.
+if ldd "$build/tools/psnrhvs" | grep libavcodec >/dev/null; then
+    ff=$(mktemp -d /tmp/pack-gpu-ffmpeg.XXXXXX)
+    FFMPEG_CARRY_SKIP='^(libacpp|libomp|libboost|libcudart|libstdc\+\+|libgcc_s)' \
+        "$here/../../bench/ffmpeg_carry.sh" "$build" "$ff/out" >/dev/null
+    cp -a "$ff/out/lib/." "$out/lib/"
+    # Its wrapper (NVDEC's driver library on the path) and clips: the folder
+    # serves bench/hwaccel_gpu.sh as well, within one call's carry.
+    cp -a "$ff/out/psnrhvs" "$out/"
+    [ -d "$ff/out/clips" ] && cp -a "$ff/out/clips" "$out/"
+    rm -rf "$ff"
+fi
 cat >"$out/run.sh" <<'EOF'
 #!/bin/sh
 # Runs one of bin/ with the runtime carried beside it: run.sh PROGRAM [args]
