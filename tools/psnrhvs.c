@@ -549,6 +549,18 @@ static int write_rendition(Rendition *const rd, Input *const ref, const CLISetti
     return 0;
 }
 
+/* A mapped input cut short while its frames were being sent: they may hold
+ * zeros, so the run fails (reported). */
+static int mapping_lost(Input *const ref, const Rendition *const rend, const int n) {
+    const Input *lost = psnrhvs_input_mapping_lost(ref) ? ref : NULL;
+    for (int r = 0; r < n && !lost; r++)
+        if (psnrhvs_input_mapping_lost(rend[r].in)) lost = rend[r].in;
+    if (lost)
+        fprintf(stderr, "psnrhvs: %s was cut short while being read: its frames are truncated\n",
+                psnrhvs_input_name(lost));
+    return lost != NULL;
+}
+
 int main(const int argc, char *const *const argv) {
     CLISettings cli;
     PsnrHvsSettings lib;
@@ -642,6 +654,10 @@ int main(const int argc, char *const *const argv) {
         if (plot_path && psnrhvs_output_open(&rend[r].plot_of, plot_path) < 0) goto end;
     }
 
+    /* Mapped files cut short under us: an error, not a SIGBUS (after the
+     * outputs' handlers, which it passes other SIGBUS on to). */
+    psnrhvs_input_guard_mappings();
+
     lib.width = fmt.width;
     lib.height = fmt.height;
     lib.layout = fmt.layout;
@@ -732,6 +748,7 @@ int main(const int argc, char *const *const argv) {
         idx = fp.idx;
         /* Keep frames in flight: send until the queue is full, then take the oldest. */
         if (idx % cli.subsample == 0 && scorer_send(&sc, &fp, rend, &log) < 0) goto end;
+        if (mapping_lost(ref, rend, n)) goto end;
         psnrhvs_pair_reader_release(pr);
         idx++;
         if (show_progress || batch_fd >= 0) {
