@@ -556,11 +556,13 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
     for (int r = 0; r < cli->num_dists; r++) stdin_inputs += !strcmp(cli->dists[r], "-");
     if (stdin_inputs > 1)
         psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
-    if ((cli->num_devices || cli->all_devices) && lib->backend == PSNRHVS_BACKEND_CPU)
+    if ((cli->num_devices || cli->all_devices) && !cli->parity &&
+        lib->backend == PSNRHVS_BACKEND_CPU)
         psnrhvs_cli_usage_error("--device %s needs a device backend (--backend cuda, hip or "
                                 "opencl): the cpu backend has no devices",
                                 cli->all_devices ? "all" : "LIST");
-    if ((cli->num_devices || cli->all_devices) && lib->backend == PSNRHVS_BACKEND_AUTO)
+    if ((cli->num_devices || cli->all_devices) && !cli->parity &&
+        lib->backend == PSNRHVS_BACKEND_AUTO)
         psnrhvs_cli_usage_error("--device %s needs --backend cuda, hip or opencl",
                                 cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && cli->hwaccel)

@@ -416,13 +416,38 @@ typedef struct OpenJob {
     PsnrHvsSettings s;
     PsnrHvsContext *ctx;
     int res;
-    pthread_t thread;
-    int started;
 } OpenJob;
 
-static void *open_thread(void *const arg) {
+typedef struct Opener {
+    OpenJob *jobs;
+    int num;
+    pthread_t thread;
+    int started;
+} Opener;
+
+static void *open_one(void *const arg) {
     OpenJob *const j = arg;
     j->res = psnrhvs_open(&j->ctx, &j->s);
+    return NULL;
+}
+
+/* The first context alone (it loads the driver; OpenCL platform discovery
+ * is not safe to run twice at once: PoCL crashes), then the others: at once
+ * on CUDA and HIP, whose runtimes are thread-safe, in turn on OpenCL. */
+static void *open_all(void *const arg) {
+    Opener *const o = arg;
+    open_one(&o->jobs[0]);
+    if (o->jobs[0].res < 0) return NULL;
+    const enum PsnrHvsBackend b = o->jobs[0].s.backend;
+    const int parallel = b == PSNRHVS_BACKEND_CUDA || b == PSNRHVS_BACKEND_HIP;
+    pthread_t t[CLI_MAX_DEVICES];
+    int started[CLI_MAX_DEVICES] = {0};
+    for (int i = 1; i < o->num; i++) {
+        if (parallel) started[i] = !pthread_create(&t[i], NULL, open_one, &o->jobs[i]);
+        if (!started[i]) open_one(&o->jobs[i]);
+    }
+    for (int i = 1; i < o->num; i++)
+        if (started[i]) pthread_join(t[i], NULL);
     return NULL;
 }
 
@@ -583,6 +608,7 @@ int main(const int argc, char *const *const argv) {
     Scorer sc = {.num = 0};
     OpenJob *jobs = NULL;
     int num_jobs = 0;
+    Opener opener = {0};
     PairReader *pr = NULL;
     InputFormat fmt, ref_fmt;
     if (!rend) {
@@ -714,22 +740,22 @@ int main(const int argc, char *const *const argv) {
         jobs[j].s = lib;
         if (cli.all_devices) jobs[j].s.device = j;
         if (cli.num_devices) jobs[j].s.device = cli.devices[j];
-        jobs[j].started = !pthread_create(&jobs[j].thread, NULL, open_thread, &jobs[j]);
     }
+    opener = (Opener){.jobs = jobs, .num = num_jobs};
+    opener.started = !pthread_create(&opener.thread, NULL, open_all, &opener);
+    if (!opener.started) open_all(&opener);
     if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
         fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
         goto end;
     }
+    if (opener.started) pthread_join(opener.thread, NULL);
+    opener.started = 0;
     int open_failed = 0;
     for (int j = 0; j < num_jobs; j++) {
-        if (jobs[j].started)
-            pthread_join(jobs[j].thread, NULL);
-        else
-            open_thread(&jobs[j]);
-        jobs[j].started = 0;
-        if (jobs[j].res < 0 && !open_failed) {
+        if (!jobs[j].ctx && !open_failed) {
             open_failed = 1;
-            if (log.count == log_before) report_open_error(jobs[j].res, &jobs[j].s);
+            if (log.count == log_before)
+                report_open_error(jobs[j].res ? jobs[j].res : PSNRHVS_ERR(ENODEV), &jobs[j].s);
         }
     }
     for (int j = 0; j < num_jobs; j++) sc.ctx[sc.num++] = jobs[j].ctx;
@@ -793,10 +819,9 @@ end:
         psnrhvs_output_abort(&rend[r].of);
         psnrhvs_output_abort(&rend[r].plot_of);
     }
-    for (int j = 0; j < num_jobs; j++) {
-        if (jobs[j].started) pthread_join(jobs[j].thread, NULL);
+    if (opener.started) pthread_join(opener.thread, NULL);
+    for (int j = 0; j < num_jobs; j++)
         if (jobs[j].ctx) psnrhvs_close(&jobs[j].ctx);
-    }
     free(jobs);
     psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);
