@@ -349,6 +349,7 @@ typedef struct Scorer {
     int num;
     int renditions; ///< > 1: ladder calls
     uint64_t sent, received;
+    double first; ///< when the first score came back (PSNRHVS_TIMING)
 } Scorer;
 
 /* The tag carries the frame number and which renditions have a frame in it. */
@@ -367,6 +368,7 @@ static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *con
         if (log->count == before) fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
         return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
     }
+    if (!sc->received) sc->first = now_seconds();
     sc->received++;
     const unsigned idx = (unsigned)(out[0].tag & 0xffffffffu);
     const unsigned active = (unsigned)(out[0].tag >> 32);
@@ -421,6 +423,7 @@ typedef struct OpenJob {
 typedef struct Opener {
     OpenJob *jobs;
     int num;
+    double done; ///< when the last context was open (PSNRHVS_TIMING)
     pthread_t thread;
     int started;
 } Opener;
@@ -437,6 +440,7 @@ static void *open_one(void *const arg) {
 static void *open_all(void *const arg) {
     Opener *const o = arg;
     open_one(&o->jobs[0]);
+    o->done = now_seconds();
     if (o->jobs[0].res < 0) return NULL;
     const enum PsnrHvsBackend b = o->jobs[0].s.backend;
     const int parallel = b == PSNRHVS_BACKEND_CUDA || b == PSNRHVS_BACKEND_HIP;
@@ -448,6 +452,7 @@ static void *open_all(void *const arg) {
     }
     for (int i = 1; i < o->num; i++)
         if (started[i]) pthread_join(t[i], NULL);
+    o->done = now_seconds();
     return NULL;
 }
 
@@ -590,6 +595,10 @@ int main(const int argc, char *const *const argv) {
     CLISettings cli;
     PsnrHvsSettings lib;
     LogState log = {0};
+    /* PSNRHVS_TIMING=1: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
+    const double t0 = now_seconds();
+    const int timing = getenv("PSNRHVS_TIMING") != NULL;
+    double t_open_start = 0, t_first_frame = 0;
     /* Subcommands with flags of their own. */
     if (argc > 1 && !strcmp(argv[1], "batch"))
         return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
@@ -742,6 +751,7 @@ int main(const int argc, char *const *const argv) {
         if (cli.num_devices) jobs[j].s.device = cli.devices[j];
     }
     opener = (Opener){.jobs = jobs, .num = num_jobs};
+    t_open_start = now_seconds();
     opener.started = !pthread_create(&opener.thread, NULL, open_all, &opener);
     if (!opener.started) open_all(&opener);
     if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
@@ -771,6 +781,7 @@ int main(const int argc, char *const *const argv) {
     FramePair fp;
     int read_res;
     while ((read_res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+        if (!t_first_frame) t_first_frame = now_seconds();
         idx = fp.idx;
         /* Keep frames in flight: send until the queue is full, then take the oldest. */
         if (idx % cli.subsample == 0 && scorer_send(&sc, &fp, rend, &log) < 0) goto end;
@@ -797,6 +808,13 @@ int main(const int argc, char *const *const argv) {
         goto end;
     }
     const double elapsed = now_seconds() - start;
+    if (timing)
+        fprintf(stderr,
+                "psnrhvs: timing: inputs and outputs open %.1f ms, scorers open %.1f ms (%d, on "
+                "their thread), first frame read %.1f ms, first score %.1f ms, all %.1f ms "
+                "(from start)\n",
+                (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3, num_jobs,
+                (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3, (now_seconds() - t0) * 1e3);
     if (show_progress && idx) progress(idx, total, start, 1);
     if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
     for (int r = 0; r < n; r++) {
