@@ -252,7 +252,8 @@ static int prefault(const Input *const in, const uint8_t *const p, const size_t 
     const size_t span = (size_t)((uintptr_t)p + len - start);
 #ifdef MADV_POPULATE_READ
     if (!madvise((void *)start, span, MADV_POPULATE_READ)) return 0;
-    if (errno != EINVAL) return -1; /* EFAULT: past the end of the file (truncated under us) */
+    if (errno == EFAULT) return -1; /* past the end of the file: cut short under us */
+    /* EINVAL (a kernel before 5.14), EINTR, ENOMEM...: touch the pages instead */
 #endif
     volatile uint8_t sink = 0;
     for (size_t off = 0; off < span; off += in->page)
