@@ -137,7 +137,8 @@ static void help(void) {
         "\n"
         "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
         " -r, --reference FILE      reference video\n"
-        " -d, --distorted FILE      distorted video\n"
+        " -d, --distorted FILE      distorted video; give it up to 16 times to score a\n"
+        "                           ladder (the reference read and transformed once)\n"
         " -w, --width N             luma width (raw input)\n"
         " -h, --height N            luma height (raw input)\n"
         " -p, --pixel_format F      420 (default), 422, 444 or 400 (raw input)\n"
@@ -160,7 +161,8 @@ static void help(void) {
         "                           options: enable_chroma=true|false,\n"
         "                           mask_product=float|exact\n"
         "     --backend B           cpu (default), cuda, opencl, hip, sycl or auto\n"
-        "     --device N            device index for device backends (--list-devices)\n"
+        "     --device N|LIST|all   GPU index for device backends; a list (0,1 or 0,0)\n"
+        "                           or all: one scorer per entry, frames dealt in turn\n"
         "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
         "     --threads N           CPU worker threads (0 = all cores)\n"
         "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
@@ -181,7 +183,9 @@ static void help(void) {
         "                           backend built in, when they open)\n"
         "\n"
         "Output (without -o: a summary of the pooled values on stdout):\n"
-        " -o, --output FILE         write per-frame and pooled scores ('-' = stdout)\n"
+        " -o, --output FILE         write per-frame and pooled scores ('-' = stdout);\n"
+        "                           several -d: DIR/ (DIR/<name>.<format>) or a pattern\n"
+        "                           with %%s (distorted name without extension), %%d (index)\n"
         "     --xml                 libvmaf's XML layout (default for -o)\n"
         "     --json                libvmaf's JSON layout\n"
         "     --csv                 libvmaf's CSV layout\n"
@@ -303,6 +307,37 @@ static void parse_feature(const char *const arg, PsnrHvsSettings *const lib) {
     }
 }
 
+/* "N", "all" or "N,M,...": a list opens one context per entry (repeats allowed). */
+static void parse_devices(const char *const arg, CLISettings *const cli,
+                          PsnrHvsSettings *const lib) {
+    cli->num_devices = 0;
+    cli->all_devices = 0;
+    if (!strcmp(arg, "all")) {
+        cli->all_devices = 1;
+        return;
+    }
+    if (!strchr(arg, ',')) {
+        lib->device = (int)parse_unsigned(arg, "--device", 0, INT_MAX);
+        return;
+    }
+    char item[32];
+    for (const char *p = arg;;) {
+        const size_t len = strcspn(p, ",");
+        if (!len || len >= sizeof(item))
+            psnrhvs_cli_usage_error("invalid --device '%s': expected N, all or a list N,M,...",
+                                    arg);
+        if (cli->num_devices == CLI_MAX_DEVICES)
+            psnrhvs_cli_usage_error("invalid --device '%s': at most %d devices", arg,
+                                    CLI_MAX_DEVICES);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        cli->devices[cli->num_devices++] = (int)parse_unsigned(item, "--device", 0, INT_MAX);
+        if (!p[len]) break;
+        p += len + 1;
+    }
+    lib->device = cli->devices[0];
+}
+
 static int parse_bitdepth(const char *const arg) {
     const int depth = (int)parse_unsigned(arg, "--bitdepth", 1, 64);
     char msg[256];
@@ -333,7 +368,11 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             cli->reference = optarg;
             break;
         case 'd':
-            cli->distorted = optarg;
+            if (cli->num_dists == PSNRHVS_MAX_RENDITIONS)
+                psnrhvs_cli_usage_error("too many --distorted: a ladder has at most %d renditions",
+                                        PSNRHVS_MAX_RENDITIONS);
+            cli->dists[cli->num_dists++] = optarg;
+            if (!cli->distorted) cli->distorted = optarg;
             break;
         case 'w':
             cli->width = (int)parse_unsigned(optarg, "--width", 1, PSNRHVS_MAX_DIMENSION);
@@ -405,7 +444,7 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             backends = optarg;
             break;
         case ARG_DEVICE:
-            lib->device = (int)parse_unsigned(optarg, "--device", 0, INT_MAX);
+            parse_devices(optarg, cli, lib);
             break;
         case ARG_ISA:
             lib->isa = (enum PsnrHvsIsa)parse_enum(optarg, "isa", isa_tbl);
@@ -517,8 +556,21 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
     }
     if (!cli->reference) psnrhvs_cli_usage_error("missing --reference");
     if (!cli->distorted) psnrhvs_cli_usage_error("missing --distorted");
-    if (!strcmp(cli->reference, "-") && !strcmp(cli->distorted, "-"))
+    int stdin_inputs = !strcmp(cli->reference, "-");
+    for (int r = 0; r < cli->num_dists; r++) stdin_inputs += !strcmp(cli->dists[r], "-");
+    if (stdin_inputs > 1)
         psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
+    if ((cli->num_devices || cli->all_devices) && !cli->parity &&
+        lib->backend == PSNRHVS_BACKEND_CPU)
+        psnrhvs_cli_usage_error("--device %s needs a device backend (--backend cuda, hip or "
+                                "opencl): the cpu backend has no devices",
+                                cli->all_devices ? "all" : "LIST");
+    if ((cli->num_devices || cli->all_devices) && !cli->parity &&
+        lib->backend == PSNRHVS_BACKEND_AUTO)
+        psnrhvs_cli_usage_error("--device %s needs --backend cuda, hip or opencl",
+                                cli->all_devices ? "all" : "LIST");
+    if ((cli->num_devices || cli->all_devices) && cli->hwaccel)
+        psnrhvs_cli_usage_error("--hwaccel cuda takes one device: use --device N");
 
     if (cli->plot && !strcmp(cli->plot, "-") && (!cli->output || !strcmp(cli->output, "-")))
         psnrhvs_cli_usage_error("--plot - needs -o FILE: the scores would go to stdout too");
@@ -528,6 +580,12 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                                     "LIST ...)");
         return;
     }
+    if (cli->num_dists > 1)
+        psnrhvs_cli_usage_error("parity compares backends on one distorted input: give one -d "
+                                "(several -d score a ladder)");
+    if (cli->num_devices || cli->all_devices)
+        psnrhvs_cli_usage_error("parity takes one device: use --device N, or device=N in "
+                                "--backends");
     if (backend)
         psnrhvs_cli_usage_error("--backend %s cannot be combined with parity: list the "
                                 "configurations with --backends",

@@ -9,9 +9,14 @@
 #include "output/output.h"
 #include "parity.h"
 
+/** Most contexts of --device LIST (duplicates allowed: two on one GPU). */
+#define CLI_MAX_DEVICES 64
+
 typedef struct CLISettings {
     const char *reference;
-    const char *distorted;
+    const char *distorted;                     ///< the first -d
+    const char *dists[PSNRHVS_MAX_RENDITIONS]; ///< every -d, in order (a ladder when several)
+    int num_dists;
     const char *output; ///< NULL: human summary (or the chosen format) on stdout
     const Muxer *muxer; ///< NULL: not chosen (XML for files, as libvmaf)
     int width, height;  ///< 0 when not given
@@ -33,6 +38,9 @@ typedef struct CLISettings {
     int quiet;
     int list_devices;
     int verbose;
+    int num_devices; ///< --device LIST or all: one context per entry; 0: one (lib->device)
+    int all_devices; ///< --device all: every device the backend lists (filled at run time)
+    int devices[CLI_MAX_DEVICES];
     int parity;      ///< "psnrhvs parity ..." or --backend parity
     int num_configs; ///< --backends, 0: the default list
     ParityConfig configs[PARITY_MAX_CONFIGS];

@@ -3,6 +3,9 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +21,11 @@
 #include "parity.h"
 #include "batch.h"
 #include "report.h"
+#include "output/outname.h"
 
 typedef struct LogState {
-    unsigned count;
-    int mute; ///< a probe whose failure is expected: count, do not print
+    _Atomic unsigned count; ///< scorers may open on several threads at once
+    int mute;               ///< a probe whose failure is expected: count, do not print
 } LogState;
 
 /* Library messages explain failures; count them so we do not add a second line. */
@@ -253,22 +257,6 @@ static int results_reserve(Results *const r, const size_t n) {
     return 0;
 }
 
-static int receive_one(PsnrHvsContext *const ctx, Results *const r, LogState *const log) {
-    PsnrHvsScore score;
-    const unsigned before = log->count;
-    const int res = psnrhvs_receive(ctx, &score);
-    if (res < 0) {
-        if (res != PSNRHVS_ERR(EAGAIN) && log->count == before)
-            fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
-        return res;
-    }
-    /* Room was reserved before the send. */
-    r->frames[r->num].frame_num = (unsigned)score.tag;
-    r->frames[r->num].score = score;
-    r->num++;
-    return 0;
-}
-
 /* "1:02:03" or "2:03" */
 static const char *clock_time(char *const buf, const size_t size, const double seconds) {
     const unsigned long s = seconds < 0       ? 0
@@ -296,20 +284,6 @@ static void progress(const unsigned frames, const long long total, const double 
     else
         fprintf(stderr, "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
     fflush(stderr);
-}
-
-/* The pairs to expect: the smallest bound known (file sizes, --frame_cnt), or -1. */
-static long long expected_frames(Input *const ref, Input *const dist,
-                                 const CLISettings *const cli) {
-    long long total = cli->frame_cnt ? (long long)cli->frame_cnt : -1;
-    const long long left[2] = {psnrhvs_input_frames_left(ref), psnrhvs_input_frames_left(dist)};
-    const unsigned skip[2] = {cli->frame_skip_ref, cli->frame_skip_dist};
-    for (int i = 0; i < 2; i++) {
-        if (left[i] < 0) continue;
-        const long long n = left[i] > (long long)skip[i] ? left[i] - (long long)skip[i] : 0;
-        if (total < 0 || n < total) total = n;
-    }
-    return total;
 }
 
 /* One line: which side had no frame to pair (after its skip). */
@@ -358,10 +332,273 @@ static void apply_cpumask(const CLISettings *const cli, PsnrHvsSettings *const l
     lib->isa = res ? PSNRHVS_ISA_SCALAR : PSNRHVS_ISA_AVX2;
 }
 
+/* One distorted input (a rendition of a ladder when several -d are given). */
+typedef struct Rendition {
+    const char *path;
+    Input *in;
+    InputFormat fmt, read_fmt; ///< scored (the run's) and as read
+    char out_name[4096], plot_name[4096];
+    OutputFile *of, *plot_of;
+    Results results;
+} Rendition;
+
+/* Scorers: one context per device, frames dealt in turn (frame k to context
+ * k mod n) and taken back in the same turn, so the scores come in frame order. */
+typedef struct Scorer {
+    PsnrHvsContext *ctx[CLI_MAX_DEVICES];
+    int num;
+    int renditions; ///< > 1: ladder calls
+    uint64_t sent, received;
+    double first; ///< when the first score came back (PSNRHVS_TIMING)
+} Scorer;
+
+/* The tag carries the frame number and which renditions have a frame in it. */
+static uint64_t make_tag(const unsigned idx, const unsigned active) {
+    return (uint64_t)idx | (uint64_t)active << 32;
+}
+
+/* Take the oldest frame in flight. @return 0, EAGAIN (none) or an error (reported). */
+static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *const log) {
+    if (sc->received == sc->sent) return PSNRHVS_ERR(EAGAIN);
+    PsnrHvsContext *const c = sc->ctx[sc->received % (uint64_t)sc->num];
+    PsnrHvsScore out[PSNRHVS_MAX_RENDITIONS];
+    const unsigned before = log->count;
+    const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
+    if (res < 0) {
+        if (log->count == before) fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
+        return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
+    }
+    if (!sc->received) sc->first = now_seconds();
+    sc->received++;
+    const unsigned idx = (unsigned)(out[0].tag & 0xffffffffu);
+    const unsigned active = (unsigned)(out[0].tag >> 32);
+    for (int r = 0; r < sc->renditions; r++) {
+        if (!(active >> r & 1)) continue;
+        Results *const rs = &rend[r].results;
+        if (results_reserve(rs, rs->num + 1) < 0) return PSNRHVS_ERR(ENOMEM);
+        rs->frames[rs->num].frame_num = idx;
+        rs->frames[rs->num].score = out[r];
+        rs->frames[rs->num].score.tag = idx;
+        rs->num++;
+    }
+    return 0;
+}
+
+/* Queue one frame on its context, taking older frames back while it is full. */
+static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *const rend,
+                       LogState *const log) {
+    PsnrHvsContext *const c = sc->ctx[sc->sent % (uint64_t)sc->num];
+    const uint64_t tag = make_tag(fp->idx, fp->active);
+    PsnrHvsPicture dist[PSNRHVS_MAX_RENDITIONS];
+    for (int r = 0; r < sc->renditions && sc->renditions > 1; r++) dist[r] = *fp->dists[r];
+    for (;;) {
+        const unsigned before = log->count;
+        const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
+                                           : psnrhvs_send(c, fp->ref, fp->dist, tag);
+        if (!res) break;
+        if (res != PSNRHVS_ERR(EAGAIN)) {
+            if (log->count == before)
+                fprintf(stderr, "psnrhvs: scoring frame %u failed: %s\n", fp->idx, strerror(-res));
+            return -1;
+        }
+        const int rres = scorer_receive(sc, rend, log);
+        if (rres == PSNRHVS_ERR(EAGAIN)) {
+            fprintf(stderr, "psnrhvs: the scorer is full with nothing queued\n");
+            return -1;
+        }
+        if (rres < 0) return -1;
+    }
+    sc->sent++;
+    return 0;
+}
+
+/* Opening a context (a GPU's context creation, kernel builds) runs on a
+ * thread of its own, while the reader reads the first frames. */
+typedef struct OpenJob {
+    PsnrHvsSettings s;
+    PsnrHvsContext *ctx;
+    int res;
+} OpenJob;
+
+typedef struct Opener {
+    OpenJob *jobs;
+    int num;
+    double done; ///< when the last context was open (PSNRHVS_TIMING)
+    pthread_t thread;
+    int started;
+} Opener;
+
+static void *open_one(void *const arg) {
+    OpenJob *const j = arg;
+    j->res = psnrhvs_open(&j->ctx, &j->s);
+    return NULL;
+}
+
+/* The first context alone (it loads the driver; OpenCL platform discovery
+ * is not safe to run twice at once: PoCL crashes), then the others: at once
+ * on CUDA and HIP, whose runtimes are thread-safe, in turn on OpenCL. */
+static void *open_all(void *const arg) {
+    Opener *const o = arg;
+    open_one(&o->jobs[0]);
+    o->done = now_seconds();
+    if (o->jobs[0].res < 0) return NULL;
+    const enum PsnrHvsBackend b = o->jobs[0].s.backend;
+    const int parallel = b == PSNRHVS_BACKEND_CUDA || b == PSNRHVS_BACKEND_HIP;
+    pthread_t t[CLI_MAX_DEVICES];
+    int started[CLI_MAX_DEVICES] = {0};
+    for (int i = 1; i < o->num; i++) {
+        if (parallel) started[i] = !pthread_create(&t[i], NULL, open_one, &o->jobs[i]);
+        if (!started[i]) open_one(&o->jobs[i]);
+    }
+    for (int i = 1; i < o->num; i++)
+        if (started[i]) pthread_join(t[i], NULL);
+    o->done = now_seconds();
+    return NULL;
+}
+
+/* --device all: the devices the backend lists, one a line. */
+static int count_devices(const enum PsnrHvsBackend b) {
+    static char buf[65536];
+    buf[0] = '\0';
+    const int res = psnrhvs_list_devices(b, 0, buf, sizeof(buf));
+    if (res < 0) return res;
+    int n = 0;
+    for (const char *p = buf; *p; p++) n += *p == '\n';
+    if (buf[0] && buf[strlen(buf) - 1] != '\n') n++;
+    return n;
+}
+
+/* The frames to expect: the smallest bound known (file sizes, --frame_cnt),
+ * the longest rendition's for a ladder, or -1. */
+static long long expected_frames(Input *const ref, const Rendition *const rend, const int n,
+                                 const CLISettings *const cli) {
+    const long long ref_left = psnrhvs_input_frames_left(ref);
+    long long total = ref_left < 0                                ? -1
+                      : ref_left > (long long)cli->frame_skip_ref ? ref_left - cli->frame_skip_ref
+                                                                  : 0;
+    long long dist_max = -2; /* -2: none yet, -1: one unknown */
+    for (int r = 0; r < n; r++) {
+        const long long left = psnrhvs_input_frames_left(rend[r].in);
+        const long long d = left < 0                                 ? -1
+                            : left > (long long)cli->frame_skip_dist ? left - cli->frame_skip_dist
+                                                                     : 0;
+        if (d < 0 || dist_max == -1)
+            dist_max = -1;
+        else if (d > dist_max)
+            dist_max = d;
+    }
+    if (dist_max >= 0 && (total < 0 || dist_max < total)) total = dist_max;
+    if (cli->frame_cnt && (total < 0 || (long long)cli->frame_cnt < total))
+        total = (long long)cli->frame_cnt;
+    return total;
+}
+
+/* A raw or Y4M file can be read without ever blocking (not a pipe, not stdin). */
+static int is_regular_file(const char *const path) {
+    struct stat st;
+    return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Several -d: each rendition's output and plot name, checked before any frame is read. */
+static int name_outputs(const CLISettings *const cli, const Muxer *const muxer,
+                        Rendition *const rend, const int n) {
+    char err[512];
+    for (int r = 0; r < n; r++) {
+        if (cli->output &&
+            psnrhvs_output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
+                                rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
+            psnrhvs_cli_usage_error("%s", err);
+        if (cli->plot &&
+            psnrhvs_output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
+                                rend[r].path, r, "svg", err, sizeof(err)) < 0)
+            psnrhvs_cli_usage_error("--plot: %s", err);
+    }
+    for (int a = 0; a < n; a++) {
+        for (int b = a + 1; b < n; b++) {
+            if (cli->output && !strcmp(rend[a].out_name, rend[b].out_name))
+                psnrhvs_cli_usage_error(
+                    "-d %s and -d %s would both write %s: use %%d in the -o pattern, or "
+                    "give the files different names",
+                    rend[a].path, rend[b].path, rend[a].out_name);
+            if (cli->plot && !strcmp(rend[a].plot_name, rend[b].plot_name))
+                psnrhvs_cli_usage_error("-d %s and -d %s would both plot to %s: use %%d in the "
+                                        "--plot pattern",
+                                        rend[a].path, rend[b].path, rend[a].plot_name);
+        }
+    }
+    return 0;
+}
+
+static int same_format(const InputFormat *const a, const InputFormat *const b) {
+    return a->width == b->width && a->height == b->height && a->layout == b->layout &&
+           a->bitdepth == b->bitdepth;
+}
+
+/* Write one rendition's plot (first: a complete output then means a complete
+ * plot, batch's resume) and output, or its summary. @return 0 or -1 (reported). */
+static int write_rendition(Rendition *const rd, Input *const ref, const CLISettings *const cli,
+                           const Muxer *const muxer, const char *const engine, const double elapsed,
+                           const int labelled) {
+    char version[64];
+    snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
+    const PsnrHvsScore first = rd->results.frames[0].score;
+    OutputData data = {
+        .version = version,
+        .engine = engine,
+        .width = rd->fmt.width,
+        .height = rd->fmt.height,
+        .fps = elapsed > 0 ? (double)rd->results.num / elapsed : 0.0,
+        .num_planes = first.num_planes == 1 ? 1 : 3,
+        .frames = rd->results.frames,
+        .num_frames = rd->results.num,
+        .precision = cli->precision,
+        .raw = cli->raw,
+    };
+    psnrhvs_output_pool(&data);
+    if (rd->plot_of) {
+        ScoreSet plot_scores;
+        if (psnrhvs_scores_from_output(&plot_scores, &data) < 0) {
+            fprintf(stderr, "psnrhvs: out of memory\n");
+            return -1;
+        }
+        char title[512];
+        const char *const dn = psnrhvs_input_name(rd->in), *const rn = psnrhvs_input_name(ref);
+        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
+        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
+        const PlotData pd = {.scores = &plot_scores, .title = title};
+        const int pres = psnrhvs_output_commit_with(&rd->plot_of, psnrhvs_plot_write, &pd);
+        psnrhvs_scores_free(&plot_scores);
+        if (pres < 0) return -1;
+    }
+    if (rd->of) return psnrhvs_output_commit(&rd->of, muxer, &data);
+    if (labelled) printf("%s\n", psnrhvs_input_name(rd->in));
+    if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
+        fprintf(stderr, "psnrhvs: cannot write to stdout\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* A mapped input cut short while its frames were being sent: they may hold
+ * zeros, so the run fails (reported). */
+static int mapping_lost(Input *const ref, const Rendition *const rend, const int n) {
+    const Input *lost = psnrhvs_input_mapping_lost(ref) ? ref : NULL;
+    for (int r = 0; r < n && !lost; r++)
+        if (psnrhvs_input_mapping_lost(rend[r].in)) lost = rend[r].in;
+    if (lost)
+        fprintf(stderr, "psnrhvs: %s was cut short while being read: its frames are truncated\n",
+                psnrhvs_input_name(lost));
+    return lost != NULL;
+}
+
 int main(const int argc, char *const *const argv) {
     CLISettings cli;
     PsnrHvsSettings lib;
     LogState log = {0};
+    /* PSNRHVS_TIMING=1: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
+    const double t0 = now_seconds();
+    const int timing = getenv("PSNRHVS_TIMING") != NULL;
+    double t_open_start = 0, t_first_frame = 0;
     /* Subcommands with flags of their own. */
     if (argc > 1 && !strcmp(argv[1], "batch"))
         return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
@@ -373,53 +610,107 @@ int main(const int argc, char *const *const argv) {
     if (cli.list_devices) return list_devices(cli.verbose);
 
     int ret = 1;
-    Input *ref = NULL, *dist = NULL;
-    OutputFile *of = NULL, *plot_of = NULL;
-    PsnrHvsContext *ctx = NULL;
+    const int n = cli.num_dists;
+    const int ladder = n > 1;
+    Input *ref = NULL;
+    Rendition *const rend = calloc((size_t)n, sizeof(*rend));
+    Scorer sc = {.num = 0};
+    OpenJob *jobs = NULL;
+    int num_jobs = 0;
+    Opener opener = {0};
     PairReader *pr = NULL;
-    Results results = {0};
-    InputFormat fmt, ref_fmt, dist_fmt;
+    InputFormat fmt, ref_fmt;
+    if (!rend) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        return 1;
+    }
+    const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
+    if (ladder) {
+        /* Names first: a usage error before any file is opened. */
+        if (!cli.output && cli.muxer)
+            psnrhvs_cli_usage_error("--%s with several -d needs -o DIR/ or an -o pattern: the "
+                                    "renditions' scores would be mixed on stdout",
+                                    cli.muxer->name);
+        for (int r = 0; r < n; r++) rend[r].path = cli.dists[r];
+        name_outputs(&cli, muxer, rend, n);
+    }
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
     InputOptions iopt = {.hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
     if (psnrhvs_input_open2(&ref, cli.reference, &iopt) < 0) goto end;
-    iopt.scale_algo = cli.scale_algo;
-    if (psnrhvs_input_open2(&dist, cli.distorted, &iopt) < 0) goto end;
     psnrhvs_input_set_role(ref, "reference");
-    psnrhvs_input_set_role(dist, "distorted");
-    if (cli.hwaccel && !cli.quiet && !psnrhvs_input_decoded(ref) && !psnrhvs_input_decoded(dist))
+    iopt.scale_algo = cli.scale_algo;
+    int any_decoded = psnrhvs_input_decoded(ref), all_files = is_regular_file(cli.reference);
+    for (int r = 0; r < n; r++) {
+        rend[r].path = cli.dists[r];
+        if (psnrhvs_input_open2(&rend[r].in, cli.dists[r], &iopt) < 0) goto end;
+        psnrhvs_input_set_role(rend[r].in, "distorted");
+        any_decoded |= psnrhvs_input_decoded(rend[r].in);
+        all_files &= is_regular_file(cli.dists[r]);
+    }
+    if (cli.hwaccel && !cli.quiet && !any_decoded)
         fprintf(stderr, "psnrhvs: warning: --hwaccel has no effect: no input is compressed\n");
-    const int fmt_res = resolve_format(&cli, ref, dist, &fmt, &ref_fmt, &dist_fmt);
-    if (fmt_res) {
-        ret = fmt_res;
-        goto end;
+    for (int r = 0; r < n; r++) {
+        InputFormat rf;
+        const int fmt_res =
+            resolve_format(&cli, ref, rend[r].in, &rend[r].fmt, &rf, &rend[r].read_fmt);
+        if (fmt_res) {
+            ret = fmt_res;
+            goto end;
+        }
+        if (!r) {
+            fmt = rend[0].fmt;
+            ref_fmt = rf;
+        } else if (!same_format(&rend[r].fmt, &fmt) || !same_format(&rf, &ref_fmt)) {
+            /* One scorer for the ladder: every rendition at the reference's geometry. */
+            fprintf(stderr,
+                    "psnrhvs: rendition %s would be scored as %dx%d %s %d-bit and %s as %dx%d %s "
+                    "%d-bit: every -d of a ladder needs the reference's size, pixel format and "
+                    "bit depth (after --scale and --common_bitdepth)\n",
+                    rend[r].path, rend[r].fmt.width, rend[r].fmt.height,
+                    psnrhvs_layout_name(rend[r].fmt.layout), rend[r].fmt.bitdepth, rend[0].path,
+                    fmt.width, fmt.height, psnrhvs_layout_name(fmt.layout), fmt.bitdepth);
+            goto end;
+        }
     }
     if (check_plane_sizes(&fmt, lib.enable_chroma) < 0) goto end;
-    if (psnrhvs_input_set_formats(ref, &ref_fmt, &fmt) < 0 ||
-        psnrhvs_input_set_formats(dist, &dist_fmt, &fmt) < 0)
-        goto end;
+    if (psnrhvs_input_set_formats(ref, &ref_fmt, &fmt) < 0) goto end;
+    for (int r = 0; r < n; r++)
+        if (psnrhvs_input_set_formats(rend[r].in, &rend[r].read_fmt, &fmt) < 0) goto end;
 
-    /* Create the output early, so a bad path fails before the scoring. */
-    const char *const out_path = cli.output ? cli.output : cli.muxer ? "-" : NULL;
-    const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
-    if (out_path && psnrhvs_output_open(&of, out_path) < 0) goto end;
-    if (cli.plot && psnrhvs_output_open(&plot_of, cli.plot) < 0) goto end;
+    /* Create the outputs early, so a bad path fails before the scoring. */
+    for (int r = 0; r < n; r++) {
+        const char *const out_path = ladder       ? (cli.output ? rend[r].out_name : NULL)
+                                     : cli.output ? cli.output
+                                     : cli.muxer  ? "-"
+                                                  : NULL;
+        const char *const plot_path = ladder ? (cli.plot ? rend[r].plot_name : NULL) : cli.plot;
+        if (out_path && psnrhvs_output_open(&rend[r].of, out_path) < 0) goto end;
+        if (plot_path && psnrhvs_output_open(&rend[r].plot_of, plot_path) < 0) goto end;
+    }
+
+    /* Mapped files cut short under us: an error, not a SIGBUS (after the
+     * outputs' handlers, which it passes other SIGBUS on to). */
+    psnrhvs_input_guard_mappings();
 
     lib.width = fmt.width;
     lib.height = fmt.height;
     lib.layout = fmt.layout;
     lib.bitdepth = fmt.bitdepth;
+    lib.renditions = n;
     apply_cpumask(&cli, &lib, &log);
-    const long long total = expected_frames(ref, dist, &cli);
+    const long long total = expected_frames(ref, rend, n, &cli);
     const PairReaderSettings prs = {
         .skip_ref = cli.frame_skip_ref,
         .skip_dist = cli.frame_skip_dist,
         .frame_cnt = cli.frame_cnt,
         .quiet = cli.quiet,
         /* An encode with a frame more or less is misaligned: an error, not a warning. */
-        .strict_length = psnrhvs_input_decoded(ref) || psnrhvs_input_decoded(dist),
+        .strict_length = any_decoded,
     };
-    if (psnrhvs_pair_reader_open(&pr, ref, dist, &prs) < 0) goto end;
+    Input *dists[PSNRHVS_MAX_RENDITIONS];
+    for (int r = 0; r < n; r++) dists[r] = rend[r].in;
+    if (psnrhvs_pair_reader_open_n(&pr, ref, dists, n, &prs) < 0) goto end;
     if (cli.parity) {
         const ParityOptions po = {
             .configs = cli.num_configs ? cli.configs : NULL,
@@ -430,12 +721,56 @@ int main(const int argc, char *const *const argv) {
         ret = psnrhvs_parity_run(&po, &lib, pr);
         goto end;
     }
-    const unsigned log_before = log.count;
-    const int open_res = psnrhvs_open(&ctx, &lib);
-    if (open_res < 0) {
-        if (log.count == log_before) report_open_error(open_res, &lib);
+
+    /* The scorers: one per device of --device LIST or all, else one. */
+    num_jobs = cli.num_devices ? cli.num_devices : 1;
+    if (cli.all_devices) {
+        const int found = count_devices(lib.backend);
+        if (found <= 0) {
+            if (found == PSNRHVS_ERR(ENOSYS))
+                fprintf(stderr, "psnrhvs: the %s backend is not built into this psnrhvs\n",
+                        backend_tbl_name(lib.backend));
+            else
+                fprintf(stderr, "psnrhvs: --device all: the %s backend found no device\n",
+                        backend_tbl_name(lib.backend));
+            goto end;
+        }
+        num_jobs = found < CLI_MAX_DEVICES ? found : CLI_MAX_DEVICES;
+    }
+    if (!(jobs = calloc((size_t)num_jobs, sizeof(*jobs)))) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
         goto end;
     }
+    /* Device start-up (a GPU context, kernel builds) overlaps reading the
+     * first frames: files are read at once; a pipe only once the scorers are
+     * open, so a scorer that fails never waits on it. */
+    const unsigned log_before = log.count;
+    for (int j = 0; j < num_jobs; j++) {
+        jobs[j].s = lib;
+        if (cli.all_devices) jobs[j].s.device = j;
+        if (cli.num_devices) jobs[j].s.device = cli.devices[j];
+    }
+    opener = (Opener){.jobs = jobs, .num = num_jobs};
+    t_open_start = now_seconds();
+    opener.started = !pthread_create(&opener.thread, NULL, open_all, &opener);
+    if (!opener.started) open_all(&opener);
+    if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
+        fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+        goto end;
+    }
+    if (opener.started) pthread_join(opener.thread, NULL);
+    opener.started = 0;
+    int open_failed = 0;
+    for (int j = 0; j < num_jobs; j++) {
+        if (!jobs[j].ctx && !open_failed) {
+            open_failed = 1;
+            if (log.count == log_before)
+                report_open_error(jobs[j].res ? jobs[j].res : PSNRHVS_ERR(ENODEV), &jobs[j].s);
+        }
+    }
+    for (int j = 0; j < num_jobs; j++) sc.ctx[sc.num++] = jobs[j].ctx;
+    if (open_failed) goto end;
+    sc.renditions = n;
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     const int batch_fd = psnrhvs_batch_child_fd(); /* a job of psnrhvs batch */
@@ -443,33 +778,14 @@ int main(const int argc, char *const *const argv) {
     const double start = now_seconds();
     double last_progress = start;
     unsigned idx = 0;
-    size_t sent = 0;
     FramePair fp;
     int read_res;
     while ((read_res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+        if (!t_first_frame) t_first_frame = now_seconds();
         idx = fp.idx;
-        if (idx % cli.subsample == 0) {
-            if (results_reserve(&results, sent + 1) < 0) goto end;
-            /* Keep frames in flight: send until the queue is full, then take the oldest. */
-            for (;;) {
-                const unsigned before = log.count;
-                const int res = psnrhvs_send(ctx, fp.ref, fp.dist, idx);
-                if (!res) break;
-                if (res != PSNRHVS_ERR(EAGAIN)) {
-                    if (log.count == before)
-                        fprintf(stderr, "psnrhvs: scoring frame %u failed: %s\n", idx,
-                                strerror(-res));
-                    goto end;
-                }
-                const int rres = receive_one(ctx, &results, &log);
-                if (rres == PSNRHVS_ERR(EAGAIN)) {
-                    fprintf(stderr, "psnrhvs: the scorer is full with nothing queued\n");
-                    goto end;
-                }
-                if (rres < 0) goto end;
-            }
-            sent++;
-        }
+        /* Keep frames in flight: send until the queue is full, then take the oldest. */
+        if (idx % cli.subsample == 0 && scorer_send(&sc, &fp, rend, &log) < 0) goto end;
+        if (mapping_lost(ref, rend, n)) goto end;
         psnrhvs_pair_reader_release(pr);
         idx++;
         if (show_progress || batch_fd >= 0) {
@@ -483,7 +799,7 @@ int main(const int argc, char *const *const argv) {
     }
     /* The frames before a read error are scored first: errors come in frame order. */
     for (;;) {
-        const int res = receive_one(ctx, &results, &log);
+        const int res = scorer_receive(&sc, rend, &log);
         if (res == PSNRHVS_ERR(EAGAIN)) break;
         if (res < 0) goto end;
     }
@@ -492,64 +808,45 @@ int main(const int argc, char *const *const argv) {
         goto end;
     }
     const double elapsed = now_seconds() - start;
+    if (timing)
+        fprintf(stderr,
+                "psnrhvs: timing: inputs and outputs open %.1f ms, scorers open %.1f ms (%d, on "
+                "their thread), first frame read %.1f ms, first score %.1f ms, all %.1f ms "
+                "(from start)\n",
+                (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3, num_jobs,
+                (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3, (now_seconds() - t0) * 1e3);
     if (show_progress && idx) progress(idx, total, start, 1);
     if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
-    if (!results.num) {
-        report_no_frames(ref, dist, &cli);
-        goto end;
-    }
-
-    char version[64];
-    snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
-    PsnrHvsScore first = results.frames[0].score;
-    char engine[64];
-    const char *const isa = psnrhvs_isa_name(ctx);
-    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(ctx), isa ? ":" : "",
-             isa ? isa : "");
-    OutputData data = {
-        .version = version,
-        .engine = engine,
-        .width = fmt.width,
-        .height = fmt.height,
-        .fps = elapsed > 0 ? (double)results.num / elapsed : 0.0,
-        .num_planes = first.num_planes == 1 ? 1 : 3,
-        .frames = results.frames,
-        .num_frames = results.num,
-        .precision = cli.precision,
-        .raw = cli.raw,
-    };
-    psnrhvs_output_pool(&data);
-    /* The plot first: a complete output then means a complete plot (batch's resume). */
-    if (plot_of) {
-        ScoreSet plot_scores;
-        if (psnrhvs_scores_from_output(&plot_scores, &data) < 0) {
-            fprintf(stderr, "psnrhvs: out of memory\n");
+    for (int r = 0; r < n; r++) {
+        if (!rend[r].results.num) {
+            report_no_frames(ref, rend[r].in, &cli);
             goto end;
         }
-        char title[512];
-        const char *const dn = psnrhvs_input_name(dist), *const rn = psnrhvs_input_name(ref);
-        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
-        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
-        const PlotData pd = {.scores = &plot_scores, .title = title};
-        const int pres = psnrhvs_output_commit_with(&plot_of, psnrhvs_plot_write, &pd);
-        psnrhvs_scores_free(&plot_scores);
-        if (pres < 0) goto end;
     }
-    if (of) {
-        if (psnrhvs_output_commit(&of, muxer, &data) < 0) goto end;
-    } else if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
-        fprintf(stderr, "psnrhvs: cannot write to stdout\n");
-        goto end;
-    }
+
+    char engine[64];
+    const char *const isa = psnrhvs_isa_name(sc.ctx[0]);
+    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(sc.ctx[0]), isa ? ":" : "",
+             isa ? isa : "");
+    for (int r = 0; r < n; r++)
+        if (write_rendition(&rend[r], ref, &cli, muxer, engine, elapsed, ladder) < 0) goto end;
     ret = 0;
 
 end:
-    psnrhvs_output_abort(&of);
-    psnrhvs_output_abort(&plot_of);
-    if (ctx) psnrhvs_close(&ctx);
+    for (int r = 0; r < n; r++) {
+        psnrhvs_output_abort(&rend[r].of);
+        psnrhvs_output_abort(&rend[r].plot_of);
+    }
+    if (opener.started) pthread_join(opener.thread, NULL);
+    for (int j = 0; j < num_jobs; j++)
+        if (jobs[j].ctx) psnrhvs_close(&jobs[j].ctx);
+    free(jobs);
     psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);
-    psnrhvs_input_close(&dist);
-    free(results.frames);
+    for (int r = 0; r < n; r++) {
+        psnrhvs_input_close(&rend[r].in);
+        free(rend[r].results.frames);
+    }
+    free(rend);
     return ret;
 }

@@ -1,8 +1,9 @@
 /*
  * The CLI's threaded pair reader: pairs in frame order with the right
  * samples (skips, frame_cnt, one side shorter), a read error queued after
- * the good pairs, and closing early while the reader waits for room or is
- * still reading. Build it with -fsanitize=thread to check the locking.
+ * the good pairs, several distorted inputs (a ladder, one rendition
+ * shorter), and closing early while the reader waits for room or is still
+ * reading. Build it with -fsanitize=thread to check the locking.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <stdio.h>
@@ -91,13 +92,15 @@ static int read_all(PairReader *pr, int ref_base, int dist_base, int *n) {
 int main(void) {
     char dir[] = "/tmp/pair_reader_XXXXXX";
     if (!mkdtemp(dir)) return 1;
-    char a[64], b[64], c[64];
+    char a[64], b[64], c[64], e[64];
     snprintf(a, sizeof(a), "%s/a.yuv", dir);
     snprintf(b, sizeof(b), "%s/b.yuv", dir);
     snprintf(c, sizeof(c), "%s/c.yuv", dir);
+    snprintf(e, sizeof(e), "%s/e.yuv", dir);
     write_file(a, 40, 0, 0);
     write_file(b, 37, 100, 0);
     write_file(c, 6, 50, FB / 2); /* 6 frames, then half a frame */
+    write_file(e, 10, 200, 0);
 
     for (int round = 0; round < 20; round++) {
         /* All of both: the shorter side ends it (with a warning, quiet here). */
@@ -131,6 +134,34 @@ int main(void) {
         psnrhvs_input_close(&ra);
         psnrhvs_input_close(&rb);
 
+        /* Several distorted inputs (a ladder): b (37 frames) and e (10 frames)
+         * against a (40): frames until the longest rendition ends, e's bit
+         * cleared after its 10th, its picture then the reference's. */
+        {
+            Input *rs = open_raw(a), *dd[2] = {open_raw(b), open_raw(e)};
+            s = (PairReaderSettings){.quiet = 1};
+            CHECK(!psnrhvs_pair_reader_open_n(&pr, rs, dd, 2, &s), "open_n");
+            FramePair fp;
+            int res, got = 0;
+            while ((res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+                const unsigned want = got < 10 ? 3u : 1u;
+                CHECK(fp.idx == (unsigned)got && fp.active == want, "ladder %d: idx %u active %u",
+                      got, fp.idx, fp.active);
+                CHECK(all_equal(fp.ref, got & 255) && all_equal(fp.dists[0], (100 + got) & 255) &&
+                          fp.dist == fp.dists[0],
+                      "ladder %d: samples", got);
+                CHECK(got < 10 ? all_equal(fp.dists[1], (200 + got) & 255) : fp.dists[1] == fp.ref,
+                      "ladder %d: the short rendition", got);
+                psnrhvs_pair_reader_release(pr);
+                got++;
+            }
+            CHECK(res == 0 && got == 37, "ladder: status %d, %d frames", res, got);
+            psnrhvs_pair_reader_close(&pr);
+            psnrhvs_input_close(&rs);
+            psnrhvs_input_close(&dd[0]);
+            psnrhvs_input_close(&dd[1]);
+        }
+
         /* Closing early: holding a pair while the reader fills the ring, or at once. */
         for (int take = 0; take < 3; take++) {
             ra = open_raw(a), rb = open_raw(b);
@@ -150,6 +181,7 @@ int main(void) {
     unlink(a);
     unlink(b);
     unlink(c);
+    unlink(e);
     rmdir(dir);
     printf("%d checks, %d failures\n", checks, failures);
     return failures || !checks;

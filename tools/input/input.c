@@ -2,12 +2,18 @@
  * psnrhvs: opening inputs, probing the container, reading frames.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+/* madvise and MADV_* are not in C11/POSIX.1's strict namespace. */
+#define _GNU_SOURCE
+
 #include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input/convert.h"
 #include "input/input.h"
@@ -33,6 +39,14 @@ struct Input {
     InputOptions opt;
     unsigned frames_read;
     const char *role; ///< "reference", "distorted" or NULL
+    /* A raw or Y4M regular file is mapped: frames are handed out where they
+     * lie in the page cache (read() would copy each one), located by their
+     * FRAME header and the fixed payload size, never by scanning samples. */
+    const uint8_t *map;
+    size_t map_size; ///< the file's size when mapped; frames appended later are not read
+    size_t map_pos;  ///< where the next frame (its FRAME header for Y4M) starts
+    size_t page;
+    int guard; ///< its slot in the SIGBUS guard, -1 when none
 };
 
 void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
@@ -152,6 +166,163 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
     return 0;
 }
 
+/* ---- the SIGBUS guard: a mapped file cut short under us reads as zeros,
+ * flagged, and is reported as a truncation, never a crash ---- */
+
+#define MAX_GUARDED 64
+static struct {
+    uintptr_t start;
+    size_t size;
+    volatile sig_atomic_t lost;
+} guarded[MAX_GUARDED];
+static volatile sig_atomic_t num_guarded;
+static struct sigaction guard_old;
+static int guard_installed;
+
+static void guard_handler(const int sig, siginfo_t *const si, void *const uc) {
+    (void)uc;
+    const uintptr_t a = (uintptr_t)si->si_addr;
+    if (si->si_code > 0) {
+        for (int i = 0; i < num_guarded; i++) {
+            if (a - guarded[i].start < guarded[i].size) {
+                /* Zero pages over the whole mapping: the access is retried and succeeds. */
+                if (mmap((void *)guarded[i].start, guarded[i].size, PROT_READ,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+                    guarded[i].lost = 1;
+                    return;
+                }
+            }
+        }
+    }
+    /* Not ours: what was there before (the output's cleanup, or the default)
+     * takes it: a fault repeats, a signal sent is sent again. */
+    sigaction(sig, &guard_old, NULL);
+    if (si->si_code <= 0) raise(sig);
+}
+
+void psnrhvs_input_guard_mappings(void) {
+    if (guard_installed || !num_guarded) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = guard_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    if (!sigaction(SIGBUS, &sa, &guard_old)) guard_installed = 1;
+}
+
+int psnrhvs_input_mapping_lost(const Input *const in) {
+    return in->map && in->guard >= 0 && guarded[in->guard].lost;
+}
+
+/* Prefetch this many frames ahead of the one read (MADV_WILLNEED). */
+#define MAP_AHEAD_FRAMES 4
+
+/* Map a raw or Y4M regular file (not stdin, not a pipe, not a decoded one);
+ * on any failure the input stays on the read() path. */
+static void try_map(Input *const in, const char *const path) {
+    if (!strcmp(path, "-") || getenv("PSNRHVS_NO_MMAP")) return;
+    if (in->dmx != &psnrhvs_demuxer_y4m && in->dmx != &psnrhvs_demuxer_yuv) return;
+    const int fd = fileno(in->s.f);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
+    if ((unsigned long long)st.st_size > SIZE_MAX) return;
+    const off_t pos = ftello(in->s.f);
+    if (pos < 0) return;
+    const size_t logical = (size_t)pos - (in->s.peek_len - in->s.peek_pos);
+    void *const m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return;
+    madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+    in->map = m;
+    in->map_size = (size_t)st.st_size;
+    in->guard = -1;
+    if (num_guarded < MAX_GUARDED) {
+        guarded[num_guarded].start = (uintptr_t)m;
+        guarded[num_guarded].size = (size_t)st.st_size;
+        in->guard = num_guarded++;
+    }
+    in->map_pos = logical;
+    const long page = sysconf(_SC_PAGESIZE);
+    in->page = page > 0 ? (size_t)page : 4096;
+}
+
+/* Fault the pages of [p, p + len) in on this (a reader) thread, so the thread
+ * that sends the frame never waits on the page cache or the disk. */
+static int prefault(const Input *const in, const uint8_t *const p, const size_t len) {
+    const uintptr_t start = (uintptr_t)p & ~(uintptr_t)(in->page - 1);
+    const size_t span = (size_t)((uintptr_t)p + len - start);
+#ifdef MADV_POPULATE_READ
+    if (!madvise((void *)start, span, MADV_POPULATE_READ)) return 0;
+    if (errno == EFAULT) return -1; /* past the end of the file: cut short under us */
+    /* EINVAL (a kernel before 5.14), EINTR, ENOMEM...: touch the pages instead */
+#endif
+    volatile uint8_t sink = 0;
+    for (size_t off = 0; off < span; off += in->page)
+        sink ^= *(const volatile uint8_t *)(start + off);
+    (void)sink;
+    return 0;
+}
+
+/* Ask the kernel to read the next frames while this one is scored. */
+static void read_ahead(const Input *const in, const size_t from, const size_t per_frame) {
+    if (from >= in->map_size) return;
+    const uintptr_t start = (uintptr_t)(in->map + from) & ~(uintptr_t)(in->page - 1);
+    size_t len = per_frame * MAP_AHEAD_FRAMES;
+    if (len > in->map_size - from) len = in->map_size - from;
+    madvise((void *)start, (size_t)((uintptr_t)(in->map + from) + len - start), MADV_WILLNEED);
+}
+
+/* The bytes of the mapping that still exist: a file cut short while we run
+ * must give a truncation error, never a SIGBUS. */
+static size_t mapped_size(const Input *const in) {
+    struct stat st;
+    if (fstat(fileno(in->s.f), &st)) return 0;
+    const unsigned long long now = st.st_size > 0 ? (unsigned long long)st.st_size : 0;
+    return now < in->map_size ? (size_t)now : in->map_size;
+}
+
+/* The FRAME line at pos, checked as y4m.c's read_line and y4m_read check it.
+ * @return bytes up to and including its newline, 0 at a clean end, -1 (s.err set). */
+static long long mapped_y4m_header(Input *const in, const size_t pos, const size_t size) {
+    enum { MAX_LINE = 4096 }; /* y4m.c's Y4M_MAX_LINE */
+    const size_t avail = size - pos;
+    if (!avail) return 0;
+    const size_t scan = avail < MAX_LINE ? avail : MAX_LINE;
+    const uint8_t *const nl = memchr(in->map + pos, '\n', scan);
+    if (!nl) {
+        if (avail < MAX_LINE) {
+            psnrhvs_stream_error(&in->s, "truncated frame %u in %s: incomplete FRAME header",
+                                 in->frames_read, in->s.name);
+        } else {
+            psnrhvs_stream_error(&in->s, "malformed Y4M %s: bad FRAME header at frame %u",
+                                 in->s.name, in->frames_read);
+        }
+        return -1;
+    }
+    size_t len = (size_t)(nl - (in->map + pos));
+    const uint8_t *const line = in->map + pos;
+    const size_t full = len + 1;
+    if (len && line[len - 1] == '\r') len--;
+    /* "FRAME", optionally followed by parameters, which do not change the samples. */
+    if (len < 5 || memcmp(line, "FRAME", 5) || (len > 5 && line[5] != ' ' && line[5] != '\0')) {
+        psnrhvs_stream_error(&in->s, "malformed Y4M %s: bad FRAME header at frame %u", in->s.name,
+                             in->frames_read);
+        return -1;
+    }
+    return (long long)full;
+}
+
+/* Lay the planes of one frame out from base, as in the file. */
+static void frame_planes(const PlaneGeometry *const g, const uint8_t *const base,
+                         PsnrHvsPicture *const pic) {
+    size_t off = 0;
+    for (int p = 0; p < 3; p++) {
+        const int has = p < g->num_planes;
+        pic->data[p] = has ? base + off : NULL;
+        pic->stride[p] = has ? (ptrdiff_t)g->stored_w[p] * g->bytes_per_sample : 0;
+        if (has) off += g->plane_bytes[p];
+    }
+}
+
 int psnrhvs_input_open(Input **const in_out, const char *const path) {
     return psnrhvs_input_open2(in_out, path, NULL);
 }
@@ -179,6 +350,7 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
         psnrhvs_input_close(&in);
         return -1;
     }
+    try_map(in, path);
     *in_out = in;
     return 0;
 }
@@ -229,12 +401,17 @@ long long psnrhvs_input_frames_left(const Input *const in) {
     struct stat st;
     const int fd = fileno(in->s.f);
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) return -1;
-    const off_t pos = ftello(in->s.f);
-    if (pos < 0) return -1;
     const size_t per_frame = in->ngeo.frame_bytes + in->dmx->frame_header_bytes;
     if (!per_frame) return -1;
-    const long long left =
-        (long long)st.st_size - (long long)pos + (long long)(in->s.peek_len - in->s.peek_pos);
+    long long left;
+    if (in->map) {
+        left = (long long)st.st_size - (long long)in->map_pos;
+    } else {
+        const off_t pos = ftello(in->s.f);
+        if (pos < 0) return -1;
+        left =
+            (long long)st.st_size - (long long)pos + (long long)(in->s.peek_len - in->s.peek_pos);
+    }
     return left > 0 ? left / (long long)per_frame : 0;
 }
 
@@ -352,7 +529,75 @@ static int check_sample_range(Input *const in, const uint8_t *const buf) {
     return -1;
 }
 
+/* psnrhvs_input_read() of a mapped file. */
+static int mapped_read(Input *const in, InputFrame *const frame) {
+    const size_t size = mapped_size(in);
+    size_t pos = in->map_pos;
+    if (pos > size) pos = size;
+    const size_t bytes = in->ngeo.frame_bytes;
+    size_t header = 0;
+    if (in->dmx == &psnrhvs_demuxer_y4m) {
+        const long long h = mapped_y4m_header(in, pos, size);
+        if (h <= 0) return (int)h;
+        header = (size_t)h;
+    } else if (pos == size) {
+        return 0;
+    }
+    const size_t got = size - pos - header;
+    if (got < bytes) {
+        /* A partial last frame is never scored. */
+        psnrhvs_stream_error(&in->s, "truncated frame %u in %s: expected %zu bytes, got %zu",
+                             in->frames_read, in->s.name, bytes, got);
+        return -1;
+    }
+    const uint8_t *const payload = in->map + pos + header;
+    if (prefault(in, payload, bytes) < 0 || mapped_size(in) < pos + header + bytes ||
+        psnrhvs_input_mapping_lost(in)) {
+        psnrhvs_stream_error(&in->s,
+                             "truncated frame %u in %s: the file was cut short while being read",
+                             in->frames_read, in->s.name);
+        return -1;
+    }
+    in->map_pos = pos + header + bytes;
+    read_ahead(in, in->map_pos, header + bytes);
+
+    const uint16_t probe = 1;
+    uint8_t little;
+    memcpy(&little, &probe, 1);
+    /* 16-bit samples are used as uint16_t: in place only when aligned and
+     * little endian, else copied (and swapped) as read() would. */
+    const int copy = in->ngeo.bytes_per_sample == 2 && (((uintptr_t)payload & 1) || !little);
+    PsnrHvsPicture src;
+    const uint8_t *samples = payload;
+    uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
+    if (copy) {
+        memcpy(buf, payload, bytes);
+        le16_to_native(buf, bytes);
+        samples = buf;
+    }
+    frame_planes(&in->ngeo, samples, &src);
+    if (in->ngeo.bytes_per_sample == 2 && check_sample_range(in, samples) < 0) return -1;
+    if (psnrhvs_input_mapping_lost(in)) {
+        psnrhvs_stream_error(&in->s,
+                             "truncated frame %u in %s: the file was cut short while being read",
+                             in->frames_read, in->s.name);
+        return -1;
+    }
+    if (in->conv) {
+        if (psnrhvs_converter_run(in->conv, &src, &frame->pic) < 0) {
+            psnrhvs_stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read,
+                                 in->s.name);
+            return -1;
+        }
+    } else {
+        frame->pic = src;
+    }
+    in->frames_read++;
+    return 1;
+}
+
 int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
+    if (in->map) return mapped_read(in, frame);
     /* Converted frames are read into the scratch frame first. */
     uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
     const int res = in->dmx->read(in->priv, &in->s, buf, in->ngeo.frame_bytes, in->frames_read);
@@ -384,7 +629,15 @@ void psnrhvs_input_close(Input **const in_p) {
     psnrhvs_converter_close(&in->conv);
     psnrhvs_input_frame_free(&in->scratch);
     free(in->priv);
+    if (in->map) {
+        if (in->guard >= 0) guarded[in->guard].size = 0; /* no longer ours */
+        munmap((void *)(uintptr_t)in->map, in->map_size);
+    }
     if (in->s.f && in->s.f != stdin) fclose(in->s.f);
     free(in);
     *in_p = NULL;
+}
+
+int psnrhvs_input_mapped(const Input *const in) {
+    return in->map != NULL;
 }

@@ -191,6 +191,24 @@ unsigned psnrhvs_input_frames_read(const Input *in);
 
 void psnrhvs_input_close(Input **in);
 
+/**
+ * Raw and Y4M files (not stdin or pipes) are memory-mapped and frames handed
+ * out in place. Call once the outputs are open (their signal handlers in
+ * place): a SIGBUS in a mapping (the file cut short by someone while we
+ * read it) then maps zeros over it and flags it instead of ending the
+ * process; other SIGBUS go to the handler that was there before.
+ */
+void psnrhvs_input_guard_mappings(void);
+
+/**
+ * 1 when in's mapping was lost (see above): the frames handed out since may
+ * hold zeros. Check after the frames were used (sent); the run must fail.
+ */
+int psnrhvs_input_mapping_lost(const Input *in);
+
+/** Mapped: 1 when frames come from a mapping of the file, 0 when read. */
+int psnrhvs_input_mapped(const Input *in);
+
 extern const Demuxer psnrhvs_demuxer_y4m;
 extern const Demuxer psnrhvs_demuxer_yuv;
 #ifdef PSNRHVS_HAVE_FFMPEG

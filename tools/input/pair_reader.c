@@ -1,14 +1,15 @@
 /*
- * psnrhvs: reading reference and distorted frames in pairs, in frame order,
- * on a thread of their own: it fills a small ring of frame pairs while the
- * main thread sends and receives, so file and pipe I/O overlap the scoring.
+ * psnrhvs: reading a reference and its distorted inputs (one, or a ladder's
+ * renditions) frame by frame, in frame order, on a thread of their own: it
+ * fills a small ring of frames while the main thread sends and receives, so
+ * file and pipe I/O overlap the scoring.
  *
- * The ring: slots [head, head + count) hold pairs read and not yet released;
+ * The ring: slots [head, head + count) hold frames read and not yet released;
  * the reader fills slot head + count outside the lock (the main thread never
  * looks past count, and head + count does not change when it releases one),
  * then publishes it by count++ under the lock. The end of the input, or a
- * read error with its message, is queued after the last good pair, so the
- * main thread sees it only once it has taken every pair before it.
+ * read error with its message, is queued after the last good frame, so the
+ * main thread sees it only once it has taken every frame before it.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <pthread.h>
@@ -20,16 +21,25 @@
 #include "input/pair_reader.h"
 
 #define MAX_DEPTH 4
-/* Fewer pairs ahead for huge frames: the ring stays under this many bytes. */
+/* Fewer frames ahead for huge frames: the ring stays under this many bytes. */
 #define MAX_RING_BYTES ((size_t)256 << 20)
+#define MAX_DISTS      PSNRHVS_MAX_RENDITIONS
 
 typedef struct PairSlot {
-    InputFrame rf, df;
+    InputFrame rf, df[MAX_DISTS];
     unsigned idx;
+    unsigned active;
 } PairSlot;
 
+/* One input that ended before another: a warning at the end. */
+typedef struct EndNote {
+    const Input *ended, *longer;
+    unsigned idx;
+} EndNote;
+
 struct PairReader {
-    Input *ref, *dist;
+    Input *ref, *dist[MAX_DISTS];
+    int n;
     PairReaderSettings s;
     int depth;
     PairSlot slot[MAX_DEPTH];
@@ -40,40 +50,55 @@ struct PairReader {
     pthread_cond_t filled, freed;
     /* under lock */
     int head, count;
-    int done;   ///< the reader has stopped; status follows the pairs in the ring
+    int done;   ///< the reader has stopped; status follows the frames in the ring
     int status; ///< 0 end of input, -1 read error (err)
     int stop;   ///< the main thread asks the reader to stop
     /* written by the reader before done, read by the main thread after */
-    const Input *ended, *longer; ///< one side ended first (for the warning)
-    unsigned end_idx;
+    EndNote notes[MAX_DISTS];
+    int num_notes;
     char err[512];
 };
 
 int psnrhvs_pair_reader_open(PairReader **const out, Input *const ref, Input *const dist,
                              const PairReaderSettings *const s) {
+    return psnrhvs_pair_reader_open_n(out, ref, &dist, 1, s);
+}
+
+int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *const *const dists,
+                               const int n, const PairReaderSettings *const s) {
+    *out = NULL;
+    if (n < 1 || n > MAX_DISTS) {
+        fprintf(stderr, "psnrhvs: %d distorted inputs: 1 to %d are read\n", n, MAX_DISTS);
+        return -1;
+    }
     PairReader *const pr = calloc(1, sizeof(*pr));
     if (!pr) {
         fprintf(stderr, "psnrhvs: out of memory\n");
         return -1;
     }
     pr->ref = ref;
-    pr->dist = dist;
+    pr->n = n;
+    size_t frame_bytes = psnrhvs_input_frame_bytes(ref);
+    for (int r = 0; r < n; r++) {
+        pr->dist[r] = dists[r];
+        frame_bytes += psnrhvs_input_frame_bytes(dists[r]);
+    }
     pr->s = *s;
-    const size_t pair_bytes = psnrhvs_input_frame_bytes(ref) + psnrhvs_input_frame_bytes(dist);
     pr->depth = MAX_DEPTH;
-    while (pr->depth > 2 && (size_t)pr->depth * pair_bytes > MAX_RING_BYTES) pr->depth--;
-    *out = pr;
+    while (pr->depth > 2 && (size_t)pr->depth * frame_bytes > MAX_RING_BYTES) pr->depth--;
     if (pthread_mutex_init(&pr->lock, NULL)) {
         free(pr);
-        *out = NULL;
         fprintf(stderr, "psnrhvs: cannot create the reader's lock\n");
         return -1;
     }
+    *out = pr;
     pthread_cond_init(&pr->filled, NULL);
     pthread_cond_init(&pr->freed, NULL);
     for (int i = 0; i < pr->depth; i++) {
-        if (psnrhvs_input_frame_alloc(ref, &pr->slot[i].rf) < 0 ||
-            psnrhvs_input_frame_alloc(dist, &pr->slot[i].df) < 0) {
+        int res = psnrhvs_input_frame_alloc(ref, &pr->slot[i].rf);
+        for (int r = 0; r < n && !res; r++)
+            res = psnrhvs_input_frame_alloc(dists[r], &pr->slot[i].df[r]);
+        if (res < 0) {
             psnrhvs_pair_reader_close(out);
             return -1;
         }
@@ -94,6 +119,8 @@ typedef struct SideRead {
     Input *in;
     InputFrame *frame;
     int res;
+    pthread_t thread;
+    int threaded;
 } SideRead;
 
 static void *read_side(void *const arg) {
@@ -109,11 +136,13 @@ static int stopping(PairReader *const pr) {
     return stop;
 }
 
-/* --strict_length: read the longer side to its end into frame (a slot not
- * published) and queue an error giving both counts. */
-static void length_error(PairReader *const pr, const int ref_ended, InputFrame *const frame) {
-    Input *const longer = ref_ended ? pr->dist : pr->ref;
-    Input *const shorter = ref_ended ? pr->ref : pr->dist;
+/* --strict_length: read the longer of the reference and distorted input r to
+ * its end into frame (a slot not published) and queue an error giving both
+ * counts. */
+static void length_error(PairReader *const pr, const int r, const int ref_ended,
+                         InputFrame *const frame) {
+    Input *const longer = ref_ended ? pr->dist[r] : pr->ref;
+    Input *const shorter = ref_ended ? pr->ref : pr->dist[r];
     int res;
     while ((res = psnrhvs_input_read(longer, frame)) > 0) {
         if (stopping(pr)) {
@@ -135,8 +164,13 @@ static void length_error(PairReader *const pr, const int ref_ended, InputFrame *
              "the reference and the distorted differ in length: %s has %u frames%s, %s has %u; "
              "--frame_cnt %u scores the first %u",
              psnrhvs_input_name(pr->ref), ref_ended ? c_s : c_l, skipped ? " after skipping" : "",
-             psnrhvs_input_name(pr->dist), ref_ended ? c_l : c_s, c_s, c_s);
+             psnrhvs_input_name(pr->dist[r]), ref_ended ? c_l : c_s, c_s, c_s);
     finish(pr, -1, NULL);
+}
+
+static void note_end(PairReader *const pr, const Input *const ended, const Input *const longer,
+                     const unsigned idx) {
+    if (pr->num_notes < MAX_DISTS) pr->notes[pr->num_notes++] = (EndNote){ended, longer, idx};
 }
 
 static void *reader_thread(void *const arg) {
@@ -147,11 +181,14 @@ static void *reader_thread(void *const arg) {
         if (res < 0) return finish(pr, -1, pr->ref), NULL;
         if (!res) break;
     }
-    for (unsigned i = 0; i < pr->s.skip_dist; i++) {
-        const int res = psnrhvs_input_read(pr->dist, &pr->slot[0].df);
-        if (res < 0) return finish(pr, -1, pr->dist), NULL;
-        if (!res) break;
+    for (int r = 0; r < pr->n; r++) {
+        for (unsigned i = 0; i < pr->s.skip_dist; i++) {
+            const int res = psnrhvs_input_read(pr->dist[r], &pr->slot[0].df[r]);
+            if (res < 0) return finish(pr, -1, pr->dist[r]), NULL;
+            if (!res) break;
+        }
     }
+    unsigned active = (1u << pr->n) - 1;
     for (unsigned idx = 0; !pr->s.frame_cnt || idx < pr->s.frame_cnt; idx++) {
         pthread_mutex_lock(&pr->lock);
         while (pr->count == pr->depth && !pr->stop) pthread_cond_wait(&pr->freed, &pr->lock);
@@ -160,28 +197,40 @@ static void *reader_thread(void *const arg) {
         pthread_mutex_unlock(&pr->lock);
         if (stop) break;
 
-        /* The two sides are read at once: one thread copies frames out of the
-         * page cache at a few GB/s, less than a GPU backend scores. */
-        SideRead dr = {pr->dist, &sl->df, 0};
-        pthread_t side;
-        const int threaded = !pthread_create(&side, NULL, read_side, &dr);
-        if (!threaded) read_side(&dr);
+        /* Every side is read at once, each distorted input on a thread: one
+         * thread copies frames out of the page cache at a few GB/s, less
+         * than a GPU backend scores. */
+        SideRead dr[MAX_DISTS];
+        for (int r = 0; r < pr->n; r++) {
+            dr[r] = (SideRead){pr->dist[r], &sl->df[r], 0, 0, 0};
+            if (!(active >> r & 1)) continue;
+            dr[r].threaded = !pthread_create(&dr[r].thread, NULL, read_side, &dr[r]);
+            if (!dr[r].threaded) read_side(&dr[r]);
+        }
         const int r1 = psnrhvs_input_read(pr->ref, &sl->rf);
-        if (threaded) pthread_join(side, NULL);
-        const int r2 = dr.res;
+        for (int r = 0; r < pr->n; r++)
+            if (dr[r].threaded) pthread_join(dr[r].thread, NULL);
         if (r1 < 0) return finish(pr, -1, pr->ref), NULL;
-        if (r2 < 0) return finish(pr, -1, pr->dist), NULL;
-        if (!r1 || !r2) {
-            if (r1 != r2 && pr->s.strict_length && idx)
-                return length_error(pr, !r1, r1 ? &sl->rf : &sl->df), NULL;
-            if (r1 != r2) {
-                pr->ended = r1 ? pr->dist : pr->ref;
-                pr->longer = r1 ? pr->ref : pr->dist;
-                pr->end_idx = idx;
+        for (int r = 0; r < pr->n; r++)
+            if (dr[r].res < 0) return finish(pr, -1, pr->dist[r]), NULL;
+        if (!r1) {
+            /* The reference ended: every rendition that had a frame more is longer. */
+            for (int r = 0; r < pr->n; r++) {
+                if (!(active >> r & 1) || !dr[r].res) continue;
+                if (pr->s.strict_length && idx) return length_error(pr, r, 1, &sl->df[r]), NULL;
+                note_end(pr, pr->ref, pr->dist[r], idx);
             }
             break;
         }
+        for (int r = 0; r < pr->n; r++) {
+            if (!(active >> r & 1) || dr[r].res) continue;
+            if (pr->s.strict_length && idx) return length_error(pr, r, 0, &sl->rf), NULL;
+            note_end(pr, pr->dist[r], pr->ref, idx);
+            active &= ~(1u << r);
+        }
+        if (!active) break;
         sl->idx = idx;
+        sl->active = active;
         pthread_mutex_lock(&pr->lock);
         pr->count++;
         pthread_cond_signal(&pr->filled);
@@ -191,32 +240,42 @@ static void *reader_thread(void *const arg) {
     return NULL;
 }
 
-int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
-    if (!pr->started) {
-        /* Started on first use, so a failure before scoring never waits on a pipe. */
-        if (pthread_create(&pr->thread, NULL, reader_thread, pr)) {
-            snprintf(pr->err, sizeof(pr->err), "cannot start the reader thread");
-            return -1;
-        }
-        pr->started = 1;
+int psnrhvs_pair_reader_start(PairReader *const pr) {
+    if (pr->started) return 0;
+    if (pthread_create(&pr->thread, NULL, reader_thread, pr)) {
+        snprintf(pr->err, sizeof(pr->err), "cannot start the reader thread");
+        return -1;
     }
+    pr->started = 1;
+    return 0;
+}
+
+int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
+    /* Started on first use unless asked before, so a failure before scoring
+     * never waits on a pipe. */
+    if (psnrhvs_pair_reader_start(pr) < 0) return -1;
     pthread_mutex_lock(&pr->lock);
     while (!pr->count && !pr->done) pthread_cond_wait(&pr->filled, &pr->lock);
     if (pr->count) {
         const PairSlot *const sl = &pr->slot[pr->head];
         pthread_mutex_unlock(&pr->lock);
         pair->ref = &sl->rf.pic;
-        pair->dist = &sl->df.pic;
+        for (int r = 0; r < pr->n; r++)
+            pair->dists[r] = sl->active >> r & 1 ? &sl->df[r].pic : &sl->rf.pic;
+        pair->dist = pair->dists[0];
+        pair->active = sl->active;
         pair->idx = sl->idx;
         return 1;
     }
     const int status = pr->status;
     pthread_mutex_unlock(&pr->lock);
-    /* A side with no frame at all is the caller's one error line, not a warning. */
-    if (!status && pr->ended && pr->end_idx && !pr->s.quiet)
-        fprintf(stderr, "psnrhvs: warning: %s ended before %s, after %u frames\n",
-                psnrhvs_input_name(pr->ended), psnrhvs_input_name(pr->longer), pr->end_idx);
-    pr->ended = NULL; /* warn once */
+    /* An input with no frame at all is the caller's one error line, not a warning. */
+    for (int i = 0; !status && !pr->s.quiet && i < pr->num_notes; i++)
+        if (pr->notes[i].idx)
+            fprintf(stderr, "psnrhvs: warning: %s ended before %s, after %u frames\n",
+                    psnrhvs_input_name(pr->notes[i].ended), psnrhvs_input_name(pr->notes[i].longer),
+                    pr->notes[i].idx);
+    pr->num_notes = 0; /* warn once */
     return status;
 }
 
@@ -245,7 +304,7 @@ void psnrhvs_pair_reader_close(PairReader **const pr_p) {
     }
     for (int i = 0; i < pr->depth; i++) {
         psnrhvs_input_frame_free(&pr->slot[i].rf);
-        psnrhvs_input_frame_free(&pr->slot[i].df);
+        for (int r = 0; r < pr->n; r++) psnrhvs_input_frame_free(&pr->slot[i].df[r]);
     }
     pthread_cond_destroy(&pr->filled);
     pthread_cond_destroy(&pr->freed);

@@ -1,5 +1,6 @@
 /*
- * psnrhvs: reading reference and distorted frames in pairs, in frame order.
+ * psnrhvs: reading a reference and one or more distorted inputs (a ladder's
+ * renditions) frame by frame, in frame order.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_TOOLS_INPUT_PAIR_READER_H
@@ -16,16 +17,34 @@ typedef struct PairReaderSettings {
     int strict_length;
 } PairReaderSettings;
 
-/** One pair; the pictures stay valid until psnrhvs_pair_reader_release(). */
+/**
+ * One reference frame and the frames of the distorted inputs; the pictures
+ * stay valid until psnrhvs_pair_reader_release(). A distorted input that
+ * ended before the others (the reference, and the other renditions, go on)
+ * has its bit clear in active, and dists[r] points at the reference picture.
+ */
 typedef struct FramePair {
-    const PsnrHvsPicture *ref, *dist;
-    unsigned idx; ///< frame number after skipping
+    const PsnrHvsPicture *ref, *dist; ///< dist: dists[0]
+    const PsnrHvsPicture *dists[PSNRHVS_MAX_RENDITIONS];
+    unsigned active; ///< bit r: rendition r has a frame here
+    unsigned idx;    ///< frame number after skipping
 } FramePair;
 
 typedef struct PairReader PairReader;
 
 /** Both inputs must have their format set. @return 0 or -1 (reported on stderr). */
 int psnrhvs_pair_reader_open(PairReader **pr, Input *ref, Input *dist, const PairReaderSettings *s);
+
+/** The same with n distorted inputs (1..PSNRHVS_MAX_RENDITIONS), each read on its own thread. */
+int psnrhvs_pair_reader_open_n(PairReader **pr, Input *ref, Input *const *dists, int n,
+                               const PairReaderSettings *s);
+
+/**
+ * Start reading now (else the first psnrhvs_pair_reader_next() starts it):
+ * the first frames are read while the caller opens the scorer. Only for
+ * inputs that cannot block (files): closing waits for a read under way.
+ */
+int psnrhvs_pair_reader_start(PairReader *pr);
 
 /**
  * The next pair. Release the previous one first.

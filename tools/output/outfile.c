@@ -50,8 +50,8 @@ static const int fatal_signals[] = {
 
 static int handled[NUM_FATAL_SIGNALS];
 /* Computed before the handlers are installed: the handler only calls unlink().
- * Several at once: a scoring run with --plot writes two files. */
-#define MAX_PENDING 4
+ * Several at once: a ladder writes an output and a plot per rendition. */
+#define MAX_PENDING (2 * PSNRHVS_MAX_RENDITIONS + 4)
 static char *volatile pending_tmp[MAX_PENDING];
 
 static void remove_tmp_and_die(const int sig) {
