@@ -178,6 +178,28 @@ for be in "${BACKENDS[@]}"; do
     fi
 done
 
+# ---- libvmaf's vmaf on the same content ----
+if [ -n "${VMAF:-}" ] && [ -x "$VMAF" ]; then
+    for c in "${CLIPS[@]}"; do
+        set -- $c
+        left || { say "# deadline: skipped vmaf $1"; continue; }
+        va=(--threads 16 --feature psnr_hvs --no_prediction -r "$W/$1_ref.yuv" -d "$W/$1_dist.yuv"
+            --width "$3" --height "$4" --pixel_format 420 --bitdepth "$2" -q -o "$W/vmaf.xml")
+        REPS_SAVE=$REPS; REPS=1
+        a=$(measure "vmaf --threads 16 ${3}x${4} ${2}-bit" $NS "$VMAF" "${va[@]}" --frame_cnt $NS | tail -1)
+        b=$(measure "vmaf --threads 16 ${3}x${4} ${2}-bit" $NL "$VMAF" "${va[@]}" --frame_cnt $NL | tail -1)
+        REPS=$REPS_SAVE
+        steady "vmaf --threads 16 ${3}x${4} ${2}-bit" "$a" "$b"
+        for be in "${BACKENDS[@]}"; do
+            eval "ps=\${T_${be}_$1_s:-fail} pl=\${T_${be}_$1_l:-fail}"
+            [ "$a" = fail ] || [ "$ps" = fail ] || [ "$b" = fail ] || [ "$pl" = fail ] && continue
+            say "vmaf / psnrhvs $(bargs "$be") ${3}x${4} ${2}-bit | $NS, $NL | $(calc "$a / $ps" | xargs printf %.1f)x, $(calc "$b / $pl" | xargs printf %.1f)x | (time ratios)"
+        done
+    done
+else
+    say "# VMAF not set: libvmaf's vmaf not measured"
+fi
+
 # ---- memory mapping against read(): the same run with PSNRHVS_NO_MMAP=1 ----
 for be in "${BACKENDS[@]}"; do
     left || break
@@ -227,25 +249,4 @@ for be in cuda opencl; do
         say "--device all vs 0 ($be, $nd devices) | - | - | outputs identical" || say "--device all vs 0 ($be) | - | - | outputs DIFFER"
 done
 
-# ---- libvmaf's vmaf on the same content ----
-if [ -n "${VMAF:-}" ] && [ -x "$VMAF" ]; then
-    for c in "${CLIPS[@]}"; do
-        set -- $c
-        left || { say "# deadline: skipped vmaf $1"; continue; }
-        va=(--threads 16 --feature psnr_hvs --no_prediction -r "$W/$1_ref.yuv" -d "$W/$1_dist.yuv"
-            --width "$3" --height "$4" --pixel_format 420 --bitdepth "$2" -q -o "$W/vmaf.xml")
-        REPS_SAVE=$REPS; REPS=1
-        a=$(measure "vmaf --threads 16 ${3}x${4} ${2}-bit" $NS "$VMAF" "${va[@]}" --frame_cnt $NS | tail -1)
-        b=$(measure "vmaf --threads 16 ${3}x${4} ${2}-bit" $NL "$VMAF" "${va[@]}" --frame_cnt $NL | tail -1)
-        REPS=$REPS_SAVE
-        steady "vmaf --threads 16 ${3}x${4} ${2}-bit" "$a" "$b"
-        for be in "${BACKENDS[@]}"; do
-            eval "ps=\${T_${be}_$1_s:-fail} pl=\${T_${be}_$1_l:-fail}"
-            [ "$a" = fail ] || [ "$ps" = fail ] || [ "$b" = fail ] || [ "$pl" = fail ] && continue
-            say "vmaf / psnrhvs $(bargs "$be") ${3}x${4} ${2}-bit | $NS, $NL | $(calc "$a / $ps" | xargs printf %.1f)x, $(calc "$b / $pl" | xargs printf %.1f)x | (time ratios)"
-        done
-    done
-else
-    say "# VMAF not set: libvmaf's vmaf not measured"
-fi
 say "# done in $(($(date +%s) - T0)) s"

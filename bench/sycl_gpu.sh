@@ -16,7 +16,8 @@
 # frames resident and the end-to-end fps of sycl against the CUDA backend
 # (and the CPU backend, 16 threads), and the CLI from files with each.
 # Every step has a time limit; the run takes about 5 minutes. QUICK=1 runs
-# every step on small sizes (a smoke test of the script on any machine).
+# every step on small sizes (a smoke test of the script on any machine);
+# SKIP_EXPERIMENT=1 and SKIP_SPEED=1 leave out those steps.
 # Results: OUT_DIR/summary.txt; every log in OUT_DIR/logs/.
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
@@ -68,12 +69,14 @@ say "SYCL device: $G"
 HAVE_CUDA=0
 grep -q '^cuda:$' "$L/devices.txt" && HAVE_CUDA=1
 
+[ "${SKIP_EXPERIMENT:-0}" = 1 ] || {
 step "toolchain experiment on the GPU: src/core in SYCL kernels vs plain C (sycl_core_exact --require-gpu)"
 run sycl_core_exact --require-gpu --blocks 20000 --sums 100000 --prims 1000000 >"$L/core_exact.log" 2>&1
 rc=$?
 grep -E "^device|differ|OK|FAIL|SKIP" "$L/core_exact.log" | tee -a "$S"
 say "sycl_core_exact rc=$rc"
 [ $rc -ne 0 ] && FAIL=1
+}
 
 # CLI arguments of a golden JSON: its pair (in the folder above the JSON's),
 # geometry for .yuv pairs, and its feature string when it has one.
@@ -139,6 +142,7 @@ for bd in 8 10; do
     [ "${PIPESTATUS[0]}" -ne 0 ] && FAIL=1
 done
 
+[ "${SKIP_SPEED:-0}" = 1 ] || {
 step "speed: sycl kernels (frames resident), per kernel, end to end; cuda and cpu (16 threads) in the same run"
 for g in "${GEN_SPEED[@]}"; do
     # shellcheck disable=SC2086
@@ -150,6 +154,7 @@ for g in "${GEN_SPEED[@]}"; do
     run sycl_bench speed "$1" "$2" "$3" $NS 16 >"$L/sycl_bench_$1x$2_$3.log" 2>&1 || FAIL=1
     grep -h -E "RESULT|SUMMARY|profile" "$L/sycl_bench_$1x$2_$3.log" | tee -a "$S"
 done
+}
 
 step "the CLI end to end from files, ${BIG/ /x} 8-bit, $NF frames (page-cached; wall time)"
 # shellcheck disable=SC2086
