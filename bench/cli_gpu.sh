@@ -108,10 +108,14 @@ say "# what | frames | seconds (median) | fps"
 
 # ---- what is here ----
 LIST=$("$P" --list-devices -v 2>&1)
-has() { echo "$LIST" | awk -v b="$1:" '$0 == b {f = 1; next} /^[a-z]/ {f = 0} f && /^  [0-9]/ {n++} END {exit !(n > 0)}'; }
-ndev() { echo "$LIST" | awk -v b="$1:" '$0 == b {f = 1; next} /^[a-z]/ {f = 0} f && /^  [0-9]/ {n++} END {print n + 0}'; }
+# A backend's section lists its devices as "  N: ..." or "  cuda:N ...".
+has() { [ "$(ndev "$1")" -gt 0 ]; }
+ndev() { echo "$LIST" | awk -v b="$1:" '$0 == b {f = 1; next} /^[a-z]/ {f = 0} f && /^  ([a-z]+:)?[0-9]/ {n++} END {print n + 0}'; }
+# The OpenCL GPU's index (PoCL's CPU device may come first).
+CL_GPU=$(echo "$LIST" | awk '/^opencl:/ {f = 1; next} /^[a-z]/ {f = 0} f && /^  [0-9]+:.*(NVIDIA|GPU|gpu)/ {sub(/^ +/, ""); print $1 + 0; exit}')
 BACKENDS=()
-if [ "$QUICK" != 1 ] && has cuda; then BACKENDS+=(cuda); fi
+# cuda16: the CUDA backend with 16 threads packing frames into pinned memory (8 by default).
+if [ "$QUICK" != 1 ] && has cuda; then BACKENDS+=(cuda cuda16); fi
 BACKENDS+=(cpu)
 if has opencl; then
     if [ "$QUICK" = 1 ] || echo "$LIST" | awk '/^opencl:/ {f = 1; next} /^[a-z]/ {f = 0} f' | grep -qi "gpu\|nvidia"; then
@@ -123,6 +127,8 @@ say "# backends: ${BACKENDS[*]} (cuda devices: $(ndev cuda), opencl devices: $(n
 bargs() { # backend -> flags
     case $1 in
     cpu) echo "--backend cpu --threads $THREADS" ;;
+    opencl) echo "--backend opencl --device ${CL_GPU:-0}" ;;
+    cuda16) echo "--backend cuda --threads 16" ;;
     *) echo "--backend $1" ;;
     esac
 }
