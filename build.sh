@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # psnrhvs: one entry point for a fresh Debian 12 machine.
 #   ./build.sh sample   install what is missing, build, score the sample pair
-#   ./build.sh test     install what is missing, build, run every test
+#   ./build.sh test     install what is missing, build, run every test, then
+#                       again under ASan+UBSan and TSan, and libFuzzer (PSNRHVS_SANITIZERS=0: not)
 #   ./build.sh build    install what is missing, build
 # BUILD_DIR (default ./build) and CMAKE_ARGS may be set in the environment.
 set -euo pipefail
@@ -72,6 +73,11 @@ test)
     # PoCL compiles kernels on first use; keep its cache inside the build.
     export POCL_CACHE_DIR="$(cd "$BUILD_DIR" && pwd)/pocl-cache"
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    # Then the suite again under ASan+UBSan and TSan, and libFuzzer on the
+    # public API, each in a tree of its own (PSNRHVS_SANITIZERS=0 skips them).
+    if [ "${PSNRHVS_SANITIZERS:-1}" != 0 ]; then
+        JOBS=$JOBS tests/run_sanitizers.sh "$BUILD_DIR/sanitizers"
+    fi
     ;;
 build)
     install_missing

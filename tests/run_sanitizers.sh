@@ -1,8 +1,10 @@
 #!/bin/sh
 # The sanitizer runs of CI, each in a build tree of its own under <dir>:
-#   asan  AddressSanitizer + UndefinedBehaviorSanitizer (gcc), the whole
-#         suite but the Python and install tests (which load or build the
-#         library outside the sanitizer), OpenCL on PoCL included
+#   asan  AddressSanitizer + UndefinedBehaviorSanitizer (gcc), the suite
+#         but the Python and install tests (which load or build the library
+#         outside the sanitizer) and, for CI's time, the batch, report and
+#         FFmpeg drivers (which run the same CLI code on many jobs and clips)
+#         and the per-fixture OpenCL tests (opencl_parity covers PoCL)
 #   tsan  ThreadSanitizer (gcc), every test that runs threads
 #   fuzz  libFuzzer (clang) with ASan + UBSan over the whole library: each
 #         fuzz target for PSNRHVS_FUZZ_SECONDS (20) seconds
@@ -40,7 +42,8 @@ for run in $runs; do
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
             LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-            ctest --test-dir "$dir/asan" -j "$jobs" --output-on-failure -E "^python_|^install_|^build_"
+            ctest --test-dir "$dir/asan" -j "$jobs" --output-on-failure \
+            -E "^python_|^install_|^build_|^batch$|^report$|^ffmpeg_|^opencl_golden_|^cli_devices$"
         ;;
     tsan)
         flags="-fsanitize=thread -fno-omit-frame-pointer"

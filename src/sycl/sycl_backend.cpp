@@ -291,16 +291,15 @@ int open_impl(PsnrHvsContext *const c) {
         (err = alloc(c, b, &j.block_maps, nchunks * CHUNK * 2, false, "block maps buffer")) ||
         (err = alloc(c, b, &j.windows, (size_t)j.nwindows, false, "window maps buffer")) ||
         (err = alloc(c, b, &j.flags, 1, false, "flags buffer")) ||
-        (err = alloc(c, b, &b->out, (size_t)c->slots * g->renditions * 4, false,
-                      "sums buffer")))
+        (err = alloc(c, b, &b->out, (size_t)c->slots * g->renditions * 4, false, "sums buffer")))
         return err;
     b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
     if (!b->pool) return PSNRHVS_ERR(ENOMEM);
     b->out_off = align_up(g->frame_bytes);
     b->slots.resize((size_t)c->slots);
     for (SyclSlot &s : b->slots) {
-        if ((err = alloc(c, b, &s.host, b->out_off + (size_t)g->renditions * 4 * sizeof(float), true,
-                         "pinned staging buffer")) ||
+        if ((err = alloc(c, b, &s.host, b->out_off + (size_t)g->renditions * 4 * sizeof(float),
+                         true, "pinned staging buffer")) ||
             (err = alloc(c, b, &s.frame, g->frame_bytes, false, "frame buffer")))
             return err;
     }
@@ -499,7 +498,14 @@ extern "C" double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const i
 }
 
 extern "C" const PsnrHvsBackendOps psnrhvs_backend_sycl = {
-    "sycl",      PSNRHVS_BACKEND_SYCL, 3 /* frames in flight */, 0 /* no device pictures */,
-    sycl_open,   sycl_submit,          sycl_collect,              sycl_close,
-    sycl_list_devices, nullptr,
+    "sycl",
+    PSNRHVS_BACKEND_SYCL,
+    3 /* frames in flight */,
+    0 /* no device pictures */,
+    sycl_open,
+    sycl_submit,
+    sycl_collect,
+    sycl_close,
+    sycl_list_devices,
+    nullptr,
 };
