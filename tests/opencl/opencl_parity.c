@@ -17,46 +17,13 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "parity_content.h"
 
 typedef struct Case {
     int w, h, bitdepth;
     enum PsnrHvsPixelLayout layout;
     int chroma, mask_product, frames, frames_in_flight, pad;
 } Case;
-
-static uint32_t rng = 12345;
-
-static uint32_t rnd(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng;
-}
-
-/* A plane of content: gradient, texture and flat areas; dist adds noise of a
- * strength that changes across the frame (so terms vary widely in size),
- * and frame 0 of each case is scored against itself (all terms zero). */
-static void fill(uint8_t *ref, uint8_t *dist, const int w, const int h, const ptrdiff_t stride,
-                 const int bitdepth, const int frame) {
-    const int max = (1 << bitdepth) - 1;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            int v = (x * max) / (w + 1) / 2 + ((x / 16 + y / 16) & 1 ? (int)(rnd() % 64) : 0);
-            if (y > h / 2 && x < w / 3) v = max / 3; /* flat */
-            v = v > max ? max : v;
-            int n = frame ? (int)(rnd() % (1 + (frame * 7 * (x + y)) / (w + h))) : 0;
-            if (rnd() % 97 == 0 && frame) n = (int)(rnd() % (max + 1)) - v; /* outliers */
-            int d = v + (rnd() & 1 ? n : -n);
-            d = d < 0 ? 0 : d > max ? max : d;
-            if (bitdepth == 8) {
-                ref[y * stride + x] = (uint8_t)v;
-                dist[y * stride + x] = (uint8_t)d;
-            } else {
-                ((uint16_t *)(ref + y * stride))[x] = (uint16_t)v;
-                ((uint16_t *)(dist + y * stride))[x] = (uint16_t)d;
-            }
-        }
-}
 
 /* OpenCL's queue depth for frames_in_flight = 0 (psnrhvs.h). */
 #define OPENCL_DEFAULT_IN_FLIGHT 3
@@ -91,7 +58,8 @@ static int run_case(const Case *const t, const int exact) {
                 pics[f][r].data[p] = planes[f][r][p];
                 pics[f][r].stride[p] = stride;
             }
-            fill(planes[f][0][p], planes[f][1][p], pw[p], ph[p], stride, t->bitdepth, f);
+            psnrhvs_parity_fill(planes[f][0][p], planes[f][1][p], pw[p], ph[p], stride, t->bitdepth,
+                                f);
         }
         if (psnrhvs_score(cpu, &pics[f][0], &pics[f][1], &want[f])) return 1;
     }
