@@ -66,6 +66,10 @@ enum PsnrHvsMemory {
     PSNRHVS_MEMORY_DEVICE = 1, ///< device memory of `device` (cuda and hip backends): CUDA or HIP
                                ///< device pointers (cudaMalloc, NVDEC, PyTorch tensors...), read
                                ///< in place by the kernels, never through the host
+    PSNRHVS_MEMORY_HOST_RETAINED = 2, ///< host memory the caller keeps valid and unchanged until
+                                      ///< the frame is received (a mapped file, say): the cpu
+                                      ///< backend reads it in place with frames in flight, no
+                                      ///< copy; other backends treat it as PSNRHVS_MEMORY_HOST
 };
 
 /** Instruction set for the CPU backend. */

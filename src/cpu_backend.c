@@ -592,8 +592,10 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
     const int engine = b->engine_ok && (b->sum_mode == PSNRHVS_TEST_CPU_SUM_ENGINE || !c->queued);
     /* With nothing queued the workers are idle: score straight from the
      * caller's pictures and return once every task has read its samples.
-     * Otherwise copy, so the caller may reuse its buffers at once. */
-    const int zero_copy = !s->pix || !c->queued;
+     * Otherwise copy, so the caller may reuse its buffers at once, unless
+     * the caller keeps them until the frame is received. */
+    const int retained = c->s.memory == PSNRHVS_MEMORY_HOST_RETAINED;
+    const int zero_copy = !s->pix || !c->queued || retained;
     if (!zero_copy) psnrhvs_frame_pack(g, ref, dist, s->pix, NULL);
     for (int r = 0; r < g->renditions; r++)
         for (int p = 0; p < g->num_planes; p++) {
@@ -617,7 +619,7 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
     }
     s->read = 0;
     psnrhvs_thread_pool_submit(b->pool, &s->job, b->task_base[3], row_task, s);
-    if (zero_copy) {
+    if (zero_copy && !retained) {
         pthread_mutex_lock(&b->lock);
         while (s->read < b->task_base[3]) {
             pthread_mutex_unlock(&b->lock);

@@ -135,7 +135,7 @@ static int check_settings(const PsnrHvsSettings *s) {
                              PSNRHVS_MAX_RENDITIONS);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->memory > PSNRHVS_MEMORY_DEVICE) {
+    if ((unsigned)s->memory > PSNRHVS_MEMORY_HOST_RETAINED) {
         psnrhvs_log_settings(s, "unknown memory %d", (int)s->memory);
         return PSNRHVS_ERR(EINVAL);
     }

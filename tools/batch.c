@@ -446,6 +446,7 @@ static int backend_from_name(const char *const s, enum PsnrHvsBackend *const b) 
                {"cuda", PSNRHVS_BACKEND_CUDA},
                {"opencl", PSNRHVS_BACKEND_OPENCL},
                {"hip", PSNRHVS_BACKEND_HIP},
+               {"sycl", PSNRHVS_BACKEND_SYCL},
                {"auto", PSNRHVS_BACKEND_AUTO}};
     for (size_t i = 0; i < sizeof(tbl) / sizeof(tbl[0]); i++)
         if (!strcmp(s, tbl[i].name)) return *b = tbl[i].b, 0;
@@ -462,6 +463,8 @@ static const char *backend_name(const enum PsnrHvsBackend b) {
         return "opencl";
     case PSNRHVS_BACKEND_HIP:
         return "hip";
+    case PSNRHVS_BACKEND_SYCL:
+        return "sycl";
     case PSNRHVS_BACKEND_AUTO:
         break;
     }

@@ -698,6 +698,12 @@ int main(const int argc, char *const *const argv) {
     lib.layout = fmt.layout;
     lib.bitdepth = fmt.bitdepth;
     lib.renditions = n;
+    /* Frames that stay where they are in the mapped files until the end: the
+     * library may read them after psnrhvs_send() returns, so the CPU backend
+     * scores frames in flight without copying them. */
+    int in_place = psnrhvs_input_in_place(ref);
+    for (int r = 0; r < n; r++) in_place = in_place && psnrhvs_input_in_place(rend[r].in);
+    if (in_place && lib.memory == PSNRHVS_MEMORY_HOST) lib.memory = PSNRHVS_MEMORY_HOST_RETAINED;
     apply_cpumask(&cli, &lib, &log);
     const long long total = expected_frames(ref, rend, n, &cli);
     const PairReaderSettings prs = {
@@ -803,6 +809,8 @@ int main(const int argc, char *const *const argv) {
         if (res == PSNRHVS_ERR(EAGAIN)) break;
         if (res < 0) goto end;
     }
+    /* The library read retained frames until now. */
+    if (mapping_lost(ref, rend, n)) goto end;
     if (read_res < 0) {
         fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
         goto end;

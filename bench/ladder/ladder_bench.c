@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
     /* Rendition r: the generator's distorted frames of seed r + 1; the
      * reference is rendition 0's (distinct frames cycle, DISTINCT of them). */
     enum { DISTINCT = 4 };
+    if (nr < 1 || nr > PSNRHVS_MAX_RENDITIONS) return 2;
     Fixture *fx = calloc((size_t)nr, sizeof(*fx));
     for (int r = 0; r < nr; r++)
         fixture_generate(&fx[r], "ladder", w, h, bits, PSNRHVS_PIXEL_LAYOUT_I420, DISTINCT,

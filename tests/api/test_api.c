@@ -363,6 +363,81 @@ static void test_threads(void) {
     fixture_free(&fx);
 }
 
+/* PSNRHVS_MEMORY_HOST_RETAINED: pictures read after psnrhvs_send() returns
+ * (the CPU backend, frames in flight, no copy) give the bits of the scalar
+ * reference on every backend present; every frame from its own buffer, kept
+ * until received. */
+static void test_retained(void) {
+    enum { FRAMES = 6 };
+    Fixture fx;
+    fixture_generate(&fx, "retained", 328, 200, 10, PSNRHVS_PIXEL_LAYOUT_I420, FRAMES, 7);
+    PsnrHvsScore want[FRAMES];
+    {
+        PsnrHvsSettings s = settings(328, 200, 10);
+        s.isa = PSNRHVS_ISA_SCALAR;
+        s.threads = 1;
+        PsnrHvsContext *c;
+        if (psnrhvs_open(&c, &s)) return;
+        for (int f = 0; f < FRAMES; f++) {
+            const PsnrHvsPicture ref = fixture_ref(&fx, f), dist = fixture_dist(&fx, f);
+            CHECK(!psnrhvs_score(c, &ref, &dist, &want[f]), "alone");
+        }
+        psnrhvs_close(&c);
+    }
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        PsnrHvsSettings s = settings(328, 200, 10);
+        s.backend = paths[i].backend;
+        s.isa = paths[i].isa;
+        s.threads = paths[i].threads;
+        s.exact_helpers = paths[i].exact_helpers;
+        s.memory = PSNRHVS_MEMORY_HOST_RETAINED;
+        s.frames_in_flight = 4;
+        PsnrHvsContext *c;
+        if (psnrhvs_open(&c, &s)) {
+            if (paths[i].backend == PSNRHVS_BACKEND_CPU) CHECK(0, "%s: cannot open", paths[i].name);
+            continue;
+        }
+        int sent = 0, got = 0, same = 1;
+        while (got < FRAMES) {
+            if (sent < FRAMES) {
+                const PsnrHvsPicture ref = fixture_ref(&fx, sent), dist = fixture_dist(&fx, sent);
+                const int err = psnrhvs_send(c, &ref, &dist, (uint64_t)sent);
+                if (!err) {
+                    sent++;
+                    continue;
+                }
+                CHECK(err == PSNRHVS_ERR(EAGAIN), "%s: send %d", paths[i].name, err);
+            }
+            PsnrHvsScore sc;
+            const int err = psnrhvs_receive(c, &sc);
+            CHECK(!err, "%s: receive %d", paths[i].name, err);
+            same &= !err && sc.tag == (uint64_t)got && scores_same_bits(&sc, &want[got]);
+            got++;
+        }
+        CHECK(same, "%s: retained pictures give other bits", paths[i].name);
+        printf("retained: %s, %d frames in flight from the caller's buffers: the same bits\n",
+               paths[i].name, s.frames_in_flight);
+        psnrhvs_close(&c);
+    }
+    /* One thread scores in psnrhvs_send: retained or not, the same bits. */
+    PsnrHvsSettings s = settings(328, 200, 10);
+    s.threads = 1;
+    s.memory = PSNRHVS_MEMORY_HOST_RETAINED;
+    s.frames_in_flight = 2;
+    PsnrHvsContext *c;
+    if (!psnrhvs_open(&c, &s)) {
+        const PsnrHvsPicture r0 = fixture_ref(&fx, 0), d0 = fixture_dist(&fx, 0);
+        const PsnrHvsPicture r1 = fixture_ref(&fx, 1), d1 = fixture_dist(&fx, 1);
+        PsnrHvsScore sc0, sc1;
+        CHECK(!psnrhvs_send(c, &r0, &d0, 0) && !psnrhvs_send(c, &r1, &d1, 1), "send two");
+        CHECK(!psnrhvs_receive(c, &sc0) && !psnrhvs_receive(c, &sc1), "receive two");
+        CHECK(scores_same_bits(&sc0, &want[0]) && scores_same_bits(&sc1, &want[1]),
+              "one thread, retained");
+        psnrhvs_close(&c);
+    }
+    fixture_free(&fx);
+}
+
 int main(int argc, char **argv) {
     const int all = argc < 2;
     for (int i = 1; i < argc || all; i++) {
@@ -371,6 +446,7 @@ int main(int argc, char **argv) {
         if (all || !strcmp(t, "range")) test_range();
         if (all || !strcmp(t, "threads")) test_threads();
         if (all || !strcmp(t, "ladder")) test_ladder();
+        if (all || !strcmp(t, "retained")) test_retained();
         if (all) break;
     }
     printf("%d failures\n", failures);

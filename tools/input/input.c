@@ -253,7 +253,7 @@ static int prefault(const Input *const in, const uint8_t *const p, const size_t 
 #ifdef MADV_POPULATE_READ
     if (!madvise((void *)start, span, MADV_POPULATE_READ)) return 0;
     if (errno == EFAULT) return -1; /* past the end of the file: cut short under us */
-    /* EINVAL (a kernel before 5.14), EINTR, ENOMEM...: touch the pages instead */
+        /* EINVAL (a kernel before 5.14), EINTR, ENOMEM...: touch the pages instead */
 #endif
     volatile uint8_t sink = 0;
     for (size_t off = 0; off < span; off += in->page)
@@ -640,4 +640,15 @@ void psnrhvs_input_close(Input **const in_p) {
 
 int psnrhvs_input_mapped(const Input *const in) {
     return in->map != NULL;
+}
+
+int psnrhvs_input_in_place(const Input *const in) {
+    if (!in->map || in->conv) return 0;
+    if (in->ngeo.bytes_per_sample == 1) return 1;
+    /* Y4M FRAME lines may differ in length: a payload at an odd offset is
+     * copied into a buffer that the next frame reuses. */
+    const uint16_t probe = 1;
+    uint8_t little;
+    memcpy(&little, &probe, 1);
+    return little && in->dmx == &psnrhvs_demuxer_yuv && in->ngeo.frame_bytes % 2 == 0;
 }

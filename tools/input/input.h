@@ -209,6 +209,15 @@ int psnrhvs_input_mapping_lost(const Input *in);
 /** Mapped: 1 when frames come from a mapping of the file, 0 when read. */
 int psnrhvs_input_mapped(const Input *in);
 
+/**
+ * 1 when every frame handed out points into the mapping and stays valid
+ * until the input is closed (mapped, not converted, 8-bit or little-endian
+ * raw 16-bit samples, whose frames all lie at even offsets), so that the
+ * library may read them after psnrhvs_send() returns
+ * (PSNRHVS_MEMORY_HOST_RETAINED).
+ */
+int psnrhvs_input_in_place(const Input *in);
+
 extern const Demuxer psnrhvs_demuxer_y4m;
 extern const Demuxer psnrhvs_demuxer_yuv;
 #ifdef PSNRHVS_HAVE_FFMPEG
