@@ -8,7 +8,8 @@
 #
 #   here:  tests/sycl/pack-gpu.sh BUILD_DIR     (-> .device/sycl, with FFmpeg and clips)
 #          mkdir -p .device/vmaf && cp ../shared/deps/libvmaf-*.tar.gz .device/vmaf/
-#   there: bench/gpu_cli.sh OUT_DIR   (carry .device/sycl and .device/vmaf; ~9 minutes)
+#   there: bench/gpu_cli.sh OUT_DIR   (carry .device/sycl and .device/vmaf; ~9 minutes;
+#          CPU_BENCH=1 also runs bench/cpu/cpu_bench before the CLI runs)
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
 OUT=${1:-${OUT:-/tmp/gpu_cli_out}}
@@ -27,7 +28,8 @@ fi
 
 say "== build ($(date +%T))"
 if ! { cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
-    -DPSNRHVS_OPENCL=ON -DBUILD_TESTING=OFF && cmake --build "$B" -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
+    -DPSNRHVS_OPENCL=ON -DBUILD_TESTING=$([ "${CPU_BENCH:-0}" = 1 ] && echo ON || echo OFF) &&
+    cmake --build "$B" -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
     tail -20 "$OUT/build.log" | tee -a "$S"
     exit 1
 fi
@@ -49,6 +51,13 @@ if [ -n "$tarball" ]; then
     else
         tail -15 "$OUT/vmaf_build.log" | tee -a "$S"
     fi
+fi
+
+# CPU_BENCH=1: the CPU backend's own throughput from memory (frames one at a
+# time with 16 threads, and 3 in flight), in the same call as the CLI's.
+if [ "${CPU_BENCH:-0}" = 1 ]; then
+    say "== bench/cpu/cpu_bench --threads=16 ($(date +%T))"
+    "$B/bench/cpu/cpu_bench" --threads=16 --sizes=3840x2160,1920x1080 2>&1 | tee -a "$S"
 fi
 
 say "== bench/cli_gpu.sh ($(date +%T))"
