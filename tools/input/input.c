@@ -506,9 +506,18 @@ static int check_sample_range(Input *const in, const uint8_t *const buf) {
     const unsigned max = (1u << in->nfmt.bitdepth) - 1;
     const uint16_t *const samples = (const uint16_t *)(const void *)buf;
     const size_t n = in->ngeo.frame_bytes / 2;
-    /* max is all ones: the OR of the samples exceeds it only if one does. */
-    unsigned any = 0;
-    for (size_t i = 0; i < n; i++) any |= samples[i];
+    /* max is all ones: the OR of the samples exceeds it only if one does.
+     * OR-ed 8 bytes at a time, then the four lanes folded: this scan runs
+     * on the reader thread for every frame, at memory speed. */
+    uint64_t acc = 0;
+    const size_t words = in->ngeo.frame_bytes / 8;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t v;
+        memcpy(&v, buf + 8 * w, 8);
+        acc |= v;
+    }
+    unsigned any = (unsigned)((acc | acc >> 16 | acc >> 32 | acc >> 48) & 0xffff);
+    for (size_t i = words * 4; i < n; i++) any |= samples[i];
     if (any <= max) return 0;
     static const char *const plane_names[3] = {"Y", "Cb", "Cr"};
     size_t i = 0;
