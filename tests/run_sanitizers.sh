@@ -62,10 +62,19 @@ for run in $runs; do
         fi
         flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
         configure_build fuzz -DCMAKE_C_COMPILER=clang -DPSNRHVS_OPENCL=OFF -DPSNRHVS_FUZZ=ON \
-            "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+            "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
+            "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined"
+        # The executions and time in the log; the whole output when it fails.
+        fuzz_rc=0
         ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-            ctest --test-dir "$dir/fuzz" --output-on-failure -V -R "^fuzz_api$" |
-            grep -E "Done [0-9]+ runs|stat::number_of_executed_units|Test +#|tests passed|tests failed|ERROR|SUMMARY"
+            ctest --test-dir "$dir/fuzz" --output-on-failure -V -R "^fuzz_api$" \
+            >"$dir/fuzz.ctest.log" 2>&1 || fuzz_rc=$?
+        grep -E "Done [0-9]+ runs|stat::number_of_executed_units|Test +#|tests passed|tests failed|ERROR|SUMMARY" \
+            "$dir/fuzz.ctest.log" || true
+        if [ "$fuzz_rc" -ne 0 ]; then
+            tail -60 "$dir/fuzz.ctest.log"
+            exit "$fuzz_rc"
+        fi
         ;;
     *)
         echo "unknown run $run (asan, tsan or fuzz)" >&2
