@@ -26,13 +26,17 @@
 typedef struct LogState {
     _Atomic unsigned count; ///< scorers may open on several threads at once
     int mute;               ///< a probe whose failure is expected: count, do not print
+    char last[1024];        ///< the last message muted
 } LogState;
 
 /* Library messages explain failures; count them so we do not add a second line. */
 static void log_message(void *const cookie, const char *const msg) {
     LogState *const log = cookie;
     log->count++;
-    if (!log->mute) fprintf(stderr, "psnrhvs: %s\n", msg);
+    if (!log->mute)
+        fprintf(stderr, "psnrhvs: %s\n", msg);
+    else
+        snprintf(log->last, sizeof(log->last), "%s", msg);
 }
 
 static double now_seconds(void) {
@@ -344,13 +348,38 @@ typedef struct Rendition {
 
 /* Scorers: one context per device, frames dealt in turn (frame k to context
  * k mod n) and taken back in the same turn, so the scores come in frame order. */
+/* A frame in flight whose range check was left to the library: its pictures
+ * (in the mapped files), to name the sample when the library refuses it. */
+typedef struct SentFrame {
+    PsnrHvsPicture ref, dist[PSNRHVS_MAX_RENDITIONS];
+    unsigned idx, active;
+} SentFrame;
+
 typedef struct Scorer {
     PsnrHvsContext *ctx[CLI_MAX_DEVICES];
     int num;
     int renditions; ///< > 1: ladder calls
     uint64_t sent, received;
     double first; ///< when the first score came back (PSNRHVS_TIMING)
+    /* Deferred range checks (psnrhvs_input_defer_range_check): the inputs
+     * and a ring of the frames in flight. */
+    Input *ref_in, *dist_in[PSNRHVS_MAX_RENDITIONS];
+    SentFrame *ring;
+    size_t ring_size;
 } Scorer;
+
+/* The frame the library refused: the read path's message for its first
+ * sample out of range, if that is why. */
+static int deferred_range_message(const Scorer *const sc, const SentFrame *const f) {
+    char msg[1024];
+    int found = psnrhvs_input_range_message(sc->ref_in, &f->ref, f->idx, msg, sizeof(msg));
+    for (int r = 0; r < sc->renditions && !found; r++)
+        if (f->active >> r & 1)
+            found =
+                psnrhvs_input_range_message(sc->dist_in[r], &f->dist[r], f->idx, msg, sizeof(msg));
+    if (found) fprintf(stderr, "psnrhvs: %s\n", msg);
+    return found;
+}
 
 /* The tag carries the frame number and which renditions have a frame in it. */
 static uint64_t make_tag(const unsigned idx, const unsigned active) {
@@ -363,9 +392,17 @@ static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *con
     PsnrHvsContext *const c = sc->ctx[sc->received % (uint64_t)sc->num];
     PsnrHvsScore out[PSNRHVS_MAX_RENDITIONS];
     const unsigned before = log->count;
+    const int mute = log->mute;
+    if (sc->ring) log->mute = 1, log->last[0] = '\0';
     const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
+    log->mute = mute;
     if (res < 0) {
-        if (log->count == before) fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
+        const int named =
+            sc->ring && deferred_range_message(sc, &sc->ring[sc->received % sc->ring_size]);
+        if (!named && sc->ring && log->last[0])
+            fprintf(stderr, "psnrhvs: %s\n", log->last);
+        else if (!named && log->count == before)
+            fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
         return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
     }
     if (!sc->received) sc->first = now_seconds();
@@ -391,6 +428,13 @@ static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *c
     const uint64_t tag = make_tag(fp->idx, fp->active);
     PsnrHvsPicture dist[PSNRHVS_MAX_RENDITIONS];
     for (int r = 0; r < sc->renditions && sc->renditions > 1; r++) dist[r] = *fp->dists[r];
+    if (sc->ring) {
+        SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
+        f->ref = *fp->ref;
+        for (int r = 0; r < sc->renditions; r++) f->dist[r] = *fp->dists[r];
+        f->idx = fp->idx;
+        f->active = fp->active;
+    }
     for (;;) {
         const unsigned before = log->count;
         const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
@@ -704,6 +748,14 @@ int main(const int argc, char *const *const argv) {
     int in_place = psnrhvs_input_in_place(ref);
     for (int r = 0; r < n; r++) in_place = in_place && psnrhvs_input_in_place(rend[r].in);
     if (in_place && lib.memory == PSNRHVS_MEMORY_HOST) lib.memory = PSNRHVS_MEMORY_HOST_RETAINED;
+    /* Every frame read is scored: the library's range check (every backend
+     * has one) stands in for the readers' scan of each 16-bit sample. */
+    const int defer_range = in_place && !cli.parity && cli.subsample <= 1 && !cli.frame_skip_ref &&
+                            !cli.frame_skip_dist;
+    if (defer_range) {
+        psnrhvs_input_defer_range_check(ref);
+        for (int r = 0; r < n; r++) psnrhvs_input_defer_range_check(rend[r].in);
+    }
     apply_cpumask(&cli, &lib, &log);
     const long long total = expected_frames(ref, rend, n, &cli);
     const PairReaderSettings prs = {
@@ -775,6 +827,15 @@ int main(const int argc, char *const *const argv) {
         }
     }
     for (int j = 0; j < num_jobs; j++) sc.ctx[sc.num++] = jobs[j].ctx;
+    if (defer_range) {
+        sc.ring_size = (size_t)sc.num * PSNRHVS_MAX_FRAMES_IN_FLIGHT + 1;
+        if (!(sc.ring = calloc(sc.ring_size, sizeof(*sc.ring)))) {
+            fprintf(stderr, "psnrhvs: out of memory\n");
+            goto end;
+        }
+        sc.ref_in = ref;
+        for (int r = 0; r < n; r++) sc.dist_in[r] = rend[r].in;
+    }
     if (open_failed) goto end;
     sc.renditions = n;
 
@@ -849,6 +910,7 @@ end:
     for (int j = 0; j < num_jobs; j++)
         if (jobs[j].ctx) psnrhvs_close(&jobs[j].ctx);
     free(jobs);
+    free(sc.ring);
     psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);
     for (int r = 0; r < n; r++) {

@@ -148,6 +148,33 @@ def main():
             errors_alike(ck, "y4m " + what, ["-r", ref, "-d", t], t,
                          phrase % t if "%s" in phrase else phrase, tmp)
 
+        # ---- 16-bit samples above the maximum: in place, the library's refusal is named by
+        # the CLI as the pipe path's scan of each frame names it (file, frame, plane, x, y) ----
+        geo = ["-w", "176", "-h", "144", "-p", "444", "-b", "10"]
+        good = read(j("yuv444p10_176x144_dist.yuv"))
+        frame = 176 * 144 * 3 * 2
+        bad = bytearray(good)
+        at = frame + 176 * 144 * 2 + (9 * 176 + 30) * 2  # frame 1, Cb, x=30 y=9
+        bad[at:at + 2] = (1500).to_bytes(2, "little")
+        badp = os.path.join(tmp, "bad444p10.yuv")
+        with open(badp, "wb") as f:
+            f.write(bad)
+        refp = j("yuv444p10_176x144_ref.yuv")
+        phrase = ("sample out of range in the distorted %s, frame 1: Cb plane x=30 y=9 is 1500, "
+                  "above the 10-bit maximum 1023" % badp)
+        devices = subprocess.run([ck.psnrhvs, "--list-devices"], capture_output=True).stdout
+        backends = [["--backend", "cpu"], ["--backend", "cpu", "--threads", "3"]]
+        if re.search(rb"^opencl:\n  0:", devices, re.M):
+            backends.append(["--backend", "opencl"])
+        for be in backends:
+            errors_alike(ck, "out of range %s" % " ".join(be), ["-r", refp, "-d", badp] + geo + be,
+                         badp, phrase, tmp)
+        p, _ = score(ck, ["-r", refp, "-d", j("yuv444p10_176x144_dist.yuv"), "-d", badp] + geo,
+                     os.path.join(tmp, "lad%d.json"))
+        e = p.stderr.decode(errors="replace")
+        ck.check(p.returncode == 1 and e.strip() == "psnrhvs: " + phrase,
+                 "out of range in a ladder's rendition: exit %d, %r" % (p.returncode, e))
+
         # ---- cut short while being scored: the reference comes through a pipe we feed
         # frame by frame, so the distorted file is mapped and read ahead when we cut it ----
         big = os.path.join(tmp, "big.yuv")

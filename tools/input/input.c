@@ -46,7 +46,8 @@ struct Input {
     size_t map_size; ///< the file's size when mapped; frames appended later are not read
     size_t map_pos;  ///< where the next frame (its FRAME header for Y4M) starts
     size_t page;
-    int guard; ///< its slot in the SIGBUS guard, -1 when none
+    int guard;       ///< its slot in the SIGBUS guard, -1 when none
+    int defer_range; ///< in-place 16-bit frames: the range is checked on request
 };
 
 void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
@@ -501,8 +502,10 @@ static void le16_to_native(uint8_t *const buf, const size_t bytes) {
 }
 
 /* Samples above 2^bitdepth - 1 would overflow libvmaf's integer DCT (undefined
- * behaviour there, NaN or negative dB here): an error naming the first one. */
-static int check_sample_range(Input *const in, const uint8_t *const buf) {
+ * behaviour there, NaN or negative dB here): a message naming the first one
+ * of frame `frame` (its packed 16-bit samples at buf). 0 when none is. */
+static int range_message(const Input *const in, const uint8_t *const buf, const unsigned frame,
+                         char *const msg, const size_t size) {
     const unsigned max = (1u << in->nfmt.bitdepth) - 1;
     const uint16_t *const samples = (const uint16_t *)(const void *)buf;
     const size_t n = in->ngeo.frame_bytes / 2;
@@ -530,12 +533,29 @@ static int check_sample_range(Input *const in, const uint8_t *const buf) {
     char where[600];
     snprintf(where, sizeof(where), "%s%s%s%s", in->role ? "the " : "", in->role ? in->role : "",
              in->role ? " " : "", in->s.name);
-    psnrhvs_stream_error(&in->s,
-                         "sample out of range in %s, frame %u: %s plane x=%zu y=%zu is %u, above "
-                         "the %d-bit maximum %u",
-                         where, in->frames_read, plane_names[p], at % w, at / w,
-                         (unsigned)samples[i], in->nfmt.bitdepth, max);
+    snprintf(msg, size,
+             "sample out of range in %s, frame %u: %s plane x=%zu y=%zu is %u, above the %d-bit "
+             "maximum %u",
+             where, frame, plane_names[p], at % w, at / w, (unsigned)samples[i], in->nfmt.bitdepth,
+             max);
+    return 1;
+}
+
+static int check_sample_range(Input *const in, const uint8_t *const buf) {
+    char msg[sizeof(in->s.err)];
+    if (!range_message(in, buf, in->frames_read, msg, sizeof(msg))) return 0;
+    psnrhvs_stream_error(&in->s, "%s", msg);
     return -1;
+}
+
+void psnrhvs_input_defer_range_check(Input *const in) {
+    in->defer_range = psnrhvs_input_in_place(in) && in->ngeo.bytes_per_sample == 2;
+}
+
+int psnrhvs_input_range_message(const Input *const in, const PsnrHvsPicture *const pic,
+                                const unsigned frame, char *const msg, const size_t size) {
+    if (in->ngeo.bytes_per_sample != 2) return 0;
+    return range_message(in, pic->data[0], frame, msg, size);
 }
 
 /* psnrhvs_input_read() of a mapped file. */
@@ -585,7 +605,11 @@ static int mapped_read(Input *const in, InputFrame *const frame) {
         samples = buf;
     }
     frame_planes(&in->ngeo, samples, &src);
-    if (in->ngeo.bytes_per_sample == 2 && check_sample_range(in, samples) < 0) return -1;
+    /* Deferred: the library checks the range of what it scores, and the CLI
+     * asks for this message only for a frame it refused. */
+    if (in->ngeo.bytes_per_sample == 2 && !(in->defer_range && !copy) &&
+        check_sample_range(in, samples) < 0)
+        return -1;
     if (psnrhvs_input_mapping_lost(in)) {
         psnrhvs_stream_error(&in->s,
                              "truncated frame %u in %s: the file was cut short while being read",

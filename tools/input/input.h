@@ -218,6 +218,23 @@ int psnrhvs_input_mapped(const Input *in);
  */
 int psnrhvs_input_in_place(const Input *in);
 
+/**
+ * For an in-place 16-bit input (no-op otherwise): frames are no longer
+ * scanned for samples above the bit depth as they are read; the library
+ * refuses such a frame when it scores it, and the caller then asks
+ * psnrhvs_input_range_message() for the message naming file, frame and
+ * sample. Only when every frame read is scored (no skip, no subsample).
+ */
+void psnrhvs_input_defer_range_check(Input *in);
+
+/**
+ * 1 and the message of the read path in msg when the picture (a frame of
+ * in, handed out in place, numbered frame) has a sample above the bit
+ * depth's maximum; 0 when it has none.
+ */
+int psnrhvs_input_range_message(const Input *in, const PsnrHvsPicture *pic, unsigned frame,
+                                char *msg, size_t size);
+
 extern const Demuxer psnrhvs_demuxer_y4m;
 extern const Demuxer psnrhvs_demuxer_yuv;
 #ifdef PSNRHVS_HAVE_FFMPEG
