@@ -49,10 +49,10 @@ typedef unsigned long long psh_u64;
 static_assert(sizeof(psh_i32) == 4 && sizeof(psh_i64) == 8, "psh_* integer sizes");
 /* Forced inline, as __forceinline__ in CUDA: a core function left as a call
  * gets its arrays passed through private memory (a stack frame on CUDA). */
-#define PSH_INLINE          static inline __attribute__((always_inline))
+#define PSH_INLINE static inline __attribute__((always_inline))
 #define PSH_GLOBAL
-#define PSH_CONSTANT        const
-#define PSH_CONST_TABLE     static constexpr
+#define PSH_CONSTANT    const
+#define PSH_CONST_TABLE static constexpr
 static inline psh_u32 psh_float_as_u32(float f) {
     return sycl::bit_cast<psh_u32>(f);
 }
@@ -64,7 +64,7 @@ static inline float psh_u32_as_float(psh_u32 u) {
  * SPIR-V targets (AdaptiveCpp's generic target on Level Zero or OpenCL) do not
  * promise a correctly rounded f32 root or division: build their kernels with
  * PSH_EXACT_HELPERS=1 (int_math.h), as the OpenCL backend does. */
-#define psh_sqrt_rn(x)      __builtin_sqrtf(x)
+#define psh_sqrt_rn(x)  __builtin_sqrtf(x)
 #if defined(__clang__)
 #define PSH_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__)
@@ -74,7 +74,7 @@ static inline float psh_u32_as_float(psh_u32 u) {
 #endif
 #define PSH_SYCL 1
 
-#elif defined(__ACPP_ENABLE_CUDA_TARGET__) || defined(__ACPP_ENABLE_HIP_TARGET__) ||             \
+#elif defined(__ACPP_ENABLE_CUDA_TARGET__) || defined(__ACPP_ENABLE_HIP_TARGET__) ||               \
     defined(__ACPP_ENABLE_OMPHOST_TARGET__) || defined(__ACPP_ENABLE_LLVM_SSCP_TARGET__)
 /* An acpp compile that reached a core header before <sycl/sycl.hpp>: it would
  * otherwise take the CUDA branch (-x cuda) with device-only functions. */

@@ -101,8 +101,10 @@ enum PsnrHvsGpuKernel {
     PSNRHVS_GPU_KERNELS
 };
 #define PSNRHVS_GPU_KERNEL_NAMES                                                                   \
-    {"psh_gpu_terms8", "psh_gpu_terms16",       "psh_gpu_supers",        "psh_gpu_maps",           \
-     "psh_gpu_walk",   "psh_gpu_terms_ladder8", "psh_gpu_terms_ladder16"}
+    {                                                                                              \
+        "psh_gpu_terms8", "psh_gpu_terms16", "psh_gpu_supers", "psh_gpu_maps", "psh_gpu_walk",     \
+            "psh_gpu_terms_ladder8", "psh_gpu_terms_ladder16"                                      \
+    }
 
 /* A frame is these stages in order, on one stream. */
 #define PSNRHVS_GPU_STAGES 4

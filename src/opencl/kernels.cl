@@ -204,8 +204,9 @@ psh_cl_windows(__global const PshSumChunkMaps *const chunks, const int nchunks,
 
 __kernel __attribute__((reqd_work_group_size(PSH_CL_CHUNK, 1, 1))) void
 psh_cl_walk(__global const float *const terms, __global const PshSumChunkMaps *const chunks,
-            __global const PshSumMap *const block_maps, __global const PshSumChunkMaps *const windows,
-            const int nchunks, __global float *const out, const int out_index) {
+            __global const PshSumMap *const block_maps,
+            __global const PshSumChunkMaps *const windows, const int nchunks,
+            __global float *const out, const int out_index) {
     __local psh_i32 ce[PSH_CL_CHUNK][2];
     __local PshSumMap cm[PSH_CL_CHUNK][2];
     __local PshSumMap bm[PSH_CL_CHUNK][2];

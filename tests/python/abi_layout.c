@@ -51,9 +51,9 @@ int main(void) {
     OFF(PsnrHvsScore, psnr_hvs);
     OFF(PsnrHvsScore, tag);
 
-    printf("api_version %u\n", (unsigned)((PSNRHVS_API_VERSION_MAJOR << 16) |
-                                          (PSNRHVS_API_VERSION_MINOR << 8) |
-                                          PSNRHVS_API_VERSION_PATCH));
+    printf("api_version %u\n",
+           (unsigned)((PSNRHVS_API_VERSION_MAJOR << 16) | (PSNRHVS_API_VERSION_MINOR << 8) |
+                      PSNRHVS_API_VERSION_PATCH));
     printf("max_dimension %d\n", PSNRHVS_MAX_DIMENSION);
     return ferror(stdout) ? 1 : 0;
 }

@@ -86,7 +86,8 @@ static void gen_blocks(ScxBlockIn *b, size_t n, int depth) {
                 d[k] = clampi((int64_t)v + (below(4) ? 0 : noise), max);
                 break;
             case 4: { /* a gradient with noise */
-                const int64_t g = (int64_t)v + (int64_t)(k >> 3) * (amp / 8) - (int64_t)(k & 7) * (amp / 16);
+                const int64_t g =
+                    (int64_t)v + (int64_t)(k >> 3) * (amp / 8) - (int64_t)(k & 7) * (amp / 16);
                 s[k] = clampi(g + noise / 4, max);
                 d[k] = clampi((int64_t)s[k] + noise / 2, max);
                 break;
@@ -120,12 +121,18 @@ static float gen_term(uint32_t style, int e) {
         return ldexpf((float)(1 + below(7)), e - 24);
     case 3: /* edge classes */
         switch (below(8)) {
-        case 0: return -0.0f;
-        case 1: return bits_float(1 + below(0x7fffff)); /* subnormal */
-        case 2: return -rand_float(-10, 10);             /* negative: saturated maps */
-        case 3: return below(16) ? rand_float(60, 100) : INFINITY;
-        case 4: return 0.0f;
-        default: return rand_float(e - 30, e - 1);
+        case 0:
+            return -0.0f;
+        case 1:
+            return bits_float(1 + below(0x7fffff)); /* subnormal */
+        case 2:
+            return -rand_float(-10, 10); /* negative: saturated maps */
+        case 3:
+            return below(16) ? rand_float(60, 100) : INFINITY;
+        case 4:
+            return 0.0f;
+        default:
+            return rand_float(e - 30, e - 1);
         }
     default: /* small against r: the run stays in r's binade */
         return rand_float(e - 35, e - 12);
@@ -134,12 +141,19 @@ static float gen_term(uint32_t style, int e) {
 
 static float gen_start(void) {
     switch (below(8)) {
-    case 0: return 0.0f;
-    case 1: return bits_float(1 + below(0x7fffff));
-    case 2: return rand_float(120, 127);
-    case 3: return ldexpf(1.0f, -10 + (int)below(50)); /* a binade's first value */
-    case 4: return bits_float(float_bits(ldexpf(1.0f, -10 + (int)below(50))) - 1 - below(8)); /* just below */
-    default: return rand_float(-10, 40);
+    case 0:
+        return 0.0f;
+    case 1:
+        return bits_float(1 + below(0x7fffff));
+    case 2:
+        return rand_float(120, 127);
+    case 3:
+        return ldexpf(1.0f, -10 + (int)below(50)); /* a binade's first value */
+    case 4:
+        return bits_float(float_bits(ldexpf(1.0f, -10 + (int)below(50))) - 1 -
+                          below(8)); /* just below */
+    default:
+        return rand_float(-10, 40);
     }
 }
 
@@ -159,8 +173,9 @@ static size_t gen_sums(float *terms, size_t cap, ScxSumCase *c, size_t n) {
         used += len;
         /* An approximation of r: exact, within the drift margin, or poor. */
         const uint32_t a = below(4);
-        const double rel = a == 0 ? 0.0 : a == 3 ? ((double)below(2001) - 1000.0) * 1e-4
-                                                 : ((double)below(2001) - 1000.0) * 2e-5;
+        const double rel = a == 0   ? 0.0
+                           : a == 3 ? ((double)below(2001) - 1000.0) * 1e-4
+                                    : ((double)below(2001) - 1000.0) * 2e-5;
         c[i].approx = (float)((double)r * (1.0 + rel));
     }
     return n;
@@ -168,15 +183,20 @@ static size_t gen_sums(float *terms, size_t cap, ScxSumCase *c, size_t n) {
 
 static float gen_prim_float(void) {
     switch (below(10)) {
-    case 0: return bits_float(1 + below(0x7fffff)); /* subnormal */
-    case 1: return 0.0f;
-    case 2: return rand_float(-126, 127);
+    case 0:
+        return bits_float(1 + below(0x7fffff)); /* subnormal */
+    case 1:
+        return 0.0f;
+    case 2:
+        return rand_float(-126, 127);
     case 3: { /* near a perfect square */
         const float k = (float)(1 + below(4096));
         return bits_float(float_bits(k * k) + below(3) - 1);
     }
-    case 4: return below(32) ? rand_float(-60, 60) : INFINITY;
-    default: return rand_float(-30, 30);
+    case 4:
+        return below(32) ? rand_float(-60, 60) : INFINITY;
+    default:
+        return rand_float(-30, 30);
     }
 }
 
@@ -262,7 +282,8 @@ static size_t check_blocks(const Variant *v, int dev, size_t n, uint64_t seed, s
                     }
                     if (memcmp(ref[i].cs, out[i].cs, sizeof ref[i].cs) ||
                         memcmp(ref[i].cd, out[i].cd, sizeof ref[i].cd)) {
-                        if (shown++ < 5) printf("  DIFF %s block %zu: DCT coefficients\n", v->name, i);
+                        if (shown++ < 5)
+                            printf("  DIFF %s block %zu: DCT coefficients\n", v->name, i);
                     }
                 }
                 compared += n;
@@ -270,7 +291,8 @@ static size_t check_blocks(const Variant *v, int dev, size_t n, uint64_t seed, s
                  * (the integer helpers are correctly rounded). */
                 const Variant *o = &variants[v == &variants[0]];
                 o->ref_blocks(in, other, n, plane, mp);
-                for (size_t i = 0; i < n; i++) cross += memcmp(&ref[i], &other[i], sizeof ref[i]) != 0;
+                for (size_t i = 0; i < n; i++)
+                    cross += memcmp(&ref[i], &other[i], sizeof ref[i]) != 0;
             }
         }
     }
@@ -301,9 +323,8 @@ static void check_sums(const Variant *v, int dev, size_t n, uint64_t seed) {
             if (shown++ < 5)
                 printf("  DIFF %s sum run %zu (n %u, r %a): chain C %a SYCL %a, map C {%lld,%lld} "
                        "SYCL {%lld,%lld}\n",
-                       v->name, i, in[i].n, in[i].r, a->r_chain, b->r_chain,
-                       (long long)a->m_seq[0], (long long)a->m_seq[1], (long long)b->m_seq[0],
-                       (long long)b->m_seq[1]);
+                       v->name, i, in[i].n, in[i].r, a->r_chain, b->r_chain, (long long)a->m_seq[0],
+                       (long long)a->m_seq[1], (long long)b->m_seq[0], (long long)b->m_seq[1]);
         }
         /* The algebra's own promises, on the C side. */
         applied += a->ok;
@@ -413,12 +434,15 @@ int main(int argc, char **argv) {
         printf("SKIP: no SYCL device ran\n");
         return 77;
     }
-    printf(failures ? "FAIL: %d check(s) found differences\n" : "OK: bit-identical on %d device(s)\n",
+    printf(failures ? "FAIL: %d check(s) found differences\n"
+                    : "OK: bit-identical on %d device(s)\n",
            failures ? failures : ran);
     return failures ? 1 : 0;
 
 usage:
-    fprintf(stderr, "usage: %s [--blocks N] [--sums N] [--prims N] [--seed S] [--device K] "
-                    "[--require-gpu]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s [--blocks N] [--sums N] [--prims N] [--seed S] [--device K] "
+            "[--require-gpu]\n",
+            argv[0]);
     return 2;
 }

@@ -47,7 +47,7 @@ typedef struct ScxSumOut {
     int32_t ok, ok_up; /* the two applies' return values */
     int32_t e, guess, alt, lo, hi; /* binade(r); psh_sum_candidates at approx (guess, alt)
                                       and over approx +-10 % (lo, hi) */
-    int32_t walk_maps; /* which candidate the walk used: 0, 1, or 2 (the chain) */
+    int32_t walk_maps;             /* which candidate the walk used: 0, 1, or 2 (the chain) */
 } ScxSumOut;
 
 /* Primitives: a, b, c are random floats of every class (no input gives a NaN
@@ -72,13 +72,13 @@ typedef struct ScxPrimOut {
 } ScxPrimOut;
 
 #define SCX_DECLARE(v)                                                                             \
-    void scx_ref_blocks_##v(const ScxBlockIn *in, ScxBlockOut *out, size_t n, int plane,         \
+    void scx_ref_blocks_##v(const ScxBlockIn *in, ScxBlockOut *out, size_t n, int plane,           \
                             int mask_product);                                                     \
-    void scx_ref_sums_##v(const float *terms, const ScxSumCase *in, ScxSumOut *out, size_t n);   \
+    void scx_ref_sums_##v(const float *terms, const ScxSumCase *in, ScxSumOut *out, size_t n);     \
     void scx_ref_prims_##v(const ScxPrimIn *in, ScxPrimOut *out, size_t n);                        \
-    int scx_sycl_blocks_##v(int device, const ScxBlockIn *in, ScxBlockOut *out, size_t n,         \
+    int scx_sycl_blocks_##v(int device, const ScxBlockIn *in, ScxBlockOut *out, size_t n,          \
                             int plane, int mask_product);                                          \
-    int scx_sycl_sums_##v(int device, const float *terms, size_t n_terms, const ScxSumCase *in,   \
+    int scx_sycl_sums_##v(int device, const float *terms, size_t n_terms, const ScxSumCase *in,    \
                           ScxSumOut *out, size_t n);                                               \
     int scx_sycl_prims_##v(int device, const ScxPrimIn *in, ScxPrimOut *out, size_t n);
 
