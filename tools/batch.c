@@ -36,6 +36,7 @@
 
 #include "psnrhvs.h"
 #include "batch.h"
+#include "cli_parse.h"
 #include "output/output.h"
 #include "scores.h"
 
@@ -438,39 +439,6 @@ static const char *format_from_name(const char *const path) {
     return "xml"; /* libvmaf's default */
 }
 
-static int backend_from_name(const char *const s, enum PsnrHvsBackend *const b) {
-    static const struct {
-        const char *name;
-        enum PsnrHvsBackend b;
-    } tbl[] = {{"cpu", PSNRHVS_BACKEND_CPU},
-               {"cuda", PSNRHVS_BACKEND_CUDA},
-               {"opencl", PSNRHVS_BACKEND_OPENCL},
-               {"hip", PSNRHVS_BACKEND_HIP},
-               {"sycl", PSNRHVS_BACKEND_SYCL},
-               {"auto", PSNRHVS_BACKEND_AUTO}};
-    for (size_t i = 0; i < sizeof(tbl) / sizeof(tbl[0]); i++)
-        if (!strcmp(s, tbl[i].name)) return *b = tbl[i].b, 0;
-    return -1;
-}
-
-static const char *backend_name(const enum PsnrHvsBackend b) {
-    switch (b) {
-    case PSNRHVS_BACKEND_CPU:
-        return "cpu";
-    case PSNRHVS_BACKEND_CUDA:
-        return "cuda";
-    case PSNRHVS_BACKEND_OPENCL:
-        return "opencl";
-    case PSNRHVS_BACKEND_HIP:
-        return "hip";
-    case PSNRHVS_BACKEND_SYCL:
-        return "sycl";
-    case PSNRHVS_BACKEND_AUTO:
-        break;
-    }
-    return "auto";
-}
-
 static char *read_all(const char *const path, size_t *const len) {
     FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
@@ -557,7 +525,7 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
             j->plot = resolve_path(b, v);
             break;
         case COL_BACKEND:
-            if (backend_from_name(v, &j->backend) < 0)
+            if (psnrhvs_cli_backend_from_name(v, &j->backend) < 0)
                 batch_usage_error("%s line %u: unknown backend '%s' (expected cpu, cuda, opencl, "
                                   "hip or auto)",
                                   file, row->line, v);
@@ -781,7 +749,7 @@ static void find_gpus(Batch *const b, const char *const spec) {
         if (colon) *colon = '\0';
         enum PsnrHvsBackend be;
         int dev = 0;
-        if (backend_from_name(t, &be) < 0 || be == PSNRHVS_BACKEND_CPU ||
+        if (psnrhvs_cli_backend_from_name(t, &be) < 0 || be == PSNRHVS_BACKEND_CPU ||
             be == PSNRHVS_BACKEND_AUTO || (colon && parse_int(colon + 1, 0, INT_MAX, &dev) < 0))
             batch_usage_error("bad --gpus item '%s%s%s' (expected auto, none or a list of "
                               "cuda:N, hip:N, opencl:N)",
@@ -953,13 +921,13 @@ static char **job_argv(const Batch *const b, const Job *const j) {
     static char threads[16], device[16];
     if (j->gpu_slot >= 0) {
         argv[n++] = "--backend";
-        argv[n++] = (char *)backend_name(b->gpu[j->gpu_slot].backend);
+        argv[n++] = (char *)psnrhvs_cli_backend_name(b->gpu[j->gpu_slot].backend);
         snprintf(device, sizeof(device), "%d", b->gpu[j->gpu_slot].device);
         argv[n++] = "--device";
         argv[n++] = device;
     } else if (!j->any_backend) {
         argv[n++] = "--backend";
-        argv[n++] = (char *)backend_name(j->backend);
+        argv[n++] = (char *)psnrhvs_cli_backend_name(j->backend);
         if (j->device >= 0) {
             snprintf(device, sizeof(device), "%d", j->device);
             argv[n++] = "--device";
@@ -1153,8 +1121,8 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
             j->threads_used = cores;
             b->gpu[g].busy = 1;
             b->cores_used += need;
-            snprintf(j->device_name, sizeof(j->device_name), "%s:%d", backend_name(s->backend),
-                     s->device);
+            snprintf(j->device_name, sizeof(j->device_name), "%s:%d",
+                     psnrhvs_cli_backend_name(s->backend), s->device);
             start_job(b, j);
             return 1;
         }
@@ -1188,10 +1156,11 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
     if (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU)
         snprintf(j->device_name, sizeof(j->device_name), "cpu");
     else if (j->device >= 0)
-        snprintf(j->device_name, sizeof(j->device_name), "%s:%d", backend_name(j->backend),
-                 j->device);
+        snprintf(j->device_name, sizeof(j->device_name), "%s:%d",
+                 psnrhvs_cli_backend_name(j->backend), j->device);
     else
-        snprintf(j->device_name, sizeof(j->device_name), "%s", backend_name(j->backend));
+        snprintf(j->device_name, sizeof(j->device_name), "%s",
+                 psnrhvs_cli_backend_name(j->backend));
     start_job(b, j);
     return 1;
 }

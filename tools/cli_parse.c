@@ -101,6 +101,18 @@ static const EnumEntry backend_tbl[] = {
     {NULL, 0},
 };
 
+const char *psnrhvs_cli_backend_name(const enum PsnrHvsBackend b) {
+    for (const EnumEntry *e = backend_tbl; e->name; e++)
+        if (e->value == (int)b) return e->name;
+    return "?";
+}
+
+int psnrhvs_cli_backend_from_name(const char *const name, enum PsnrHvsBackend *const b) {
+    for (const EnumEntry *e = backend_tbl; e->name; e++)
+        if (!strcmp(name, e->name)) return *b = (enum PsnrHvsBackend)e->value, 0;
+    return -1;
+}
+
 static const EnumEntry isa_tbl[] = {
     {"auto", PSNRHVS_ISA_AUTO},
     {"scalar", PSNRHVS_ISA_SCALAR},

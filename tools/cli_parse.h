@@ -56,6 +56,11 @@ typedef struct CLISettings {
  */
 void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *cli, PsnrHvsSettings *lib);
 
+/* A backend's name as --backend spells it ("?" for none), and back (0, or -1
+ * for a name it does not know): one table for the CLI, batch and parity. */
+const char *psnrhvs_cli_backend_name(enum PsnrHvsBackend b);
+int psnrhvs_cli_backend_from_name(const char *name, enum PsnrHvsBackend *b);
+
 /** Report a usage error found after parsing and exit 2. */
 void psnrhvs_cli_usage_error(const char *fmt, ...);
 

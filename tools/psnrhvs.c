@@ -45,24 +45,6 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *backend_tbl_name(const enum PsnrHvsBackend b) {
-    switch (b) {
-    case PSNRHVS_BACKEND_AUTO:
-        return "auto";
-    case PSNRHVS_BACKEND_CPU:
-        return "cpu";
-    case PSNRHVS_BACKEND_CUDA:
-        return "cuda";
-    case PSNRHVS_BACKEND_OPENCL:
-        return "opencl";
-    case PSNRHVS_BACKEND_HIP:
-        return "hip";
-    case PSNRHVS_BACKEND_SYCL:
-        return "sycl";
-    }
-    return "?";
-}
-
 static int list_devices(const int verbose) {
     static const enum PsnrHvsBackend backends[] = {
         PSNRHVS_BACKEND_CPU, PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL,
@@ -72,17 +54,17 @@ static int list_devices(const int verbose) {
     for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
         const enum PsnrHvsBackend b = backends[i];
         if (!psnrhvs_backend_available(b)) {
-            printf("%s: not built in\n", backend_tbl_name(b));
+            printf("%s: not built in\n", psnrhvs_cli_backend_name(b));
             continue;
         }
         buf[0] = '\0';
         const int res = psnrhvs_list_devices(b, verbose, buf, sizeof(buf));
         if (res == PSNRHVS_ERR(ENODEV)) {
-            printf("%s: no device\n", backend_tbl_name(b));
+            printf("%s: no device\n", psnrhvs_cli_backend_name(b));
         } else if (res < 0) {
-            printf("%s: cannot list devices: %s\n", backend_tbl_name(b), strerror(-res));
+            printf("%s: cannot list devices: %s\n", psnrhvs_cli_backend_name(b), strerror(-res));
         } else {
-            printf("%s:\n", backend_tbl_name(b));
+            printf("%s:\n", psnrhvs_cli_backend_name(b));
             /* one device per line, indented */
             for (char *line = buf, *next; line && *line; line = next) {
                 next = strchr(line, '\n');
@@ -227,11 +209,11 @@ static void report_open_error(const int res, const PsnrHvsSettings *const s) {
     switch (res) {
     case PSNRHVS_ERR(ENOSYS):
         fprintf(stderr, "psnrhvs: the %s backend is not built into this psnrhvs\n",
-                backend_tbl_name(s->backend));
+                psnrhvs_cli_backend_name(s->backend));
         break;
     case PSNRHVS_ERR(ENODEV):
         fprintf(stderr, "psnrhvs: the %s backend found no device %d\n",
-                backend_tbl_name(s->backend), s->device);
+                psnrhvs_cli_backend_name(s->backend), s->device);
         break;
     case PSNRHVS_ERR(ERANGE):
         fprintf(stderr, "psnrhvs: a plane to score is smaller than 8x8\n");
@@ -787,10 +769,10 @@ int main(const int argc, char *const *const argv) {
         if (found <= 0) {
             if (found == PSNRHVS_ERR(ENOSYS))
                 fprintf(stderr, "psnrhvs: the %s backend is not built into this psnrhvs\n",
-                        backend_tbl_name(lib.backend));
+                        psnrhvs_cli_backend_name(lib.backend));
             else
                 fprintf(stderr, "psnrhvs: --device all: the %s backend found no device\n",
-                        backend_tbl_name(lib.backend));
+                        psnrhvs_cli_backend_name(lib.backend));
             goto end;
         }
         num_jobs = found < CLI_MAX_DEVICES ? found : CLI_MAX_DEVICES;
