@@ -108,7 +108,16 @@ typedef struct PsnrHvsSettings {
     int renditions;            ///< distorted pictures per reference, 1..PSNRHVS_MAX_RENDITIONS:
                                ///< 0 or 1 (default) = one (psnrhvs_send); more = a ladder
                                ///< (psnrhvs_send_ladder), the reference's work done once
-    uint8_t reserved[24];      ///< zero; room to grow without an ABI break
+    /* How device pictures (PSNRHVS_MEMORY_DEVICE) store their samples, as
+     * decoders write them; host pictures are always planar, low-aligned. */
+    int chroma_interleaved; ///< 1: Cb and Cr samples alternate in one plane (NV12, P010, P016,
+                            ///< NV16, NV24): data[1] and data[2] point at the first Cb and the
+                            ///< first Cr sample of it (NV12: data[2] = data[1] + 1 sample),
+                            ///< stride[1] = stride[2]; default 0: planar
+    int msb_aligned;        ///< 1: samples above 8 bits sit in the high bits of their 16-bit
+                            ///< word (P010, P016, NVDEC's YUV444P16), the low 16 - bitdepth
+                            ///< bits zero (a frame with one set is refused); default 0
+    uint8_t reserved[16];   ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**
@@ -175,8 +184,9 @@ PSNRHVS_API int psnrhvs_score(PsnrHvsContext *c, const PsnrHvsPicture *ref,
  * returns, so the caller may reuse its buffers at once. Device pictures
  * (settings.memory = PSNRHVS_MEMORY_DEVICE) are read in place: their samples
  * must be complete when psnrhvs_send() is called (synchronize the stream that
- * wrote them) and stay unchanged until psnrhvs_receive() has returned that
- * frame's score.
+ * wrote them; work queued before the call on the device's legacy default
+ * stream, as FFmpeg's NVDEC copies are, is waited for) and stay unchanged
+ * until psnrhvs_receive() has returned that frame's score.
  * @return 0, PSNRHVS_ERR(EAGAIN) when the queue is full (call
  *         psnrhvs_receive() first), PSNRHVS_ERR(EINVAL), or a backend error.
  */

@@ -44,12 +44,14 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
     g->mask_product = s->mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? PSH_MASK_PRODUCT_EXACT
                                                                     : PSH_MASK_PRODUCT_FLOAT;
     g->renditions = s->renditions > 1 ? s->renditions : 1;
+    g->sample_shift = s->msb_aligned ? 16 - s->bitdepth : 0;
     for (int p = 0; p < 3; p++) {
         PsnrHvsPlaneGeometry *const pl = &g->plane[p];
         plane_size(s->layout, s->width, s->height, p, &pl->w, &pl->h);
         if (p >= g->num_planes) continue;
         pl->bw = psnrhvs_blocks_along(pl->w);
         pl->bh = psnrhvs_blocks_along(pl->h);
+        pl->step = p && s->chroma_interleaved ? 2 : 1;
         pl->row_bytes = (size_t)pl->w * (size_t)g->bytes_per_sample;
         pl->ref_off = g->picture_bytes;
         g->picture_bytes += pl->row_bytes * (size_t)pl->h;
@@ -186,6 +188,25 @@ int psnrhvs_range_check(const PsnrHvsFrameGeometry *const g, const PsnrHvsPictur
     return 0;
 }
 
+int psnrhvs_range_find_stored(PsnrHvsRangeError *const e, const int side, const int plane,
+                              const void *const data, const ptrdiff_t stride, const int w,
+                              const int h, const int step, const int shift, const int bitdepth) {
+    if (bitdepth == 8) return 0;
+    const unsigned allowed = ((1u << bitdepth) - 1) << shift;
+    const uint8_t *row = data;
+    for (int y = 0; y < h; y++, row += stride) {
+        for (int x = 0; x < w; x++) {
+            uint16_t v;
+            memcpy(&v, row + (size_t)x * (size_t)step * 2, 2);
+            if (!(v & ~allowed)) continue;
+            const PsnrHvsRangeError here = {1, side, plane, x, y, v};
+            psnrhvs_range_merge(e, &here);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError *const e) {
     static const char *const planes[3] = {"Y", "Cb", "Cr"};
     char side[48];
@@ -195,6 +216,15 @@ int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError 
         snprintf(side, sizeof(side), "distorted");
     else
         snprintf(side, sizeof(side), "rendition %d's distorted", e->side - 1);
+    if (c->geom.sample_shift) {
+        psnrhvs_log(c,
+                    "sample 0x%04x at x %d, y %d of the %s picture's %s plane has bits set below "
+                    "its %d high bits: not a %d-bit sample moved up (msb_aligned); the frame is "
+                    "not scored",
+                    (unsigned)e->value, e->x, e->y, side, planes[e->plane], c->geom.bitdepth,
+                    c->geom.bitdepth);
+        return PSNRHVS_ERR(EINVAL);
+    }
     psnrhvs_log(c,
                 "sample %d at x %d, y %d of the %s picture's %s plane is above %u, the %d-bit "
                 "maximum: the frame is not scored",

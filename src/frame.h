@@ -16,6 +16,8 @@
 typedef struct PsnrHvsPlaneGeometry {
     int w, h;         ///< scored size (libvmaf's: chroma rounded down, spec section 1)
     int bw, bh;       ///< 8x8 blocks along each side, step 7
+    int step;         ///< device pictures: samples from one of the plane's to the next (2:
+                      ///< chroma_interleaved chroma), else 1
     size_t row_bytes; ///< w * bytes per sample: a packed row
     size_t ref_off;   ///< packed layout: the plane of the reference picture
     size_t dist_off;  ///< and of the (first) distorted one; rendition r's is
@@ -28,6 +30,7 @@ typedef struct PsnrHvsFrameGeometry {
     int bytes_per_sample; ///< 1 at 8 bits, 2 above
     int mask_product;     ///< PSH_MASK_PRODUCT_* (core/block.h)
     int renditions;       ///< distorted pictures per reference (1, or a ladder's)
+    int sample_shift;     ///< device pictures: msb_aligned's 16 - bitdepth, else 0
     PsnrHvsPlaneGeometry plane[3];
     size_t picture_bytes; ///< one packed picture: its planes' rows back to back
     size_t frame_bytes;   ///< a packed frame: the reference picture, then each distorted
@@ -73,6 +76,12 @@ int psnrhvs_range_find(PsnrHvsRangeError *e, int side, int plane, const void *da
  * planes (packed or not). */
 int psnrhvs_range_check(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                         const PsnrHvsPicture *dist, PsnrHvsRangeError *e);
+
+/* The same for a plane of a device picture as stored (copied to the host
+ * as is): every step-th sample of rows [0, h), w of them a row; a sample
+ * out of range has a bit outside the bit depth's, moved up by shift. */
+int psnrhvs_range_find_stored(PsnrHvsRangeError *e, int side, int plane, const void *data,
+                              ptrdiff_t stride, int w, int h, int step, int shift, int bitdepth);
 
 /* Logs an error found by the checks above; returns PSNRHVS_ERR(EINVAL). */
 int psnrhvs_range_report(const PsnrHvsContext *c, const PsnrHvsRangeError *e);

@@ -139,6 +139,19 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "unknown memory %d", (int)s->memory);
         return PSNRHVS_ERR(EINVAL);
     }
+    if ((s->chroma_interleaved || s->msb_aligned) && s->memory != PSNRHVS_MEMORY_DEVICE) {
+        psnrhvs_log_settings(s, "chroma_interleaved and msb_aligned describe device pictures "
+                                "(memory = device): host pictures are planar, low-aligned");
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if ((unsigned)s->chroma_interleaved > 1 || (unsigned)s->msb_aligned > 1) {
+        psnrhvs_log_settings(s, "chroma_interleaved and msb_aligned are 0 or 1");
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if (s->msb_aligned && s->bitdepth == 8) {
+        psnrhvs_log_settings(s, "msb_aligned needs samples above 8 bits (8-bit samples are bytes)");
+        return PSNRHVS_ERR(EINVAL);
+    }
     if (s->device < 0) {
         psnrhvs_log_settings(s, "device %d is negative", s->device);
         return PSNRHVS_ERR(EINVAL);

@@ -451,6 +451,7 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             }
             lib->backend = (enum PsnrHvsBackend)parse_enum(optarg, "backend", backend_tbl);
             backend = optarg;
+            cli->backend_given = 1;
             break;
         case ARG_BACKENDS:
             backends = optarg;

@@ -33,6 +33,7 @@ typedef struct CLISettings {
     int raw;                    ///< add raw_* plane scores
     const char *plot;           ///< --plot: an SVG of the curves, or NULL
     int hwaccel;                ///< --hwaccel cuda: decode compressed input on the GPU
+    int backend_given;          ///< --backend given (else --hwaccel's frames pick cuda)
     int scale_algo;             ///< --scale: a psnrhvs_scale_algo() code, 0: sizes must match
     int common_bitdepth;        ///< --common_bitdepth (--aom_ctc v6.0+): shift the lower depth up
     int quiet;

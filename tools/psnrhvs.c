@@ -330,12 +330,21 @@ typedef struct Rendition {
 
 /* Scorers: one context per device, frames dealt in turn (frame k to context
  * k mod n) and taken back in the same turn, so the scores come in frame order. */
-/* A frame in flight whose range check was left to the library: its pictures
- * (in the mapped files), to name the sample when the library refuses it. */
+/* A frame in flight: its pictures (in the mapped files) where the range
+ * check was left to the library, to name the sample when the library
+ * refuses it; the holds of frames kept on the GPU, freed once scored. */
 typedef struct SentFrame {
     PsnrHvsPicture ref, dist[PSNRHVS_MAX_RENDITIONS];
     unsigned idx, active;
+    void *hold[1 + PSNRHVS_MAX_RENDITIONS];
 } SentFrame;
+
+static void free_holds(SentFrame *const f) {
+    for (int k = 0; k <= PSNRHVS_MAX_RENDITIONS; k++) {
+        psnrhvs_input_hold_free(f->hold[k]);
+        f->hold[k] = NULL;
+    }
+}
 
 typedef struct Scorer {
     PsnrHvsContext *ctx[CLI_MAX_DEVICES];
@@ -343,11 +352,13 @@ typedef struct Scorer {
     int renditions; ///< > 1: ladder calls
     uint64_t sent, received;
     double first; ///< when the first score came back (PSNRHVS_TIMING)
-    /* Deferred range checks (psnrhvs_input_defer_range_check): the inputs
-     * and a ring of the frames in flight. */
+    /* A ring of the frames in flight, for deferred range checks
+     * (psnrhvs_input_defer_range_check: defer, with the inputs) and for
+     * frames kept on the GPU (holds). */
     Input *ref_in, *dist_in[PSNRHVS_MAX_RENDITIONS];
     SentFrame *ring;
     size_t ring_size;
+    int defer, holds;
 } Scorer;
 
 /* The frame the library refused: the read path's message for its first
@@ -375,13 +386,15 @@ static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *con
     PsnrHvsScore out[PSNRHVS_MAX_RENDITIONS];
     const unsigned before = log->count;
     const int mute = log->mute;
-    if (sc->ring) log->mute = 1, log->last[0] = '\0';
+    if (sc->defer) log->mute = 1, log->last[0] = '\0';
     const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
     log->mute = mute;
+    /* Scored (or refused): the GPU frames it read may be reused. */
+    if (sc->holds) free_holds(&sc->ring[sc->received % sc->ring_size]);
     if (res < 0) {
         const int named =
-            sc->ring && deferred_range_message(sc, &sc->ring[sc->received % sc->ring_size]);
-        if (!named && sc->ring && log->last[0])
+            sc->defer && deferred_range_message(sc, &sc->ring[sc->received % sc->ring_size]);
+        if (!named && sc->defer && log->last[0])
             fprintf(stderr, "psnrhvs: %s\n", log->last);
         else if (!named && log->count == before)
             fprintf(stderr, "psnrhvs: scoring failed: %s\n", strerror(-res));
@@ -421,7 +434,14 @@ static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *c
         const unsigned before = log->count;
         const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
                                            : psnrhvs_send(c, fp->ref, fp->dist, tag);
-        if (!res) break;
+        if (!res) {
+            /* The library reads GPU frames until the frame is received. */
+            for (int k = 0; sc->holds && k <= sc->renditions; k++) {
+                SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
+                if (fp->holds[k]) f->hold[k] = *fp->holds[k], *fp->holds[k] = NULL;
+            }
+            break;
+        }
         if (res != PSNRHVS_ERR(EAGAIN)) {
             if (log->count == before)
                 fprintf(stderr, "psnrhvs: scoring frame %u failed: %s\n", fp->idx, strerror(-res));
@@ -617,6 +637,52 @@ static int mapping_lost(Input *const ref, const Rendition *const rend, const int
     return lost != NULL;
 }
 
+/*
+ * --hwaccel cuda: frames decoded on the GPU stay there when every input is
+ * (and none is converted) and the CUDA backend scores them, the default
+ * then: the library reads NVDEC's frames in place (NV12/P010 as they are).
+ * Otherwise they are copied to host memory, with a note saying why.
+ * PSNRHVS_HWACCEL_COPY=1 forces the copy (bench/hwaccel_gpu.sh compares).
+ * @return 1 when kept on the GPU (lib set up for it), else 0.
+ */
+static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *const lib,
+                              Input *const ref, const Rendition *const rend, const int n) {
+    DeviceFrames first, df;
+    int any = psnrhvs_input_device_frames(ref, &first), all = any;
+    for (int r = 0; r < n; r++) {
+        const int on = psnrhvs_input_device_frames(rend[r].in, &df);
+        any |= on;
+        all = all && on && df.chroma_interleaved == first.chroma_interleaved &&
+              df.msb_aligned == first.msb_aligned;
+    }
+    if (!any) return 0;
+    if (!cli->backend_given) lib->backend = PSNRHVS_BACKEND_CUDA;
+    const char *why = NULL;
+    const char *const copy = getenv("PSNRHVS_HWACCEL_COPY");
+    if (copy && strcmp(copy, "0"))
+        why = "PSNRHVS_HWACCEL_COPY is set";
+    else if (!all)
+        why = "not every input is decoded on the GPU as it is (a raw or Y4M input, a codec NVDEC "
+              "lacks, --scale or --common_bitdepth)";
+    else if (lib->backend != PSNRHVS_BACKEND_CUDA)
+        why = "they are scored by another backend than cuda";
+    else if (cli->parity)
+        why = "parity runs score host copies";
+    if (why) {
+        if (!cli->quiet)
+            fprintf(stderr,
+                    "psnrhvs: note: --hwaccel cuda: decoded frames are copied to host memory: %s\n",
+                    why);
+        return 0;
+    }
+    lib->memory = PSNRHVS_MEMORY_DEVICE;
+    lib->chroma_interleaved = first.chroma_interleaved;
+    lib->msb_aligned = first.msb_aligned;
+    psnrhvs_input_keep_on_device(ref);
+    for (int r = 0; r < n; r++) psnrhvs_input_keep_on_device(rend[r].in);
+    return 1;
+}
+
 int main(const int argc, char *const *const argv) {
     CLISettings cli;
     PsnrHvsSettings lib;
@@ -727,6 +793,7 @@ int main(const int argc, char *const *const argv) {
     /* Frames that stay where they are in the mapped files until the end: the
      * library may read them after psnrhvs_send() returns, so the CPU backend
      * scores frames in flight without copying them. */
+    const int on_gpu = cli.hwaccel && keep_frames_on_gpu(&cli, &lib, ref, rend, n);
     int in_place = psnrhvs_input_in_place(ref);
     for (int r = 0; r < n; r++) in_place = in_place && psnrhvs_input_in_place(rend[r].in);
     if (in_place && lib.memory == PSNRHVS_MEMORY_HOST) lib.memory = PSNRHVS_MEMORY_HOST_RETAINED;
@@ -809,12 +876,14 @@ int main(const int argc, char *const *const argv) {
         }
     }
     for (int j = 0; j < num_jobs; j++) sc.ctx[sc.num++] = jobs[j].ctx;
-    if (defer_range) {
+    if (defer_range || on_gpu) {
         sc.ring_size = (size_t)sc.num * PSNRHVS_MAX_FRAMES_IN_FLIGHT + 1;
         if (!(sc.ring = calloc(sc.ring_size, sizeof(*sc.ring)))) {
             fprintf(stderr, "psnrhvs: out of memory\n");
             goto end;
         }
+        sc.defer = defer_range;
+        sc.holds = on_gpu;
         sc.ref_in = ref;
         for (int r = 0; r < n; r++) sc.dist_in[r] = rend[r].in;
     }
@@ -892,6 +961,8 @@ end:
     for (int j = 0; j < num_jobs; j++)
         if (jobs[j].ctx) psnrhvs_close(&jobs[j].ctx);
     free(jobs);
+    /* The contexts are closed: nothing reads the GPU frames still held. */
+    for (size_t i = 0; sc.holds && i < sc.ring_size; i++) free_holds(&sc.ring[i]);
     free(sc.ring);
     psnrhvs_pair_reader_close(&pr);
     psnrhvs_input_close(&ref);

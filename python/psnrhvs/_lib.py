@@ -60,7 +60,9 @@ class Settings(Structure):
         ("logger", Logger),
         ("memory", c_int),
         ("renditions", c_int),
-        ("reserved", c_uint8 * 24),
+        ("chroma_interleaved", c_int),
+        ("msb_aligned", c_int),
+        ("reserved", c_uint8 * 16),
     ]
 
 

@@ -25,6 +25,7 @@
 typedef struct GpuSlot {
     gpuStream_t stream;
     gpuEvent_t done;
+    gpuEvent_t written; ///< device pictures: the legacy default stream's work before submit
     unsigned char *host; ///< pinned: packed frame (host pictures), then each rendition's sums
     void *workspace;     ///< device: packed frame (host pictures), then each job's arrays
     PsnrHvsGpuJob job[PSNRHVS_GPU_MAX_RENDITIONS];       ///< one per rendition
@@ -50,11 +51,13 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
     job->num_planes = g->num_planes;
     job->bitdepth = g->bitdepth;
     job->mask_product = g->mask_product;
-    job->max_sample = (1u << g->bitdepth) - 1;
+    job->sample_shift = g->sample_shift;
+    job->sample_mask = ((1u << g->bitdepth) - 1) << g->sample_shift;
     long long blocks = 0;
     for (int p = 0; p < g->num_planes; p++) {
         const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
         PsnrHvsGpuPlane *const pl = &job->plane[p];
+        pl->step = gp->step;
         pl->w = gp->w;
         pl->h = gp->h;
         pl->bw = gp->bw;
@@ -159,6 +162,7 @@ static void gpu_close(PsnrHvsContext *const c) {
         GpuSlot *const s = &b->slot[i];
         if (s->stream) gpuStreamSynchronize(s->stream);
         if (s->done) gpuEventDestroy(s->done);
+        if (s->written) gpuEventDestroy(s->written);
         if (s->stream) gpuStreamDestroy(s->stream);
         if (s->workspace) gpuFree(s->workspace);
         if (s->host) gpuFreeHost(s->host);
@@ -239,6 +243,7 @@ static int gpu_open(PsnrHvsContext *const c) {
         gpuError_t se;
         if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
+            (se = gpuEventCreate(&s->written)) != gpuSuccess ||
             (se = gpuMallocHost((void **)&s->host, b->frame_bytes + sums)) != gpuSuccess ||
             (se = gpuMalloc(&s->workspace, work)) != gpuSuccess ||
             /* On the slot's stream: the legacy default stream does not order
@@ -301,6 +306,11 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
             }
         s->pics[0] = *ref;
         for (int r = 0; r < nr; r++) s->pics[1 + r] = dist[r];
+        /* The slot's stream is non-blocking: it would not wait for what was
+         * queued on the legacy default stream, where FFmpeg's NVDEC copies
+         * the decoded frames. */
+        CHECK(c, gpuEventRecord(s->written, 0));
+        CHECK(c, gpuStreamWaitEvent(s->stream, s->written));
     } else {
         /* The slot is free: its last frame was collected, so its stream is
          * idle and its staging buffer ours. */
@@ -331,21 +341,32 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
         psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
         return psnrhvs_range_report(c, &e);
     }
-    unsigned char *const copy = calloc(1, c->geom.frame_bytes);
+    /* Each plane's rows as stored (interleaved chroma: every other sample
+     * is the other plane's), one plane at a time. */
+    size_t most = 0;
+    for (int p = 0; p < c->geom.num_planes; p++) {
+        const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
+        const size_t n = gp->row_bytes * (size_t)gp->step * (size_t)gp->h;
+        most = n > most ? n : most;
+    }
+    unsigned char *const copy = malloc(most);
     if (!copy) return psnrhvs_range_report(c, &e);
-    psnrhvs_frame_pictures(&c->geom, copy, pics);
-    for (int k = 0; k <= b->renditions; k++)
-        for (int p = 0; p < c->geom.num_planes; p++) {
+    for (int k = 0; k <= b->renditions && !e.found; k++)
+        for (int p = 0; p < c->geom.num_planes && !e.found; p++) {
             const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
-            const gpuError_t ce = gpuMemcpy2D((void *)(uintptr_t)pics[k].data[p], gp->row_bytes,
-                                              s->pics[k].data[p], (size_t)s->pics[k].stride[p],
-                                              gp->row_bytes, (size_t)gp->h, gpuMemcpyDeviceToHost);
+            /* The last sample of a row ends the copy (its other plane's may be past the picture). */
+            const size_t row = gp->row_bytes * (size_t)gp->step -
+                               (size_t)(gp->step - 1) * (size_t)c->geom.bytes_per_sample;
+            const gpuError_t ce =
+                gpuMemcpy2D(copy, row, s->pics[k].data[p], (size_t)s->pics[k].stride[p], row,
+                            (size_t)gp->h, gpuMemcpyDeviceToHost);
             if (ce != gpuSuccess) {
                 free(copy);
                 return fail(c, ce, "reading back a frame with samples out of range");
             }
+            psnrhvs_range_find_stored(&e, k, p, copy, (ptrdiff_t)row, gp->w, gp->h, gp->step,
+                                      c->geom.sample_shift, c->geom.bitdepth);
         }
-    psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
     free(copy);
     return psnrhvs_range_report(c, &e);
 }

@@ -60,7 +60,8 @@
     X(hipSetDevice)                                                                                \
     X(hipStreamCreateWithFlags)                                                                    \
     X(hipStreamDestroy)                                                                            \
-    X(hipStreamSynchronize)
+    X(hipStreamSynchronize)                                                                        \
+    X(hipStreamWaitEvent)
 
 typedef struct PsnrHvsHipApi {
 #define PSNRHVS_HIP_MEMBER(name) __typeof__(name) *name;
@@ -102,6 +103,7 @@ typedef hipEvent_t gpuEvent_t;
 #define gpuEventDestroy(e)                 psnrhvs_hip.hipEventDestroy(e)
 #define gpuEventRecord(e, s)               psnrhvs_hip.hipEventRecord(e, s)
 #define gpuEventSynchronize(e)             psnrhvs_hip.hipEventSynchronize(e)
+#define gpuStreamWaitEvent(s, e)           psnrhvs_hip.hipStreamWaitEvent(s, e, 0)
 #define gpuGetErrorName(e)                 psnrhvs_hip.hipGetErrorName(e)
 #define gpuGetErrorString(e)               psnrhvs_hip.hipGetErrorString(e)
 
@@ -187,6 +189,7 @@ typedef cudaEvent_t gpuEvent_t;
 #define gpuEventDestroy(e)                 cudaEventDestroy(e)
 #define gpuEventRecord(e, s)               cudaEventRecord(e, s)
 #define gpuEventSynchronize(e)             cudaEventSynchronize(e)
+#define gpuStreamWaitEvent(s, e)           cudaStreamWaitEvent(s, e, 0)
 #define gpuGetErrorName(e)                 cudaGetErrorName(e)
 #define gpuGetErrorString(e)               cudaGetErrorString(e)
 

@@ -45,29 +45,32 @@ static __device__ __forceinline__ int plane_of(const PsnrHvsGpuJob &job, const l
     return p;
 }
 
-/* Loads a block; returns the OR of its samples (above 8 bits a value above
- * the maximum has a bit the maximum has not). */
+/* Loads a block of samples `step` apart in their rows (2: interleaved
+ * chroma), moved down by `shift` (msb_aligned); returns the OR of the stored
+ * samples: one out of range has a bit that job.sample_mask has not. */
 template <typename Pixel>
 static __device__ __forceinline__ unsigned load_block(psh_i32 x[64], const unsigned char *base,
-                                                      const long long pitch) {
+                                                      const long long pitch, const int step,
+                                                      const int shift) {
     unsigned any = 0;
     PSH_UNROLL
     for (int i = 0; i < 8; i++) {
         const Pixel *row = (const Pixel *)(base + i * pitch);
         PSH_UNROLL
         for (int j = 0; j < 8; j++) {
-            x[i * 8 + j] = (psh_i32)psh_ldg(row + j);
-            any |= (unsigned)x[i * 8 + j];
+            const unsigned v = (unsigned)psh_ldg(row + j * step);
+            x[i * 8 + j] = (psh_i32)(v >> shift);
+            any |= v;
         }
     }
     return any;
 }
 
-/* A block with a sample above the maximum is not computed (its products
- * would overflow): the frame is flagged and the host reports it. */
+/* A block with a sample out of range is not computed (its products would
+ * overflow): the frame is flagged and the host reports it. */
 static __device__ __forceinline__ int out_of_range(const PsnrHvsGpuJob &job, const long long g,
                                                    const unsigned any) {
-    if (!(any & ~job.max_sample)) return 0;
+    if (!(any & ~job.sample_mask)) return 0;
     atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
     PSH_UNROLL
     for (int k = 0; k < 64; k++) job.terms[term_index(g, k)] = 0.0f;
@@ -86,7 +89,8 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
         return;
     }
     const int by = (int)(b / pl.bw), bx = (int)(b - (long long)by * pl.bw);
-    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
+    const long long x = (long long)bx * 7 * pl.step * (long long)sizeof(Pixel),
+                    y = (long long)by * 7;
     const unsigned char *const ref = pl.ref + y * pl.ref_pitch + x;
     const unsigned char *const dist = pl.dist + y * pl.dist_pitch + x;
 #if PSH_GPU_STAGE_COEFFS
@@ -98,14 +102,14 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     float thr_s;
     {
         psh_i32 s[64];
-        const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch);
+        const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch, pl.step, job.sample_shift);
         if (out_of_range(job, g, any)) return;
         thr_s = psh_block_transform(s, p, job.mask_product);
         PSH_UNROLL
         for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
     }
     psh_i32 d[64];
-    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch))) return;
+    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift))) return;
     const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
     PSH_UNROLL
     for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
@@ -119,7 +123,7 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
 #else
     psh_i32 s[64], d[64];
     const unsigned any =
-        load_block<Pixel>(s, ref, pl.ref_pitch) | load_block<Pixel>(d, dist, pl.dist_pitch);
+        load_block<Pixel>(s, ref, pl.ref_pitch, pl.step, job.sample_shift) | load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift);
     if (out_of_range(job, g, any)) return;
     float t[64];
     psh_block_terms(s, d, p, job.mask_product, t);
@@ -142,7 +146,8 @@ static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
     const long long b = g - pl.block_off;
     int bad = b >= pl.nb;
     const int by = bad ? 0 : (int)(b / pl.bw), bx = bad ? 0 : (int)(b - (long long)by * pl.bw);
-    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
+    const long long x = (long long)bx * 7 * pl.step * (long long)sizeof(Pixel),
+                    y = (long long)by * 7;
     __shared__ psh_i32 cs[64][TERMS_THREADS];
 #if PSH_GPU_STAGE_COEFFS
     __shared__ psh_i32 cd[64][TERMS_THREADS];
@@ -150,8 +155,9 @@ static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
     float thr_s = 0.0f;
     if (!bad) {
         psh_i32 s[64];
-        const unsigned any = load_block<Pixel>(s, pl.ref + y * pl.ref_pitch + x, pl.ref_pitch);
-        if (any & ~job.max_sample) {
+        const unsigned any = load_block<Pixel>(s, pl.ref + y * pl.ref_pitch + x, pl.ref_pitch,
+                                               pl.step, job.sample_shift);
+        if (any & ~job.sample_mask) {
             atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
             bad = 1;
         } else {
@@ -165,8 +171,9 @@ static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
         psh_i32 d[64];
         int skip = bad;
         if (!skip) {
-            const unsigned any = load_block<Pixel>(d, R.dist[p] + y * R.pitch[p] + x, R.pitch[p]);
-            if (any & ~job.max_sample) {
+            const unsigned any = load_block<Pixel>(d, R.dist[p] + y * R.pitch[p] + x, R.pitch[p],
+                                                   pl.step, job.sample_shift);
+            if (any & ~job.sample_mask) {
                 atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
                 skip = 1;
             }

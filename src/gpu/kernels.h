@@ -40,6 +40,7 @@ extern "C" {
 
 typedef struct PsnrHvsGpuPlane {
     int w, h;            ///< scored size
+    int step;            ///< samples from one of the plane's to the next (2: interleaved chroma)
     int bw, bh;          ///< blocks along each side (step 7)
     long long nb;        ///< bw * bh
     long long block_off; ///< first block in the frame's block arrays
@@ -52,7 +53,9 @@ typedef struct PsnrHvsGpuPlane {
 
 typedef struct PsnrHvsGpuJob {
     int num_planes, bitdepth, mask_product;
-    unsigned max_sample; ///< 2^bitdepth - 1: larger samples are not scored
+    int sample_shift;     ///< stored samples are moved down by this (msb_aligned), else 0
+    unsigned sample_mask; ///< the bits a stored sample may have: 2^bitdepth - 1, moved up by
+                          ///< sample_shift; a sample with another is not scored
     PsnrHvsGpuPlane plane[3];
     long long blocks;       ///< padded blocks of all planes
     size_t frame_bytes;     ///< the packed frame (frame.h)
@@ -66,7 +69,7 @@ typedef struct PsnrHvsGpuJob {
     PshSumChunkMaps *chunk_maps;
     PshSumChunkMaps *super_maps;
     float *sum;      ///< the f32 chain's value per plane, then [3] the flags below
-    unsigned *flags; ///< PSNRHVS_GPU_OUT_OF_RANGE: a sample above max_sample
+    unsigned *flags; ///< PSNRHVS_GPU_OUT_OF_RANGE: a sample out of sample_mask
 } PsnrHvsGpuJob;
 
 /* Set by the terms kernels, handed to sum[3] and cleared by the walk. */

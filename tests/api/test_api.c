@@ -92,6 +92,23 @@ static void test_settings(void) {
     const int derr = psnrhvs_open(&dc, &s);
     CHECK(derr == PSNRHVS_ERR(ENOSYS) && strstr(logged, "takes no device pictures") && !dc,
           "memory = device on the cpu backend: %d, '%s'", derr, logged);
+    /* The stored forms of decoders' frames are for device pictures only. */
+    s = settings(64, 64, 10);
+    s.chroma_interleaved = 1;
+    open_with(s, "chroma_interleaved", 1, "describe device pictures");
+    s = settings(64, 64, 10);
+    s.msb_aligned = 1;
+    s.memory = PSNRHVS_MEMORY_HOST_RETAINED;
+    open_with(s, "msb_aligned", 1, "describe device pictures");
+    s = settings(64, 64, 8);
+    s.memory = PSNRHVS_MEMORY_DEVICE;
+    s.msb_aligned = 1;
+    open_with(s, "msb_aligned at 8 bits", 1, "msb_aligned needs samples above 8 bits");
+    s = settings(64, 64, 10);
+    s.memory = PSNRHVS_MEMORY_DEVICE;
+    s.chroma_interleaved = 2;
+    open_with(s, "chroma_interleaved", 2, "are 0 or 1");
+    s = settings(64, 64, 8);
     PsnrHvsContext *c = (PsnrHvsContext *)&s;
     CHECK(psnrhvs_open(&c, NULL) == PSNRHVS_ERR(EINVAL) && !c, "open with NULL settings");
     CHECK(psnrhvs_open(NULL, &s) == PSNRHVS_ERR(EINVAL), "open with NULL context pointer");

@@ -5,8 +5,11 @@
  * frames are uploaded into pitched device allocations (rows padded, each
  * plane its own allocation, as decoders and tensors have them) and scored
  * from there with frames in flight; the scores must have the bits of the
- * host path, which the golden pairs tie to libvmaf. A device frame with a
- * sample out of range is refused with its position. Exits 77 without a GPU.
+ * host path, which the golden pairs tie to libvmaf. Each clip is stored four
+ * ways: planar, and as NVDEC writes frames (chroma interleaved, NV12-style;
+ * samples in the high bits, P010-style; both). A ladder of P010-style
+ * pictures has each pair's bits. A device frame with a sample out of range
+ * is refused with its position. Exits 77 without a GPU.
  * usage: cuda_device_pictures <tests/data dir>
  * SPDX-License-Identifier: BSD-2-Clause
  */
@@ -29,14 +32,47 @@ static void logger(void *cookie, const char *msg) {
     strcat(logged, "\n");
 }
 
-/* A clip's frames on the device: per frame, side and plane one pitched
+/* How the device planes store their samples: planar, or as NVDEC writes
+ * them (settings.chroma_interleaved: NV12/NV16/NV24-style chroma;
+ * msb_aligned: P010/P016-style samples in the high bits). */
+typedef struct Storage {
+    const char *name;
+    int interleaved, msb;
+} Storage;
+
+static const Storage storages[] = {
+    {"planar", 0, 0}, {"interleaved", 1, 0}, {"msb-aligned", 0, 1}, {"interleaved msb", 1, 1}};
+
+/* A clip's frames on the device: per frame, side and stored plane one pitched
  * allocation (pitch > row: the kernels must follow the stride). */
 typedef struct DeviceClip {
-    void *plane[2][3];
     PsnrHvsPicture *pics; ///< [frame][side]
 } DeviceClip;
 
-static int upload(const Fixture *fx, DeviceClip *dc, void ***all, int *nall) {
+/* Plane p of a host picture (planes p and p + 1 when interleaved) into
+ * host rows of the stored format: step samples apart, moved up by shift. */
+static void store_rows(const PsnrHvsPicture *host, const FrameLayout *l, int p, int step,
+                       int shift, unsigned char *out, size_t row) {
+    for (int y = 0; y < l->h[p]; y++)
+        for (int x = 0; x < l->w[p]; x++)
+            for (int k = 0; k < step; k++) {
+                const unsigned char *in = (const unsigned char *)host->data[p + k] +
+                                          (size_t)y * (size_t)host->stride[p + k];
+                unsigned char *o = out + (size_t)y * row + ((size_t)x * step + k) * l->bps;
+                if (l->bps == 1) {
+                    *o = in[x];
+                } else {
+                    uint16_t v;
+                    memcpy(&v, in + 2 * x, 2);
+                    v = (uint16_t)(v << shift);
+                    memcpy(o, &v, 2);
+                }
+            }
+}
+
+static int upload(const Fixture *fx, const Storage *st, DeviceClip *dc, void ***all, int *nall) {
+    const FrameLayout *const l = &fx->layout;
+    const int shift = st->msb && l->bitdepth > 8 ? 16 - l->bitdepth : 0;
     dc->pics = calloc((size_t)fx->frames * 2, sizeof(*dc->pics));
     *all = calloc((size_t)fx->frames * 6, sizeof(void *));
     *nall = 0;
@@ -45,28 +81,42 @@ static int upload(const Fixture *fx, DeviceClip *dc, void ***all, int *nall) {
         for (int k = 0; k < 2; k++) {
             const PsnrHvsPicture host = k ? fixture_dist(fx, f) : fixture_ref(fx, f);
             PsnrHvsPicture *const d = &dc->pics[f * 2 + k];
-            for (int p = 0; p < fx->layout.planes; p++) {
-                const size_t row = (size_t)fx->layout.w[p] * fx->layout.bps;
+            for (int p = 0; p < l->planes; p++) {
+                const int step = p && st->interleaved ? 2 : 1;
+                const size_t row = (size_t)l->w[p] * (size_t)l->bps * (size_t)step;
+                unsigned char *const rows = malloc(row * (size_t)l->h[p]);
                 size_t pitch;
                 void *ptr;
-                if (cudaMallocPitch(&ptr, &pitch, row + 64, (size_t)fx->layout.h[p]) != cudaSuccess)
-                    return -1;
+                if (!rows) return -1;
+                store_rows(&host, l, p, step, shift, rows, row);
+                const int ok =
+                    cudaMallocPitch(&ptr, &pitch, row + 64, (size_t)l->h[p]) == cudaSuccess &&
+                    cudaMemcpy2D(ptr, pitch, rows, row, row, (size_t)l->h[p],
+                                 cudaMemcpyHostToDevice) == cudaSuccess;
+                free(rows);
+                if (!ok) return -1;
                 (*all)[(*nall)++] = ptr;
-                if (cudaMemcpy2D(ptr, pitch, host.data[p], (size_t)host.stride[p], row,
-                                 (size_t)fx->layout.h[p], cudaMemcpyHostToDevice) != cudaSuccess)
-                    return -1;
-                d->data[p] = ptr;
-                d->stride[p] = (ptrdiff_t)pitch;
+                for (int q = p; q < p + step; q++) {
+                    d->data[q] = (const unsigned char *)ptr + (size_t)(q - p) * (size_t)l->bps;
+                    d->stride[q] = (ptrdiff_t)pitch;
+                }
+                p += step - 1;
             }
         }
     return 0;
 }
 
-static int score(const Fixture *fx, const PsnrHvsPicture *pics, enum PsnrHvsMemory memory,
-                 PsnrHvsScore *out) {
+static void storage_settings(PsnrHvsSettings *s, const Fixture *fx, const Storage *st) {
+    s->chroma_interleaved = st->interleaved && fx->layout.planes == 3;
+    s->msb_aligned = st->msb && fx->layout.bitdepth > 8;
+}
+
+static int score(const Fixture *fx, const Storage *st, const PsnrHvsPicture *pics,
+                 enum PsnrHvsMemory memory, PsnrHvsScore *out) {
     PsnrHvsSettings s = fx->s;
     s.backend = PSNRHVS_BACKEND_CUDA;
     s.memory = memory;
+    if (pics) storage_settings(&s, fx, st);
     s.logger.callback = logger;
     PsnrHvsContext *c;
     int err = psnrhvs_open(&c, &s);
@@ -92,14 +142,15 @@ static int score(const Fixture *fx, const PsnrHvsPicture *pics, enum PsnrHvsMemo
     return err;
 }
 
-static void check_clip(const Fixture *fx) {
-    DeviceClip dc;
-    void **all;
-    int nall;
+static void check_clip(const Fixture *fx, const Storage *st) {
+    DeviceClip dc = {0};
+    void **all = NULL;
+    int nall = 0;
     PsnrHvsScore *host = calloc((size_t)fx->frames, sizeof(*host));
     PsnrHvsScore *dev = calloc((size_t)fx->frames, sizeof(*dev));
-    int bad = upload(fx, &dc, &all, &nall) || score(fx, NULL, PSNRHVS_MEMORY_HOST, host) ||
-              score(fx, dc.pics, PSNRHVS_MEMORY_DEVICE, dev);
+    int bad = upload(fx, st, &dc, &all, &nall) ||
+              score(fx, st, NULL, PSNRHVS_MEMORY_HOST, host) ||
+              score(fx, st, dc.pics, PSNRHVS_MEMORY_DEVICE, dev);
     for (int f = 0; !bad && f < fx->frames; f++) {
         if (!scores_same_bits(&host[f], &dev[f]) ||
             (fx->golden && fixture_check_golden(fx, f, &dev[f], fx->name))) {
@@ -111,8 +162,8 @@ static void check_clip(const Fixture *fx) {
     }
     compared += fx->frames;
     failures += bad != 0;
-    printf("%-40s %5dx%-5d %2d-bit %3d frames: device pictures %s\n", fx->name, fx->s.width,
-           fx->s.height, fx->s.bitdepth, fx->frames,
+    printf("%-40s %5dx%-5d %2d-bit %3d frames: %-15s device pictures %s\n", fx->name,
+           fx->s.width, fx->s.height, fx->s.bitdepth, fx->frames, st->name,
            bad ? "DIFFERENT" : "identical to the host path");
     for (int i = 0; i < nall; i++) cudaFree(all[i]);
     free(all);
@@ -121,38 +172,92 @@ static void check_clip(const Fixture *fx) {
     free(dev);
 }
 
-/* One luma sample above the maximum in a device picture: refused, located. */
-static void check_range(void) {
+/* A sample out of range in a device picture: refused, located. Planar: a
+ * Cb sample above the 10-bit maximum; P010-style (interleaved, msb-aligned):
+ * a Cr sample with a bit set below its 10 high bits. */
+static void check_range(const Storage *st, const char *want) {
     Fixture fx;
     fixture_generate(&fx, "range", 256, 128, 10, PSNRHVS_PIXEL_LAYOUT_I420, 2, 5);
-    DeviceClip dc;
-    void **all;
-    int nall;
-    if (upload(&fx, &dc, &all, &nall)) {
+    DeviceClip dc = {0};
+    void **all = NULL;
+    int nall = 0;
+    if (upload(&fx, st, &dc, &all, &nall)) {
         failures++;
         return;
     }
-    const uint16_t big = 1024;
+    const uint16_t big = st->msb ? (uint16_t)((7u << 6) | 1u) : 1024;
+    const int plane = st->msb ? 2 : 1;
     const PsnrHvsPicture *const bad = &dc.pics[1 * 2 + 1]; /* frame 1, distorted */
-    cudaMemcpy((uint8_t *)(uintptr_t)bad->data[1] + 9 * bad->stride[1] + 2 * 33, &big, 2,
-               cudaMemcpyHostToDevice);
+    const size_t step = st->interleaved ? 2 : 1;
+    cudaMemcpy((uint8_t *)(uintptr_t)bad->data[plane] + 9 * bad->stride[plane] + 2 * step * 33,
+               &big, 2, cudaMemcpyHostToDevice);
     PsnrHvsScore sc[2];
     logged[0] = '\0';
     PsnrHvsSettings s = fx.s;
     s.backend = PSNRHVS_BACKEND_CUDA;
     s.memory = PSNRHVS_MEMORY_DEVICE;
+    storage_settings(&s, &fx, st);
     s.logger.callback = logger;
     PsnrHvsContext *c;
     int ok = !psnrhvs_open(&c, &s);
     if (ok) {
         ok = !psnrhvs_score(c, &dc.pics[0], &dc.pics[1], &sc[0]) &&
              psnrhvs_score(c, &dc.pics[2], &dc.pics[3], &sc[1]) == PSNRHVS_ERR(EINVAL) &&
-             strstr(logged, "sample 1024 at x 33, y 9 of the distorted picture's Cb plane");
+             strstr(logged, want);
         psnrhvs_close(&c);
     }
-    printf("device picture with a sample out of range: %s", ok ? "refused, located: " : "FAILED: ");
+    printf("%s device picture with a sample out of range: %s", st->name,
+           ok ? "refused, located: " : "FAILED: ");
     printf("%s", logged[0] ? logged : "nothing logged\n");
     failures += !ok;
+    for (int i = 0; i < nall; i++) cudaFree(all[i]);
+    free(all);
+    free(dc.pics);
+    fixture_free(&fx);
+}
+
+/* A ladder of P010-style device pictures (the distorted, the reference,
+ * the distorted again): each rendition has the bits of its pair scored
+ * alone from host memory. */
+static void check_ladder(void) {
+    const Storage *const st = &storages[3];
+    Fixture fx;
+    fixture_generate(&fx, "ladder", 1920, 1080, 10, PSNRHVS_PIXEL_LAYOUT_I420, 3, 17);
+    DeviceClip dc = {0};
+    void **all = NULL;
+    int nall = 0;
+    int bad = upload(&fx, st, &dc, &all, &nall) != 0;
+    PsnrHvsSettings s = fx.s;
+    s.backend = PSNRHVS_BACKEND_CUDA;
+    s.logger.callback = logger;
+    PsnrHvsContext *host = NULL, *lad = NULL;
+    bad = bad || psnrhvs_open(&host, &s);
+    s.memory = PSNRHVS_MEMORY_DEVICE;
+    s.renditions = 3;
+    storage_settings(&s, &fx, st);
+    bad = bad || psnrhvs_open(&lad, &s);
+    for (int f = 0; !bad && f < fx.frames; f++) {
+        const PsnrHvsPicture dist[3] = {dc.pics[f * 2 + 1], dc.pics[f * 2], dc.pics[f * 2 + 1]};
+        const PsnrHvsPicture hr = fixture_ref(&fx, f), hd = fixture_dist(&fx, f);
+        PsnrHvsScore got[3], want[2];
+        bad = psnrhvs_send_ladder(lad, &dc.pics[f * 2], dist, (uint64_t)f) ||
+              psnrhvs_receive_ladder(lad, got) || psnrhvs_score(host, &hr, &hd, &want[0]) ||
+              psnrhvs_score(host, &hr, &hr, &want[1]);
+        for (int r = 0; !bad && r < 3; r++) {
+            want[r & 1].tag = got[r].tag;
+            bad = !scores_same_bits(&got[r], &want[r & 1]);
+            if (bad)
+                fprintf(stderr, "ladder frame %d rendition %d: %a %a %a, alone %a %a %a\n", f, r,
+                        got[r].raw[0], got[r].raw[1], got[r].raw[2], want[r & 1].raw[0],
+                        want[r & 1].raw[1], want[r & 1].raw[2]);
+        }
+    }
+    psnrhvs_close(&lad);
+    psnrhvs_close(&host);
+    printf("ladder of 3 %s device pictures, 1920x1080 10-bit: %s\n", st->name,
+           bad ? "DIFFERENT or FAILED" : "each rendition identical to its pair alone");
+    failures += bad;
+    compared += fx.frames * 3;
     for (int i = 0; i < nall; i++) cudaFree(all[i]);
     free(all);
     free(dc.pics);
@@ -184,7 +289,8 @@ int main(int argc, char **argv) {
             failures += r < 0;
             continue;
         }
-        check_clip(&fx);
+        for (size_t k = 0; k < sizeof(storages) / sizeof(storages[0]); k++)
+            check_clip(&fx, &storages[k]);
         fixture_free(&fx);
     }
     globfree(&g);
@@ -201,7 +307,8 @@ int main(int argc, char **argv) {
         if (fixture_load_pair(&fx, ref, dist))
             failures++;
         else
-            check_clip(&fx);
+            for (size_t k = 0; k < sizeof(storages) / sizeof(storages[0]); k++)
+                check_clip(&fx, &storages[k]);
         fixture_free(&fx);
     }
     static const struct {
@@ -213,10 +320,14 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof(name), "generated %dx%d %d-bit", gen[i].w, gen[i].h, gen[i].bits);
         fixture_generate(&fx, name, gen[i].w, gen[i].h, gen[i].bits, PSNRHVS_PIXEL_LAYOUT_I420,
                          gen[i].frames, (uint32_t)i + 11);
-        check_clip(&fx);
+        for (size_t k = 0; k < sizeof(storages) / sizeof(storages[0]); k++)
+            check_clip(&fx, &storages[k]);
         fixture_free(&fx);
     }
-    check_range();
+    check_range(&storages[0], "sample 1024 at x 33, y 9 of the distorted picture's Cb plane");
+    check_range(&storages[3], "sample 0x01c1 at x 33, y 9 of the distorted picture's Cr plane has "
+                              "bits set below its 10 high bits");
+    check_ladder();
     printf("%d frames compared, %d failures\n", compared, failures);
     return failures != 0;
 }

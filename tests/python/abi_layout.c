@@ -33,6 +33,8 @@ int main(void) {
     OFF(PsnrHvsSettings, logger);
     OFF(PsnrHvsSettings, memory);
     OFF(PsnrHvsSettings, renditions);
+    OFF(PsnrHvsSettings, chroma_interleaved);
+    OFF(PsnrHvsSettings, msb_aligned);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);
     FSIZE(PsnrHvsSettings, reserved);

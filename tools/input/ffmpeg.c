@@ -23,6 +23,7 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/dict.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 
@@ -46,6 +47,7 @@ struct FFmpegInput {
     int flushed;     ///< the end of the stream was sent to the decoder
     int pending;     ///< cur is the first frame, decoded by open
     int hw_fallback; ///< NVDEC turned this stream down: decoded on the CPU
+    int device_out;  ///< GPU frames are handed out as they are (read_device), not copied
     unsigned decoded;
 
     FrameUnpack u; ///< the format of the first frame; every frame must keep it
@@ -191,7 +193,12 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
     }
     char dev[16], detail[600];
     snprintf(dev, sizeof(dev), "%d", s->opt->hw_device);
-    const int ret = av_hwdevice_ctx_create(&d->hw_device, AV_HWDEVICE_TYPE_CUDA, dev, NULL, 0);
+    /* The device's primary context, the one the CUDA runtime (the library's
+     * CUDA backend) uses: the decoded frames' memory is then valid there. */
+    AVDictionary *opts = NULL;
+    av_dict_set(&opts, "primary_ctx", "1", 0);
+    const int ret = av_hwdevice_ctx_create(&d->hw_device, AV_HWDEVICE_TYPE_CUDA, dev, opts, 0);
+    av_dict_free(&opts);
     if (ret < 0) {
         psnrhvs_stream_error(s,
                              "--hwaccel cuda: cannot open CUDA device %d to decode %s: %s%s; it "
@@ -209,15 +216,13 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
 }
 
 /*
- * The one place a decoded GPU frame leaves the GPU: copied to system memory
- * (NV12, P010, P016 or YUV444P/YUV444P16, as NVDEC writes them) and scored
- * like any other frame. A device-pointer path (the library scoring CUDA device
- * pointers) replaces this function: it hands frame->data[] (CUdeviceptr
- * planes of the CUDA frame) to the scorer instead of transferring them.
+ * A decoded GPU frame for the host path: copied to system memory (NV12, P010,
+ * P016 or YUV444P/YUV444P16, as NVDEC writes them) and scored like any other
+ * frame. Frames handed out on the GPU (read_device) are not copied.
  */
 static int frame_to_host(FFmpegInput *const d, const AVFrame *const frame,
                          const AVFrame **const out) {
-    if (frame->format != AV_PIX_FMT_CUDA) {
+    if (frame->format != AV_PIX_FMT_CUDA || d->device_out) {
         *out = frame;
         return 0;
     }
@@ -559,6 +564,66 @@ static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const bu
     return 1;
 }
 
+/* The frames on the GPU: as NVDEC writes them, which the library reads in
+ * place (NV12/P010/P016 chroma interleaved, samples above 8 bits in the
+ * high bits of their word). */
+static int ffmpeg_device_frames(void *const priv, DeviceFrames *const df) {
+    const FFmpegInput *const d = priv;
+    const FrameUnpack *const u = &d->u;
+    if (d->frame->format != AV_PIX_FMT_CUDA || u->chroma_swap) return 0;
+    if (u->down && (u->bytes != 2 || u->down != 16 - u->fmt.bitdepth)) return 0;
+    df->chroma_interleaved = u->semi;
+    df->msb_aligned = u->down > 0;
+    return 1;
+}
+
+static int ffmpeg_read_device(void *const priv, InputStream *const s, PsnrHvsPicture *const pic,
+                              void **const hold, const unsigned frame_idx) {
+    FFmpegInput *const d = priv;
+    const FrameUnpack *const u = &d->u;
+    d->device_out = 1;
+    if (d->pending) {
+        d->pending = 0;
+    } else {
+        const int res = next_frame(d, s);
+        if (res < 0) d->failed = 1;
+        if (res <= 0) return res;
+    }
+    const AVFrame *const f = d->frame;
+    const AVHWFramesContext *const hw =
+        f->hw_frames_ctx ? (const AVHWFramesContext *)(const void *)f->hw_frames_ctx->data : NULL;
+    if (f->format != AV_PIX_FMT_CUDA || !hw || (int)hw->sw_format != u->pix_fmt ||
+        f->width != u->fmt.width || f->height != u->fmt.height) {
+        psnrhvs_stream_error(s,
+                             "frame %u of %s is %dx%d %s, its first frame %dx%d %s on the GPU: "
+                             "psnrhvs scores one size and pixel format per input",
+                             frame_idx, s->name, f->width, f->height,
+                             av_get_pix_fmt_name(hw ? hw->sw_format : (enum AVPixelFormat)f->format),
+                             u->fmt.width, u->fmt.height,
+                             av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
+        d->failed = 1;
+        return -1;
+    }
+    memset(pic, 0, sizeof(*pic));
+    for (int p = 0; p < u->geo.num_planes; p++) {
+        const int src = p && u->semi ? 1 : p;
+        pic->data[p] = f->data[src] + (p == 2 && u->semi ? u->bytes : 0);
+        pic->stride[p] = f->linesize[src];
+    }
+    /* A reference of its own: the decoder reuses d->frame for the next one. */
+    if (!(*hold = av_frame_clone(f))) {
+        psnrhvs_stream_error(s, "out of memory");
+        d->failed = 1;
+        return -1;
+    }
+    return 1;
+}
+
+void psnrhvs_ffmpeg_hold_free(void *const hold) {
+    AVFrame *f = hold;
+    av_frame_free(&f);
+}
+
 static long long ffmpeg_frames_left(void *const priv, const unsigned frames_read) {
     const FFmpegInput *const d = priv;
     const int64_t n = d->fc->streams[d->stream]->nb_frames;
@@ -574,4 +639,6 @@ const Demuxer psnrhvs_demuxer_ffmpeg = {
     .close = ffmpeg_close,
     .samples_native = 1,
     .frames_left = ffmpeg_frames_left,
+    .device_frames = ffmpeg_device_frames,
+    .read_device = ffmpeg_read_device,
 };

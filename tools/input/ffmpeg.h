@@ -57,4 +57,7 @@ int psnrhvs_unpack_init(FrameUnpack *u, int pix_fmt, int depth, int width, int h
 int psnrhvs_unpack_frame(const FrameUnpack *u, const struct AVFrame *f, uint8_t *buf, unsigned idx,
                          const char *name, char *err, size_t err_size);
 
+/** Free a decoded frame kept on the GPU (an AVFrame reference). */
+void psnrhvs_ffmpeg_hold_free(void *hold);
+
 #endif /* PSNRHVS_TOOLS_INPUT_FFMPEG_H */

@@ -17,6 +17,9 @@
 
 #include "input/convert.h"
 #include "input/input.h"
+#ifdef PSNRHVS_HAVE_FFMPEG
+#include "input/ffmpeg.h"
+#endif
 
 /* Probed in order; the raw reader accepts anything, so it comes last. */
 static const Demuxer *const demuxers[] = {
@@ -48,6 +51,7 @@ struct Input {
     size_t page;
     int guard;       ///< its slot in the SIGBUS guard, -1 when none
     int defer_range; ///< in-place 16-bit frames: the range is checked on request
+    int on_device;   ///< frames handed out on the GPU (psnrhvs_input_keep_on_device)
 };
 
 void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
@@ -487,6 +491,27 @@ int psnrhvs_input_frame_alloc(const Input *const in, InputFrame *const frame) {
 void psnrhvs_input_frame_free(InputFrame *const frame) {
     free(frame->buf);
     frame->buf = NULL;
+    psnrhvs_input_hold_free(frame->hold);
+    frame->hold = NULL;
+}
+
+void psnrhvs_input_hold_free(void *const hold) {
+#ifdef PSNRHVS_HAVE_FFMPEG
+    if (hold) psnrhvs_ffmpeg_hold_free(hold);
+#else
+    (void)hold;
+#endif
+}
+
+int psnrhvs_input_device_frames(const Input *const in, DeviceFrames *const df) {
+    memset(df, 0, sizeof(*df));
+    if (in->conv || !in->dmx->device_frames || !in->dmx->read_device) return 0;
+    return in->dmx->device_frames(in->priv, df);
+}
+
+void psnrhvs_input_keep_on_device(Input *const in) {
+    DeviceFrames df;
+    in->on_device = psnrhvs_input_device_frames(in, &df);
 }
 
 /* File words are little endian; the library wants native uint16_t. */
@@ -631,6 +656,15 @@ static int mapped_read(Input *const in, InputFrame *const frame) {
 
 int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
     if (in->map) return mapped_read(in, frame);
+    if (in->on_device) {
+        psnrhvs_input_hold_free(frame->hold);
+        frame->hold = NULL;
+        const int res =
+            in->dmx->read_device(in->priv, &in->s, &frame->pic, &frame->hold, in->frames_read);
+        if (res <= 0) return res;
+        in->frames_read++;
+        return 1;
+    }
     /* Converted frames are read into the scratch frame first. */
     uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
     const int res = in->dmx->read(in->priv, &in->s, buf, in->ngeo.frame_bytes, in->frames_read);

@@ -91,7 +91,18 @@ void psnrhvs_stream_error(InputStream *s, const char *fmt, ...);
 typedef struct InputFrame {
     uint8_t *buf;
     PsnrHvsPicture pic;
+    /* Frames kept on the GPU (psnrhvs_input_keep_on_device): pic holds
+     * device pointers and hold keeps them valid until freed with
+     * psnrhvs_input_hold_free(). Whoever takes it sets it to NULL; the
+     * next read into this frame frees one left here. */
+    void *hold;
 } InputFrame;
+
+/** How a decoder's frames lie on the GPU (PsnrHvsSettings' fields of the same names). */
+typedef struct DeviceFrames {
+    int chroma_interleaved; ///< NV12, P010, P016: Cb and Cr alternate in one plane
+    int msb_aligned;        ///< P010, P016, YUV444P16: samples in the high bits of their word
+} DeviceFrames;
 
 /**
  * A reader, in the manner of dav1d's Demuxer. probe() looks at the first bytes;
@@ -113,6 +124,13 @@ typedef struct Demuxer {
      * file size. */
     int samples_native;
     long long (*frames_left)(void *priv, unsigned frames_read);
+    /* Decoders whose frames are on a GPU (FFmpeg with --hwaccel cuda): 1 and
+     * how they are stored, else 0 (NULL: never). */
+    int (*device_frames)(void *priv, DeviceFrames *df);
+    /* Instead of read(): the next frame's device planes in pic, *hold
+     * keeping them valid (freed with psnrhvs_input_hold_free()). */
+    int (*read_device)(void *priv, InputStream *s, PsnrHvsPicture *pic, void **hold,
+                       unsigned frame_idx);
 } Demuxer;
 
 typedef struct Input Input;
@@ -234,6 +252,24 @@ void psnrhvs_input_defer_range_check(Input *in);
  */
 int psnrhvs_input_range_message(const Input *in, const PsnrHvsPicture *pic, unsigned frame,
                                 char *msg, size_t size);
+
+/**
+ * 1 and how they are stored in df when in's frames are decoded on the GPU
+ * and could be handed out there as they are (not converted); else 0. Call
+ * after setting the formats and before reading.
+ */
+int psnrhvs_input_device_frames(const Input *in, DeviceFrames *df);
+
+/**
+ * After psnrhvs_input_device_frames() said 1: from now on, reads hand out
+ * the frames' device planes (CUDA device pointers of the GPU that decoded
+ * them) in frame->pic, kept valid by frame->hold, instead of copying them
+ * to host memory. The range check of the samples is then the scorer's.
+ */
+void psnrhvs_input_keep_on_device(Input *in);
+
+/** Free a frame's hold (NULL: nothing); the device planes may then be reused. */
+void psnrhvs_input_hold_free(void *hold);
 
 extern const Demuxer psnrhvs_demuxer_y4m;
 extern const Demuxer psnrhvs_demuxer_yuv;

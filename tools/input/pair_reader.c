@@ -263,6 +263,11 @@ int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
         for (int r = 0; r < pr->n; r++)
             pair->dists[r] = sl->active >> r & 1 ? &sl->df[r].pic : &sl->rf.pic;
         pair->dist = pair->dists[0];
+        /* The ring's frames stay put until released: the main thread may take their holds. */
+        PairSlot *const own = &pr->slot[pr->head];
+        pair->holds[0] = &own->rf.hold;
+        for (int r = 0; r < pr->n; r++)
+            pair->holds[1 + r] = sl->active >> r & 1 ? &own->df[r].hold : NULL;
         pair->active = sl->active;
         pair->idx = sl->idx;
         return 1;

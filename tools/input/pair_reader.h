@@ -28,6 +28,10 @@ typedef struct FramePair {
     const PsnrHvsPicture *dists[PSNRHVS_MAX_RENDITIONS];
     unsigned active; ///< bit r: rendition r has a frame here
     unsigned idx;    ///< frame number after skipping
+    /* Frames kept on the GPU: [0] the reference's InputFrame.hold, [1 + r]
+     * rendition r's (NULL where it has no frame). Take one by setting it
+     * to NULL; one left is freed when the slot is read into again. */
+    void **holds[1 + PSNRHVS_MAX_RENDITIONS];
 } FramePair;
 
 typedef struct PairReader PairReader;
