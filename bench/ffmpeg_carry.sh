@@ -158,8 +158,9 @@ EOF
 chmod +x "$out/psnrhvs"
 
 # The clips bench/hwaccel_gpu.sh scores (CLIPS=0: none): 60 frames of 3840x2160
-# at 30 fps, a grainy test pattern; the reference an H.264 at 16 Mbit/s, the
-# encodes H.264 at 6 and HEVC at 4 Mbit/s, 8 and 10 bits (7.5 MB together).
+# at 30 fps, a grainy test pattern; the references an H.264 at 16 Mbit/s and
+# a 10-bit HEVC at 8, the encodes H.264 at 6 and HEVC at 4 Mbit/s, 8 and 10
+# bits (9.5 MB together).
 if [ "${CLIPS:-1}" != 0 ]; then
     command -v ffmpeg >/dev/null || { echo "ffmpeg_carry.sh: no ffmpeg CLI for the clips" >&2; exit 1; }
     mkdir -p "$out/clips"
@@ -170,6 +171,8 @@ if [ "${CLIPS:-1}" != 0 ]; then
     enc -c:v libx264 -preset veryfast -b:v 6M "$out/clips/dist_h264.mp4"
     enc "${x265[@]}" "$out/clips/dist_hevc.mp4"
     enc -pix_fmt yuv420p10le "${x265[@]}" "$out/clips/dist_hevc10.mkv"
+    enc -pix_fmt yuv420p10le -c:v libx265 -preset ultrafast -b:v 8M -x265-params log-level=none \
+        "$out/clips/ref10.mkv"
 fi
 
 # Check: every library resolves inside OUT_DIR or to glibc, and the CLI starts.

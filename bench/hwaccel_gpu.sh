@@ -2,7 +2,9 @@
 # Decode-and-score speed of 3840x2160 encodes on the GPU machine: FFmpeg's
 # CUDA decoder (NVDEC, --hwaccel cuda) against decoding on the CPU, each
 # scored by the CPU backend and by the CUDA backend, and every configuration's
-# scores compared bit for bit. The GPU machine has no FFmpeg: everything comes
+# scores compared bit for bit. Decoding on the GPU for the CUDA backend runs
+# twice: frames scored where NVDEC wrote them (gpu), and copied to host
+# memory and uploaded again (gpu-copy: PSNRHVS_HWACCEL_COPY=1). The GPU machine has no FFmpeg: everything comes
 # from the folder bench/ffmpeg_carry.sh made here (the CLI, Debian's FFmpeg
 # libraries, and 60-frame clips in CARRY/clips).
 #
@@ -53,26 +55,34 @@ pairs=(
     "h264|ref8.mkv|dist_h264.mp4|"
     "hevc|ref8.mkv|dist_hevc.mp4|"
     "hevc10|ref8.mkv|dist_hevc10.mkv|--common_bitdepth"
+    "p010|ref10.mkv|dist_hevc10.mkv|"
 )
 now() { date +%s.%N; }
 say ""
-say "== decode and score, 3840x2160, best of $REPS runs (wall clock of the whole command, start-up included)"
-printf '%-8s %-6s %-6s %8s %8s  %s\n' pair decode score frames fps note | tee -a "$S"
+say "== decode and score, 3840x2160, best of $REPS runs: fps of the whole command (start-up included), and"
+say "   steady fps from PSNRHVS_TIMING (frames after the first score over the time after it)"
+printf '%-8s %-8s %-6s %6s %8s %8s  %s\n' pair decode score frames fps steady note | tee -a "$S"
 fail=0
 for pr in "${pairs[@]}"; do
     IFS='|' read -r name ref dist extra <<<"$pr"
-    for dec in cpu gpu; do
+    [ -f "$C/$ref" ] && [ -f "$C/$dist" ] || continue
+    for dec in cpu gpu gpu-copy; do
         for be in $backends; do
+            [ "$dec" = gpu-copy ] && [ "$be" != cuda ] && continue
             tag="${name}_${dec}_${be}"
             flags=(--backend "$be" --threads 0)
-            [ "$dec" = gpu ] && flags+=(--hwaccel cuda)
+            [ "$dec" != cpu ] && flags+=(--hwaccel cuda)
+            copy=0
+            [ "$dec" = gpu-copy ] && copy=1
             best=""
+            steady=""
             note=""
             for rep in $(seq "$REPS"); do
                 t0=$(now)
                 # shellcheck disable=SC2086
-                "$P" -r "$C/$ref" -d "$C/$dist" $extra "${flags[@]}" --json --raw --precision max \
-                    -o "$L/$tag.json" >"$L/$tag.out" 2>"$L/$tag.err"
+                PSNRHVS_TIMING=1 PSNRHVS_HWACCEL_COPY=$copy "$P" -r "$C/$ref" -d "$C/$dist" $extra \
+                    "${flags[@]}" --json --raw --precision max -o "$L/$tag.json" >"$L/$tag.out" \
+                    2>"$L/$tag.err"
                 rc=$?
                 t1=$(now)
                 if [ $rc -ne 0 ]; then
@@ -82,14 +92,23 @@ for pr in "${pairs[@]}"; do
                 fi
                 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')
                 best=$(awk -v w="$wall" -v b="${best:-1e9}" 'BEGIN {print (w < b ? w : b)}')
+                s1=$(awk -v n=59 '/timing:/ {for (i = 1; i <= NF; i++) {if ($i == "first" && $(i+1) == "score") f = $(i+2); if ($i == "all") a = $(i+1)}} END {if (a > f) printf "%.1f", n / ((a - f) / 1e3)}' "$L/$tag.err")
+                steady=$(awk -v s="${s1:-0}" -v b="${steady:-0}" 'BEGIN {print (s > b ? s : b)}')
             done
             grep -q "NVDEC cannot decode\|no CUDA decoder" "$L/$tag.err" 2>/dev/null &&
                 note="CPU FALLBACK: $(head -c 200 "$L/$tag.err")"
+            if [ "$dec" != cpu ] && [ -z "$note" ]; then
+                if grep -q "copied to host memory" "$L/$tag.err"; then
+                    note="frames copied to host: $(grep -o 'memory: .*' "$L/$tag.err" | head -c 120)"
+                else
+                    note="frames scored on the GPU where NVDEC wrote them"
+                fi
+            fi
             frames=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["frames"]))' \
                 "$L/$tag.json" 2>/dev/null || echo 0)
             fps=$([ -n "$best" ] && awk -v n="$frames" -v t="$best" 'BEGIN {printf "%.1f", n / t}' || echo -)
-            printf '%-8s %-6s %-6s %8s %8s  %s\n' "$name" "$dec" "$be" "$frames" "$fps" "$note" |
-                tee -a "$S"
+            printf '%-8s %-8s %-6s %6s %8s %8s  %s\n' "$name" "$dec" "$be" "$frames" "$fps" \
+                "${steady:--}" "$note" | tee -a "$S"
         done
     done
 done
@@ -100,9 +119,9 @@ python3 - "$L" "$backends" >>"$S" 2>&1 <<'EOF'
 import json, os, sys
 d, backends = sys.argv[1], sys.argv[2].split()
 bad = 0
-for name in ("h264", "hevc", "hevc10"):
+for name in ("h264", "hevc", "hevc10", "p010"):
     runs = {}
-    for dec in ("cpu", "gpu"):
+    for dec in ("cpu", "gpu", "gpu-copy"):
         for be in backends:
             p = os.path.join(d, "%s_%s_%s.json" % (name, dec, be))
             if os.path.exists(p):

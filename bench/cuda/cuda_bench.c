@@ -100,16 +100,18 @@ static int gen_files(int argc, char **argv) {
 }
 
 /* devpics (CUDA only): the NFRAMES pairs already on the device, [f][side],
- * scored in place (settings.memory = PSNRHVS_MEMORY_DEVICE); NULL: host. */
+ * scored in place (settings.memory = PSNRHVS_MEMORY_DEVICE), stored as NVDEC
+ * writes them when nvdec (NV12, or P010 above 8 bits); NULL: host. */
 static double lib_fps(enum PsnrHvsBackend backend, int threads, const FrameLayout *l,
                       unsigned char *const ref[NFRAMES], unsigned char *const dist[NFRAMES],
-                      const PsnrHvsPicture (*devpics)[2], int frames, PsnrHvsScore *scores,
-                      char *isa, size_t isa_size) {
+                      const PsnrHvsPicture (*devpics)[2], int nvdec, int frames,
+                      PsnrHvsScore *scores, char *isa, size_t isa_size) {
     PsnrHvsSettings s;
     psnrhvs_default_settings(&s);
     const int w = l->w[0], h = l->h[0], bd = l->bitdepth;
     s.width = w, s.height = h, s.bitdepth = bd, s.backend = backend, s.threads = threads;
     if (devpics) s.memory = PSNRHVS_MEMORY_DEVICE;
+    if (devpics && nvdec) s.chroma_interleaved = 1, s.msb_aligned = bd > 8;
     PsnrHvsContext *c;
     const double t_open = now();
     if (psnrhvs_open(&c, &s)) return -1;
@@ -122,7 +124,8 @@ static double lib_fps(enum PsnrHvsBackend backend, int threads, const FrameLayou
     if (psnrhvs_score(c, &r, &d, &sc)) return -1;
     const double t0 = now();
     printf("RESULT %dx%d %d-bit library %s%s: open + first frame %.1f ms\n", w, h, bd,
-           backend == PSNRHVS_BACKEND_CUDA ? "cuda" : "cpu", devpics ? " (device pictures)" : "",
+           backend == PSNRHVS_BACKEND_CUDA ? "cuda" : "cpu",
+           devpics ? (nvdec ? " (device pictures as NVDEC's)" : " (device pictures)") : "",
            (t0 - t_open) * 1e3);
     int sent = 0, got = 0;
     while (got < frames) {
@@ -296,11 +299,11 @@ int main(int argc, char **argv) {
     PsnrHvsScore gs[NFRAMES], cs[NFRAMES];
     char gisa[32], cisa[32];
     const int lib_frames = iters / 2 > NFRAMES ? iters / 2 : NFRAMES;
-    const double gfps =
-        lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, NULL, lib_frames, gs, gisa, sizeof(gisa));
+    const double gfps = lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, NULL, 0, lib_frames, gs,
+                                gisa, sizeof(gisa));
     const int cf = cpu_frames < NFRAMES ? NFRAMES : cpu_frames;
-    const double cfps =
-        lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, &l, ref, dist, NULL, cf, cs, cisa, sizeof(cisa));
+    const double cfps = lib_fps(PSNRHVS_BACKEND_CPU, cpu_threads, &l, ref, dist, NULL, 0, cf, cs,
+                                cisa, sizeof(cisa));
     /* (d) the library with the frames resident on the device: no uploads. */
     PsnrHvsPicture devpics[NFRAMES][2];
     void *devmem[NFRAMES][2];
@@ -315,18 +318,70 @@ int main(int argc, char **argv) {
                 devpics[f][k].data[p] = (unsigned char *)devmem[f][k] + l.offset[p];
         }
     PsnrHvsScore ds[NFRAMES];
-    const double dfps = lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist,
-                                (const PsnrHvsPicture(*)[2])devpics, iters, ds, gisa, sizeof(gisa));
+    const double dfps =
+        lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, (const PsnrHvsPicture(*)[2])devpics, 0,
+                iters, ds, gisa, sizeof(gisa));
     for (int f = 0; f < NFRAMES; f++)
         for (int k = 0; k < 2; k++) CK(cudaFree(devmem[f][k]));
-    int same = gfps > 0 && cfps > 0 && dfps > 0;
+    /* (e) the same as NVDEC stores frames: chroma interleaved (NV12), 16-bit
+     * samples in the high bits (P010), scored where they are. 4:2:0 only. */
+    PsnrHvsScore ns[NFRAMES];
+    double nfps = 0;
+    const int shift = l.bitdepth > 8 ? 16 - l.bitdepth : 0;
+    for (int f = 0; f < NFRAMES && l.planes == 3; f++)
+        for (int k = 0; k < 2; k++) {
+            const PsnrHvsPicture hp = frame_picture(&l, k ? dist[f] : ref[f], 0);
+            const size_t luma = (size_t)l.w[0] * l.bps * l.h[0];
+            const size_t crow = (size_t)l.w[1] * 2 * l.bps;
+            unsigned char *const nv = malloc(luma + crow * l.h[1]);
+            if (!nv) return 1;
+            for (int p = 0; p < 3; p++)
+                for (int y = 0; y < l.h[p]; y++)
+                    for (int x = 0; x < l.w[p]; x++) {
+                        const unsigned char *in = (const unsigned char *)hp.data[p] +
+                                                  (size_t)y * hp.stride[p] + (size_t)x * l.bps;
+                        unsigned char *o =
+                            p ? nv + luma + y * crow + ((size_t)x * 2 + p - 1) * l.bps
+                              : nv + ((size_t)y * l.w[0] + x) * l.bps;
+                        if (l.bps == 1) {
+                            *o = *in;
+                        } else {
+                            uint16_t v;
+                            memcpy(&v, in, 2);
+                            v = (uint16_t)(v << shift);
+                            memcpy(o, &v, 2);
+                        }
+                    }
+            CK(cudaMalloc(&devmem[f][k], luma + crow * l.h[1]));
+            CK(cudaMemcpy(devmem[f][k], nv, luma + crow * l.h[1], cudaMemcpyHostToDevice));
+            free(nv);
+            PsnrHvsPicture *const dp = &devpics[f][k];
+            dp->data[0] = devmem[f][k];
+            dp->stride[0] = (ptrdiff_t)l.w[0] * l.bps;
+            dp->data[1] = (unsigned char *)devmem[f][k] + luma;
+            dp->data[2] = (unsigned char *)devmem[f][k] + luma + l.bps;
+            dp->stride[1] = dp->stride[2] = (ptrdiff_t)crow;
+        }
+    if (l.planes == 3) {
+        nfps = lib_fps(PSNRHVS_BACKEND_CUDA, 0, &l, ref, dist, (const PsnrHvsPicture(*)[2])devpics,
+                       1, iters, ns, gisa, sizeof(gisa));
+        for (int f = 0; f < NFRAMES; f++)
+            for (int k = 0; k < 2; k++) CK(cudaFree(devmem[f][k]));
+    }
+    int same = gfps > 0 && cfps > 0 && dfps > 0 && (l.planes != 3 || nfps > 0);
     for (int f = 0; f < NFRAMES && same; f++)
         if (memcmp(gs[f].raw, cs[f].raw, sizeof(gs[f].raw)) ||
-            memcmp(ds[f].raw, cs[f].raw, sizeof(ds[f].raw)))
+            memcmp(ds[f].raw, cs[f].raw, sizeof(ds[f].raw)) ||
+            (l.planes == 3 && memcmp(ns[f].raw, cs[f].raw, sizeof(ns[f].raw))))
             same = 0;
     printf("RESULT %s library cuda, device pictures (resident, no upload): %.1f fps (%d frames), "
            "%.2fx the pinned upload path\n",
            tag, dfps, iters, dfps / pinned_fps);
+    if (l.planes == 3)
+        printf("RESULT %s library cuda, device pictures as NVDEC's (%s, resident): %.1f fps (%d "
+               "frames), %.2fx the planar ones, %.2fx the pinned upload path\n",
+               tag, l.bitdepth > 8 ? "P010-style" : "NV12", nfps, iters, nfps / dfps,
+               nfps / pinned_fps);
     printf("RESULT %s library cuda: %.1f fps (%d frames)\n", tag, gfps, lib_frames);
     printf("RESULT %s library cpu (%s, %d threads): %.1f fps (%d frames)\n", tag, cisa, cpu_threads,
            cfps, cf);

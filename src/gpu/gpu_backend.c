@@ -25,7 +25,7 @@
 typedef struct GpuSlot {
     gpuStream_t stream;
     gpuEvent_t done;
-    gpuEvent_t written; ///< device pictures: the legacy default stream's work before submit
+    gpuEvent_t written;  ///< device pictures: the legacy default stream's work before submit
     unsigned char *host; ///< pinned: packed frame (host pictures), then each rendition's sums
     void *workspace;     ///< device: packed frame (host pictures), then each job's arrays
     PsnrHvsGpuJob job[PSNRHVS_GPU_MAX_RENDITIONS];       ///< one per rendition
@@ -354,7 +354,8 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
     for (int k = 0; k <= b->renditions && !e.found; k++)
         for (int p = 0; p < c->geom.num_planes && !e.found; p++) {
             const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
-            /* The last sample of a row ends the copy (its other plane's may be past the picture). */
+            /* The last sample of a row ends the copy (its other plane's may be past the picture).
+             */
             const size_t row = gp->row_bytes * (size_t)gp->step -
                                (size_t)(gp->step - 1) * (size_t)c->geom.bytes_per_sample;
             const gpuError_t ce =

@@ -109,7 +109,8 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
         for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
     }
     psh_i32 d[64];
-    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift))) return;
+    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift)))
+        return;
     const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
     PSH_UNROLL
     for (int k = 0; k < 64; k++) cd[k][threadIdx.x] = d[k];
@@ -122,8 +123,8 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     job.block_sum[g] = sum;
 #else
     psh_i32 s[64], d[64];
-    const unsigned any =
-        load_block<Pixel>(s, ref, pl.ref_pitch, pl.step, job.sample_shift) | load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift);
+    const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch, pl.step, job.sample_shift) |
+                         load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift);
     if (out_of_range(job, g, any)) return;
     float t[64];
     psh_block_terms(s, d, p, job.mask_product, t);

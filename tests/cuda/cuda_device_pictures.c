@@ -51,8 +51,8 @@ typedef struct DeviceClip {
 
 /* Plane p of a host picture (planes p and p + 1 when interleaved) into
  * host rows of the stored format: step samples apart, moved up by shift. */
-static void store_rows(const PsnrHvsPicture *host, const FrameLayout *l, int p, int step,
-                       int shift, unsigned char *out, size_t row) {
+static void store_rows(const PsnrHvsPicture *host, const FrameLayout *l, int p, int step, int shift,
+                       unsigned char *out, size_t row) {
     for (int y = 0; y < l->h[p]; y++)
         for (int x = 0; x < l->w[p]; x++)
             for (int k = 0; k < step; k++) {
@@ -148,8 +148,7 @@ static void check_clip(const Fixture *fx, const Storage *st) {
     int nall = 0;
     PsnrHvsScore *host = calloc((size_t)fx->frames, sizeof(*host));
     PsnrHvsScore *dev = calloc((size_t)fx->frames, sizeof(*dev));
-    int bad = upload(fx, st, &dc, &all, &nall) ||
-              score(fx, st, NULL, PSNRHVS_MEMORY_HOST, host) ||
+    int bad = upload(fx, st, &dc, &all, &nall) || score(fx, st, NULL, PSNRHVS_MEMORY_HOST, host) ||
               score(fx, st, dc.pics, PSNRHVS_MEMORY_DEVICE, dev);
     for (int f = 0; !bad && f < fx->frames; f++) {
         if (!scores_same_bits(&host[f], &dev[f]) ||
@@ -162,8 +161,8 @@ static void check_clip(const Fixture *fx, const Storage *st) {
     }
     compared += fx->frames;
     failures += bad != 0;
-    printf("%-40s %5dx%-5d %2d-bit %3d frames: %-15s device pictures %s\n", fx->name,
-           fx->s.width, fx->s.height, fx->s.bitdepth, fx->frames, st->name,
+    printf("%-40s %5dx%-5d %2d-bit %3d frames: %-15s device pictures %s\n", fx->name, fx->s.width,
+           fx->s.height, fx->s.bitdepth, fx->frames, st->name,
            bad ? "DIFFERENT" : "identical to the host path");
     for (int i = 0; i < nall; i++) cudaFree(all[i]);
     free(all);

@@ -594,13 +594,13 @@ static int ffmpeg_read_device(void *const priv, InputStream *const s, PsnrHvsPic
         f->hw_frames_ctx ? (const AVHWFramesContext *)(const void *)f->hw_frames_ctx->data : NULL;
     if (f->format != AV_PIX_FMT_CUDA || !hw || (int)hw->sw_format != u->pix_fmt ||
         f->width != u->fmt.width || f->height != u->fmt.height) {
-        psnrhvs_stream_error(s,
-                             "frame %u of %s is %dx%d %s, its first frame %dx%d %s on the GPU: "
-                             "psnrhvs scores one size and pixel format per input",
-                             frame_idx, s->name, f->width, f->height,
-                             av_get_pix_fmt_name(hw ? hw->sw_format : (enum AVPixelFormat)f->format),
-                             u->fmt.width, u->fmt.height,
-                             av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
+        psnrhvs_stream_error(
+            s,
+            "frame %u of %s is %dx%d %s, its first frame %dx%d %s on the GPU: "
+            "psnrhvs scores one size and pixel format per input",
+            frame_idx, s->name, f->width, f->height,
+            av_get_pix_fmt_name(hw ? hw->sw_format : (enum AVPixelFormat)f->format), u->fmt.width,
+            u->fmt.height, av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
         d->failed = 1;
         return -1;
     }
