@@ -109,7 +109,8 @@ typedef struct PsnrHvsSettings {
                                ///< 0 or 1 (default) = one (psnrhvs_send); more = a ladder
                                ///< (psnrhvs_send_ladder), the reference's work done once
     /* How device pictures (PSNRHVS_MEMORY_DEVICE) store their samples, as
-     * decoders write them; host pictures are always planar, low-aligned. */
+     * decoders write them; host pictures (reference_on_host's too) are
+     * always planar, low-aligned. */
     int chroma_interleaved; ///< 1: Cb and Cr samples alternate in one plane (NV12, P010, P016,
                             ///< NV16, NV24): data[1] and data[2] point at the first Cb and the
                             ///< first Cr sample of it (NV12: data[2] = data[1] + 1 sample),
@@ -117,7 +118,11 @@ typedef struct PsnrHvsSettings {
     int msb_aligned;        ///< 1: samples above 8 bits sit in the high bits of their 16-bit
                             ///< word (P010, P016, NVDEC's YUV444P16), the low 16 - bitdepth
                             ///< bits zero (a frame with one set is refused); default 0
-    uint8_t reserved[16];   ///< zero; room to grow without an ABI break
+    int reference_on_host;  ///< 1 with memory = device: the reference pictures are host
+                            ///< memory (copied before psnrhvs_send() returns, planar), only
+                            ///< the distorted ones on the device (a source file against
+                            ///< encodes decoded on the GPU); default 0
+    uint8_t reserved[12];   ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**

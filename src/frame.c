@@ -45,6 +45,7 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
                                                                     : PSH_MASK_PRODUCT_FLOAT;
     g->renditions = s->renditions > 1 ? s->renditions : 1;
     g->sample_shift = s->msb_aligned ? 16 - s->bitdepth : 0;
+    g->reference_on_host = s->reference_on_host;
     for (int p = 0; p < 3; p++) {
         PsnrHvsPlaneGeometry *const pl = &g->plane[p];
         plane_size(s->layout, s->width, s->height, p, &pl->w, &pl->h);
@@ -80,8 +81,9 @@ typedef struct PackJob {
     const PsnrHvsFrameGeometry *g;
     const PsnrHvsPicture *ref, *dist;
     unsigned char *dst;
-    long long rows; ///< rows of all planes of all pictures
+    long long rows; ///< rows of all planes of the pictures packed
     int ntasks;
+    int sides; ///< pictures packed: the reference, then renditions
 } PackJob;
 
 /* Task t copies rows [rows * t / n, rows * (t + 1) / n) of the sequence
@@ -91,7 +93,7 @@ static void pack_task(void *const arg, const int task, const int worker) {
     const PsnrHvsFrameGeometry *const g = pj->g;
     const long long r0 = pj->rows * task / pj->ntasks, r1 = pj->rows * (task + 1) / pj->ntasks;
     long long base = 0;
-    for (int side = 0; side <= g->renditions; side++) {
+    for (int side = 0; side < pj->sides; side++) {
         const PsnrHvsPicture *const pic = side ? &pj->dist[side - 1] : pj->ref;
         const size_t side_off = side ? (size_t)(side - 1) * g->picture_bytes : 0;
         for (int p = 0; p < g->num_planes; p++) {
@@ -108,17 +110,28 @@ static void pack_task(void *const arg, const int task, const int worker) {
     }
 }
 
-void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
-                        const PsnrHvsPicture *const dist, unsigned char *const dst,
-                        PsnrHvsThreadPool *const pool) {
-    PackJob pj = {.g = g, .ref = ref, .dist = dist, .dst = dst};
-    for (int p = 0; p < g->num_planes; p++)
-        pj.rows += (long long)(1 + g->renditions) * g->plane[p].h;
+static void pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                 const PsnrHvsPicture *const dist, unsigned char *const dst,
+                 PsnrHvsThreadPool *const pool, const int sides) {
+    PackJob pj = {.g = g, .ref = ref, .dist = dist, .dst = dst, .sides = sides};
+    for (int p = 0; p < g->num_planes; p++) pj.rows += (long long)sides * g->plane[p].h;
     /* One thread copies about 4-5 GB/s, short of what PCIe takes. */
     const int size = psnrhvs_thread_pool_size(pool);
     pj.ntasks = size > 1 ? 4 * size : 1;
     if (pj.ntasks > pj.rows) pj.ntasks = (int)pj.rows;
     psnrhvs_thread_pool_run(pool, pj.ntasks, pack_task, &pj);
+}
+
+void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                        const PsnrHvsPicture *const dist, unsigned char *const dst,
+                        PsnrHvsThreadPool *const pool) {
+    pack(g, ref, dist, dst, pool, 1 + g->renditions);
+}
+
+void psnrhvs_frame_pack_reference(const PsnrHvsFrameGeometry *const g,
+                                  const PsnrHvsPicture *const ref, unsigned char *const dst,
+                                  PsnrHvsThreadPool *const pool) {
+    pack(g, ref, NULL, dst, pool, 1);
 }
 
 float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *const g, const int p, float sum) {
@@ -216,7 +229,7 @@ int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError 
         snprintf(side, sizeof(side), "distorted");
     else
         snprintf(side, sizeof(side), "rendition %d's distorted", e->side - 1);
-    if (c->geom.sample_shift) {
+    if (c->geom.sample_shift && !(e->side == 0 && c->geom.reference_on_host)) {
         psnrhvs_log(c,
                     "sample 0x%04x at x %d, y %d of the %s picture's %s plane has bits set below "
                     "its %d high bits: not a %d-bit sample moved up (msb_aligned); the frame is "

@@ -25,12 +25,13 @@ typedef struct PsnrHvsPlaneGeometry {
 } PsnrHvsPlaneGeometry;
 
 typedef struct PsnrHvsFrameGeometry {
-    int num_planes;       ///< scored: 3, or 1 for 4:0:0 or luma only
-    int bitdepth;         ///< 8, 10 or 12
-    int bytes_per_sample; ///< 1 at 8 bits, 2 above
-    int mask_product;     ///< PSH_MASK_PRODUCT_* (core/block.h)
-    int renditions;       ///< distorted pictures per reference (1, or a ladder's)
-    int sample_shift;     ///< device pictures: msb_aligned's 16 - bitdepth, else 0
+    int num_planes;        ///< scored: 3, or 1 for 4:0:0 or luma only
+    int bitdepth;          ///< 8, 10 or 12
+    int bytes_per_sample;  ///< 1 at 8 bits, 2 above
+    int mask_product;      ///< PSH_MASK_PRODUCT_* (core/block.h)
+    int renditions;        ///< distorted pictures per reference (1, or a ladder's)
+    int sample_shift;      ///< device pictures: msb_aligned's 16 - bitdepth, else 0
+    int reference_on_host; ///< device pictures: the reference's are host memory (planar)
     PsnrHvsPlaneGeometry plane[3];
     size_t picture_bytes; ///< one packed picture: its planes' rows back to back
     size_t frame_bytes;   ///< a packed frame: the reference picture, then each distorted
@@ -49,6 +50,10 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
  * dst in the packed layout, on the pool's threads (NULL: the caller's). */
 void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                         const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
+
+/* The reference picture alone into dst (the packed layout's first picture). */
+void psnrhvs_frame_pack_reference(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                                  unsigned char *dst, PsnrHvsThreadPool *pool);
 
 /* Samples above 2^bitdepth - 1 (possible only above 8 bits) have no
  * meaning and would overflow the DCT's i32 products (spec section 2): no

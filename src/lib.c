@@ -144,8 +144,14 @@ static int check_settings(const PsnrHvsSettings *s) {
                                 "(memory = device): host pictures are planar, low-aligned");
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->chroma_interleaved > 1 || (unsigned)s->msb_aligned > 1) {
-        psnrhvs_log_settings(s, "chroma_interleaved and msb_aligned are 0 or 1");
+    if ((unsigned)s->chroma_interleaved > 1 || (unsigned)s->msb_aligned > 1 ||
+        (unsigned)s->reference_on_host > 1) {
+        psnrhvs_log_settings(s, "chroma_interleaved, msb_aligned and reference_on_host are 0 or 1");
+        return PSNRHVS_ERR(EINVAL);
+    }
+    if (s->reference_on_host && s->memory != PSNRHVS_MEMORY_DEVICE) {
+        psnrhvs_log_settings(s, "reference_on_host goes with memory = device (the distorted "
+                                "pictures on the device): with host memory every picture is");
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->msb_aligned && s->bitdepth == 8) {

@@ -637,33 +637,39 @@ static int mapping_lost(Input *const ref, const Rendition *const rend, const int
     return lost != NULL;
 }
 
+static int same_device_frames(const DeviceFrames *const a, const DeviceFrames *const b) {
+    return a->chroma_interleaved == b->chroma_interleaved && a->msb_aligned == b->msb_aligned;
+}
+
 /*
- * --hwaccel cuda: frames decoded on the GPU stay there when every input is
- * (and none is converted) and the CUDA backend scores them, the default
- * then: the library reads NVDEC's frames in place (NV12/P010 as they are).
- * Otherwise they are copied to host memory, with a note saying why.
+ * --hwaccel cuda: frames decoded on the GPU stay there when every distorted
+ * input is (and none is converted) and the CUDA backend scores them, the
+ * default then: the library reads NVDEC's frames in place (NV12/P010 as they
+ * are). The reference joins them when it is decoded there too, else it is
+ * uploaded from host memory (a raw or Y4M source, a shifted one). Otherwise
+ * they are copied to host memory, with a note saying why.
  * PSNRHVS_HWACCEL_COPY=1 forces the copy (bench/hwaccel_gpu.sh compares).
  * @return 1 when kept on the GPU (lib set up for it), else 0.
  */
 static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *const lib,
                               Input *const ref, const Rendition *const rend, const int n) {
-    DeviceFrames first, df;
-    int any = psnrhvs_input_device_frames(ref, &first), all = any;
+    DeviceFrames first, df, rf;
+    int any = 0, all = 1;
     for (int r = 0; r < n; r++) {
-        const int on = psnrhvs_input_device_frames(rend[r].in, &df);
+        const int on = psnrhvs_input_device_frames(rend[r].in, r ? &df : &first);
         any |= on;
-        all = all && on && df.chroma_interleaved == first.chroma_interleaved &&
-              df.msb_aligned == first.msb_aligned;
+        all = all && on && (!r || same_device_frames(&df, &first));
     }
-    if (!any) return 0;
+    const int ref_on = psnrhvs_input_device_frames(ref, &rf);
+    if (!any && !ref_on) return 0;
     if (!cli->backend_given) lib->backend = PSNRHVS_BACKEND_CUDA;
     const char *why = NULL;
     const char *const copy = getenv("PSNRHVS_HWACCEL_COPY");
     if (copy && strcmp(copy, "0"))
         why = "PSNRHVS_HWACCEL_COPY is set";
     else if (!all)
-        why = "not every input is decoded on the GPU as it is (a raw or Y4M input, a codec NVDEC "
-              "lacks, --scale or --common_bitdepth)";
+        why = "not every distorted input is decoded on the GPU as it is (a raw or Y4M input, a "
+              "codec NVDEC lacks, --scale)";
     else if (lib->backend != PSNRHVS_BACKEND_CUDA)
         why = "they are scored by another backend than cuda";
     else if (cli->parity)
@@ -678,7 +684,10 @@ static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *con
     lib->memory = PSNRHVS_MEMORY_DEVICE;
     lib->chroma_interleaved = first.chroma_interleaved;
     lib->msb_aligned = first.msb_aligned;
-    psnrhvs_input_keep_on_device(ref);
+    /* A reference decoded on the GPU stored otherwise than the encodes
+     * (4:4:4 against NV12 cannot be; P016 against P010 can) is copied. */
+    lib->reference_on_host = !ref_on || !same_device_frames(&rf, &first);
+    if (!lib->reference_on_host) psnrhvs_input_keep_on_device(ref);
     for (int r = 0; r < n; r++) psnrhvs_input_keep_on_device(rend[r].in);
     return 1;
 }

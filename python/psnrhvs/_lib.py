@@ -62,7 +62,8 @@ class Settings(Structure):
         ("renditions", c_int),
         ("chroma_interleaved", c_int),
         ("msb_aligned", c_int),
-        ("reserved", c_uint8 * 16),
+        ("reference_on_host", c_int),
+        ("reserved", c_uint8 * 12),
     ]
 
 

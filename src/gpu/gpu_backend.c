@@ -37,8 +37,10 @@ typedef struct GpuBackend {
     GpuKernels kernels;
     int device;
     int device_pictures; ///< settings.memory: the caller's pictures are on the device
+    int ref_on_host;     ///< device pictures with the reference's on the host (packed, uploaded)
     int renditions;      ///< distorted pictures a frame
-    size_t frame_bytes;  ///< the packed frame in each slot (0 for device pictures)
+    size_t frame_bytes;  ///< the packed frame in each slot (device pictures: the reference
+                         ///< alone when on the host, else 0)
     GpuSlot slot[];
 } GpuBackend;
 
@@ -51,13 +53,19 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *const job, const PsnrHvsFrameGeometry *
     job->num_planes = g->num_planes;
     job->bitdepth = g->bitdepth;
     job->mask_product = g->mask_product;
-    job->sample_shift = g->sample_shift;
-    job->sample_mask = ((1u << g->bitdepth) - 1) << g->sample_shift;
+    /* Device pictures may be stored as decoders write them; the packed
+     * frame (host pictures, a host reference) is planar, low-aligned. */
+    const int ref_stored = g->reference_on_host ? 0 : 1;
+    job->ref_shift = ref_stored ? g->sample_shift : 0;
+    job->dist_shift = g->sample_shift;
+    job->ref_mask = ((1u << g->bitdepth) - 1) << job->ref_shift;
+    job->dist_mask = ((1u << g->bitdepth) - 1) << job->dist_shift;
     long long blocks = 0;
     for (int p = 0; p < g->num_planes; p++) {
         const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
         PsnrHvsGpuPlane *const pl = &job->plane[p];
-        pl->step = gp->step;
+        pl->ref_step = ref_stored ? gp->step : 1;
+        pl->dist_step = gp->step;
         pl->w = gp->w;
         pl->h = gp->h;
         pl->bw = gp->bw;
@@ -235,7 +243,10 @@ static int gpu_open(PsnrHvsContext *const c) {
      * device pictures are read where they are. */
     b->device_pictures = c->s.memory == PSNRHVS_MEMORY_DEVICE;
     b->renditions = c->geom.renditions;
-    b->frame_bytes = b->device_pictures ? 0 : align_up(plan.frame_bytes);
+    b->ref_on_host = b->device_pictures && c->s.reference_on_host;
+    b->frame_bytes = !b->device_pictures ? align_up(plan.frame_bytes)
+                     : b->ref_on_host    ? align_up(plan.picture_bytes)
+                                         : 0;
     const size_t sums = (size_t)b->renditions * 4 * sizeof(float);
     const size_t work = b->frame_bytes + (size_t)b->renditions * plan.workspace_bytes;
     for (int i = 0; i < c->slots; i++) {
@@ -258,7 +269,7 @@ static int gpu_open(PsnrHvsContext *const c) {
             PSNRHVS_GPU_FN(bind)
             (&s->job[r],
              (unsigned char *)s->workspace + b->frame_bytes + (size_t)r * plan.workspace_bytes,
-             b->device_pictures ? NULL : s->workspace, r);
+             b->frame_bytes ? s->workspace : NULL, r);
         }
     }
     return 0;
@@ -295,17 +306,25 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
     const int nr = b->renditions;
     CHECK(c, gpuSetDevice(b->device));
     if (b->device_pictures) {
-        /* Read in place: the kernels take the caller's planes and pitches. */
+        /* Read in place: the kernels take the caller's planes and pitches
+         * (a host reference: the packed copy bind pointed them at). */
         for (int r = 0; r < nr; r++)
             for (int p = 0; p < c->geom.num_planes; p++) {
                 PsnrHvsGpuPlane *const pl = &s->job[r].plane[p];
-                pl->ref = ref->data[p];
+                if (!b->ref_on_host) {
+                    pl->ref = ref->data[p];
+                    pl->ref_pitch = (long long)ref->stride[p];
+                }
                 pl->dist = dist[r].data[p];
-                pl->ref_pitch = (long long)ref->stride[p];
                 pl->dist_pitch = (long long)dist[r].stride[p];
             }
         s->pics[0] = *ref;
         for (int r = 0; r < nr; r++) s->pics[1 + r] = dist[r];
+        if (b->ref_on_host) {
+            psnrhvs_frame_pack_reference(&c->geom, ref, s->host, b->pool);
+            CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].picture_bytes,
+                                    gpuMemcpyHostToDevice, s->stream));
+        }
         /* The slot's stream is non-blocking: it would not wait for what was
          * queued on the legacy default stream, where FFmpeg's NVDEC copies
          * the decoded frames. */
@@ -332,7 +351,8 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
 }
 
 /* A frame the kernels flagged: find the first sample out of range, in the
- * slot's packed copy or, for device pictures, in a host copy of them. */
+ * slot's packed copy (host pictures, a host reference) or, for device
+ * pictures, in host copies of their rows as stored. */
 static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuSlot *const s) {
     PsnrHvsRangeError e = {0};
     PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS];
@@ -340,6 +360,12 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
         psnrhvs_frame_pictures(&c->geom, s->host, pics);
         psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
         return psnrhvs_range_report(c, &e);
+    }
+    if (b->ref_on_host && c->geom.bitdepth > 8) {
+        psnrhvs_frame_pictures(&c->geom, s->host, pics);
+        for (int p = 0; p < c->geom.num_planes && !e.found; p++)
+            psnrhvs_range_find(&e, 0, p, pics[0].data[p], pics[0].stride[p], c->geom.plane[p].w, 0,
+                               c->geom.plane[p].h, (1u << c->geom.bitdepth) - 1);
     }
     /* Each plane's rows as stored (interleaved chroma: every other sample
      * is the other plane's), one plane at a time. */
@@ -351,7 +377,7 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
     }
     unsigned char *const copy = malloc(most);
     if (!copy) return psnrhvs_range_report(c, &e);
-    for (int k = 0; k <= b->renditions && !e.found; k++)
+    for (int k = b->ref_on_host; k <= b->renditions && !e.found; k++)
         for (int p = 0; p < c->geom.num_planes && !e.found; p++) {
             const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
             /* The last sample of a row ends the copy (its other plane's may be past the picture).

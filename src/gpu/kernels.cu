@@ -47,7 +47,7 @@ static __device__ __forceinline__ int plane_of(const PsnrHvsGpuJob &job, const l
 
 /* Loads a block of samples `step` apart in their rows (2: interleaved
  * chroma), moved down by `shift` (msb_aligned); returns the OR of the stored
- * samples: one out of range has a bit that job.sample_mask has not. */
+ * samples: one out of range has a bit that its side's mask has not. */
 template <typename Pixel>
 static __device__ __forceinline__ unsigned load_block(psh_i32 x[64], const unsigned char *base,
                                                       const long long pitch, const int step,
@@ -66,11 +66,12 @@ static __device__ __forceinline__ unsigned load_block(psh_i32 x[64], const unsig
     return any;
 }
 
-/* A block with a sample out of range is not computed (its products would
- * overflow): the frame is flagged and the host reports it. */
+/* A block with a sample out of range (stray: the bits outside the masks)
+ * is not computed (its products would overflow): the frame is flagged and
+ * the host reports it. */
 static __device__ __forceinline__ int out_of_range(const PsnrHvsGpuJob &job, const long long g,
-                                                   const unsigned any) {
-    if (!(any & ~job.sample_mask)) return 0;
+                                                   const unsigned stray) {
+    if (!stray) return 0;
     atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
     PSH_UNROLL
     for (int k = 0; k < 64; k++) job.terms[term_index(g, k)] = 0.0f;
@@ -89,10 +90,9 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
         return;
     }
     const int by = (int)(b / pl.bw), bx = (int)(b - (long long)by * pl.bw);
-    const long long x = (long long)bx * 7 * pl.step * (long long)sizeof(Pixel),
-                    y = (long long)by * 7;
-    const unsigned char *const ref = pl.ref + y * pl.ref_pitch + x;
-    const unsigned char *const dist = pl.dist + y * pl.dist_pitch + x;
+    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
+    const unsigned char *const ref = pl.ref + y * pl.ref_pitch + x * pl.ref_step;
+    const unsigned char *const dist = pl.dist + y * pl.dist_pitch + x * pl.dist_step;
 #if PSH_GPU_STAGE_COEFFS
     /* psh_block_terms step by step, each block's coefficients parked in LDS
      * once transformed: the live registers of one block at a time, so that
@@ -102,14 +102,16 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     float thr_s;
     {
         psh_i32 s[64];
-        const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch, pl.step, job.sample_shift);
-        if (out_of_range(job, g, any)) return;
+        const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch, pl.ref_step, job.ref_shift);
+        if (out_of_range(job, g, any & ~job.ref_mask)) return;
         thr_s = psh_block_transform(s, p, job.mask_product);
         PSH_UNROLL
         for (int k = 0; k < 64; k++) cs[k][threadIdx.x] = s[k];
     }
     psh_i32 d[64];
-    if (out_of_range(job, g, load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift)))
+    if (out_of_range(job, g,
+                     load_block<Pixel>(d, dist, pl.dist_pitch, pl.dist_step, job.dist_shift) &
+                         ~job.dist_mask))
         return;
     const float thr = psh_block_limit(thr_s, psh_block_transform(d, p, job.mask_product));
     PSH_UNROLL
@@ -123,9 +125,10 @@ template <typename Pixel> static __device__ __forceinline__ void terms(const Psn
     job.block_sum[g] = sum;
 #else
     psh_i32 s[64], d[64];
-    const unsigned any = load_block<Pixel>(s, ref, pl.ref_pitch, pl.step, job.sample_shift) |
-                         load_block<Pixel>(d, dist, pl.dist_pitch, pl.step, job.sample_shift);
-    if (out_of_range(job, g, any)) return;
+    const unsigned stray =
+        (load_block<Pixel>(s, ref, pl.ref_pitch, pl.ref_step, job.ref_shift) & ~job.ref_mask) |
+        (load_block<Pixel>(d, dist, pl.dist_pitch, pl.dist_step, job.dist_shift) & ~job.dist_mask);
+    if (out_of_range(job, g, stray)) return;
     float t[64];
     psh_block_terms(s, d, p, job.mask_product, t);
     PSH_UNROLL
@@ -147,8 +150,7 @@ static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
     const long long b = g - pl.block_off;
     int bad = b >= pl.nb;
     const int by = bad ? 0 : (int)(b / pl.bw), bx = bad ? 0 : (int)(b - (long long)by * pl.bw);
-    const long long x = (long long)bx * 7 * pl.step * (long long)sizeof(Pixel),
-                    y = (long long)by * 7;
+    const long long x = (long long)bx * 7 * (long long)sizeof(Pixel), y = (long long)by * 7;
     __shared__ psh_i32 cs[64][TERMS_THREADS];
 #if PSH_GPU_STAGE_COEFFS
     __shared__ psh_i32 cd[64][TERMS_THREADS];
@@ -156,9 +158,9 @@ static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
     float thr_s = 0.0f;
     if (!bad) {
         psh_i32 s[64];
-        const unsigned any = load_block<Pixel>(s, pl.ref + y * pl.ref_pitch + x, pl.ref_pitch,
-                                               pl.step, job.sample_shift);
-        if (any & ~job.sample_mask) {
+        const unsigned any = load_block<Pixel>(s, pl.ref + y * pl.ref_pitch + x * pl.ref_step,
+                                               pl.ref_pitch, pl.ref_step, job.ref_shift);
+        if (any & ~job.ref_mask) {
             atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
             bad = 1;
         } else {
@@ -172,9 +174,9 @@ static __device__ __forceinline__ void terms_ladder(const PsnrHvsGpuLadder &L) {
         psh_i32 d[64];
         int skip = bad;
         if (!skip) {
-            const unsigned any = load_block<Pixel>(d, R.dist[p] + y * R.pitch[p] + x, R.pitch[p],
-                                                   pl.step, job.sample_shift);
-            if (any & ~job.sample_mask) {
+            const unsigned any = load_block<Pixel>(d, R.dist[p] + y * R.pitch[p] + x * pl.dist_step,
+                                                   R.pitch[p], pl.dist_step, job.dist_shift);
+            if (any & ~job.dist_mask) {
                 atomicOr(job.flags, PSNRHVS_GPU_OUT_OF_RANGE);
                 skip = 1;
             }

@@ -39,11 +39,12 @@ extern "C" {
 #define PSNRHVS_GPU_TERMS_THREADS (PSH_GPU_STAGE_COEFFS ? 64 : 128)
 
 typedef struct PsnrHvsGpuPlane {
-    int w, h;            ///< scored size
-    int step;            ///< samples from one of the plane's to the next (2: interleaved chroma)
-    int bw, bh;          ///< blocks along each side (step 7)
-    long long nb;        ///< bw * bh
-    long long block_off; ///< first block in the frame's block arrays
+    int w, h;                ///< scored size
+    int ref_step, dist_step; ///< samples from one of the plane's to the next in each picture
+                             ///< (2: interleaved chroma device pictures)
+    int bw, bh;              ///< blocks along each side (step 7)
+    long long nb;            ///< bw * bh
+    long long block_off;     ///< first block in the frame's block arrays
     /* The plane's first sample in each picture, on the device, and bytes per
      * row: in the slot's packed frame, or the caller's device pictures. */
     const unsigned char *ref, *dist;
@@ -53,9 +54,9 @@ typedef struct PsnrHvsGpuPlane {
 
 typedef struct PsnrHvsGpuJob {
     int num_planes, bitdepth, mask_product;
-    int sample_shift;     ///< stored samples are moved down by this (msb_aligned), else 0
-    unsigned sample_mask; ///< the bits a stored sample may have: 2^bitdepth - 1, moved up by
-                          ///< sample_shift; a sample with another is not scored
+    int ref_shift, dist_shift;    ///< stored samples are moved down by this (msb_aligned), else 0
+    unsigned ref_mask, dist_mask; ///< the bits a stored sample may have: 2^bitdepth - 1 moved
+                                  ///< up by the shift; a sample with another is not scored
     PsnrHvsGpuPlane plane[3];
     long long blocks;       ///< padded blocks of all planes
     size_t frame_bytes;     ///< the packed frame (frame.h)
@@ -69,7 +70,7 @@ typedef struct PsnrHvsGpuJob {
     PshSumChunkMaps *chunk_maps;
     PshSumChunkMaps *super_maps;
     float *sum;      ///< the f32 chain's value per plane, then [3] the flags below
-    unsigned *flags; ///< PSNRHVS_GPU_OUT_OF_RANGE: a sample out of sample_mask
+    unsigned *flags; ///< PSNRHVS_GPU_OUT_OF_RANGE: a sample out of its mask
 } PsnrHvsGpuJob;
 
 /* Set by the terms kernels, handed to sum[3] and cleared by the walk. */

@@ -109,6 +109,9 @@ static void test_settings(void) {
     s.chroma_interleaved = 2;
     open_with(s, "chroma_interleaved", 2, "are 0 or 1");
     s = settings(64, 64, 8);
+    s.reference_on_host = 1;
+    open_with(s, "reference_on_host", 1, "reference_on_host goes with memory = device");
+    s = settings(64, 64, 8);
     PsnrHvsContext *c = (PsnrHvsContext *)&s;
     CHECK(psnrhvs_open(&c, NULL) == PSNRHVS_ERR(EINVAL) && !c, "open with NULL settings");
     CHECK(psnrhvs_open(NULL, &s) == PSNRHVS_ERR(EINVAL), "open with NULL context pointer");

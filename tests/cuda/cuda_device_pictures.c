@@ -5,11 +5,12 @@
  * frames are uploaded into pitched device allocations (rows padded, each
  * plane its own allocation, as decoders and tensors have them) and scored
  * from there with frames in flight; the scores must have the bits of the
- * host path, which the golden pairs tie to libvmaf. Each clip is stored four
+ * host path, which the golden pairs tie to libvmaf. Each clip is stored five
  * ways: planar, and as NVDEC writes frames (chroma interleaved, NV12-style;
- * samples in the high bits, P010-style; both). A ladder of P010-style
- * pictures has each pair's bits. A device frame with a sample out of range
- * is refused with its position. Exits 77 without a GPU.
+ * samples in the high bits, P010-style; both; both with the reference left
+ * in host memory, settings.reference_on_host). Ladders of P010-style
+ * pictures have each pair's bits. A sample out of range is refused with its
+ * position. Exits 77 without a GPU.
  * usage: cuda_device_pictures <tests/data dir>
  * SPDX-License-Identifier: BSD-2-Clause
  */
@@ -38,10 +39,15 @@ static void logger(void *cookie, const char *msg) {
 typedef struct Storage {
     const char *name;
     int interleaved, msb;
+    int ref_host; ///< the reference pictures stay in host memory (settings.reference_on_host)
 } Storage;
 
-static const Storage storages[] = {
-    {"planar", 0, 0}, {"interleaved", 1, 0}, {"msb-aligned", 0, 1}, {"interleaved msb", 1, 1}};
+static const Storage storages[] = {{"planar", 0, 0, 0},
+                                   {"interleaved", 1, 0, 0},
+                                   {"msb-aligned", 0, 1, 0},
+                                   {"interleaved msb", 1, 1, 0},
+                                   {"host ref + i/msb", 1, 1, 1}};
+#define NUM_STORAGES (int)(sizeof(storages) / sizeof(storages[0]))
 
 /* A clip's frames on the device: per frame, side and stored plane one pitched
  * allocation (pitch > row: the kernels must follow the stride). */
@@ -81,6 +87,10 @@ static int upload(const Fixture *fx, const Storage *st, DeviceClip *dc, void ***
         for (int k = 0; k < 2; k++) {
             const PsnrHvsPicture host = k ? fixture_dist(fx, f) : fixture_ref(fx, f);
             PsnrHvsPicture *const d = &dc->pics[f * 2 + k];
+            if (!k && st->ref_host) {
+                *d = host;
+                continue;
+            }
             for (int p = 0; p < l->planes; p++) {
                 const int step = p && st->interleaved ? 2 : 1;
                 const size_t row = (size_t)l->w[p] * (size_t)l->bps * (size_t)step;
@@ -109,6 +119,7 @@ static int upload(const Fixture *fx, const Storage *st, DeviceClip *dc, void ***
 static void storage_settings(PsnrHvsSettings *s, const Fixture *fx, const Storage *st) {
     s->chroma_interleaved = st->interleaved && fx->layout.planes == 3;
     s->msb_aligned = st->msb && fx->layout.bitdepth > 8;
+    s->reference_on_host = st->ref_host;
 }
 
 static int score(const Fixture *fx, const Storage *st, const PsnrHvsPicture *pics,
@@ -173,8 +184,9 @@ static void check_clip(const Fixture *fx, const Storage *st) {
 
 /* A sample out of range in a device picture: refused, located. Planar: a
  * Cb sample above the 10-bit maximum; P010-style (interleaved, msb-aligned):
- * a Cr sample with a bit set below its 10 high bits. */
-static void check_range(const Storage *st, const char *want) {
+ * a Cr sample with a bit set below its 10 high bits. in_ref (a host
+ * reference): a luma sample of the reference above the maximum instead. */
+static void check_range(const Storage *st, int in_ref, const char *want) {
     Fixture fx;
     fixture_generate(&fx, "range", 256, 128, 10, PSNRHVS_PIXEL_LAYOUT_I420, 2, 5);
     DeviceClip dc = {0};
@@ -186,10 +198,14 @@ static void check_range(const Storage *st, const char *want) {
     }
     const uint16_t big = st->msb ? (uint16_t)((7u << 6) | 1u) : 1024;
     const int plane = st->msb ? 2 : 1;
-    const PsnrHvsPicture *const bad = &dc.pics[1 * 2 + 1]; /* frame 1, distorted */
+    const PsnrHvsPicture *const bad = &dc.pics[1 * 2 + !in_ref]; /* frame 1 */
     const size_t step = st->interleaved ? 2 : 1;
-    cudaMemcpy((uint8_t *)(uintptr_t)bad->data[plane] + 9 * bad->stride[plane] + 2 * step * 33,
-               &big, 2, cudaMemcpyHostToDevice);
+    if (in_ref)
+        memcpy((uint8_t *)(uintptr_t)bad->data[0] + 50 * bad->stride[0] + 2 * 40, &(uint16_t){1024},
+               2);
+    else
+        cudaMemcpy((uint8_t *)(uintptr_t)bad->data[plane] + 9 * bad->stride[plane] + 2 * step * 33,
+                   &big, 2, cudaMemcpyHostToDevice);
     PsnrHvsScore sc[2];
     logged[0] = '\0';
     PsnrHvsSettings s = fx.s;
@@ -205,8 +221,8 @@ static void check_range(const Storage *st, const char *want) {
              strstr(logged, want);
         psnrhvs_close(&c);
     }
-    printf("%s device picture with a sample out of range: %s", st->name,
-           ok ? "refused, located: " : "FAILED: ");
+    printf("%s: a sample out of range in the %s: %s", st->name,
+           in_ref ? "host reference" : "device picture", ok ? "refused, located: " : "FAILED: ");
     printf("%s", logged[0] ? logged : "nothing logged\n");
     failures += !ok;
     for (int i = 0; i < nall; i++) cudaFree(all[i]);
@@ -215,11 +231,10 @@ static void check_range(const Storage *st, const char *want) {
     fixture_free(&fx);
 }
 
-/* A ladder of P010-style device pictures (the distorted, the reference,
- * the distorted again): each rendition has the bits of its pair scored
- * alone from host memory. */
-static void check_ladder(void) {
-    const Storage *const st = &storages[3];
+/* A ladder of P010-style device pictures (the distorted, the next frame's
+ * distorted, the distorted again): each rendition has the bits of its pair
+ * scored alone from host memory. */
+static void check_ladder(const Storage *st) {
     Fixture fx;
     fixture_generate(&fx, "ladder", 1920, 1080, 10, PSNRHVS_PIXEL_LAYOUT_I420, 3, 17);
     DeviceClip dc = {0};
@@ -236,12 +251,15 @@ static void check_ladder(void) {
     storage_settings(&s, &fx, st);
     bad = bad || psnrhvs_open(&lad, &s);
     for (int f = 0; !bad && f < fx.frames; f++) {
-        const PsnrHvsPicture dist[3] = {dc.pics[f * 2 + 1], dc.pics[f * 2], dc.pics[f * 2 + 1]};
-        const PsnrHvsPicture hr = fixture_ref(&fx, f), hd = fixture_dist(&fx, f);
+        const int next = (f + 1) % fx.frames;
+        const PsnrHvsPicture dist[3] = {dc.pics[f * 2 + 1], dc.pics[next * 2 + 1],
+                                        dc.pics[f * 2 + 1]};
+        const PsnrHvsPicture hr = fixture_ref(&fx, f), hd = fixture_dist(&fx, f),
+                             hn = fixture_dist(&fx, next);
         PsnrHvsScore got[3], want[2];
         bad = psnrhvs_send_ladder(lad, &dc.pics[f * 2], dist, (uint64_t)f) ||
               psnrhvs_receive_ladder(lad, got) || psnrhvs_score(host, &hr, &hd, &want[0]) ||
-              psnrhvs_score(host, &hr, &hr, &want[1]);
+              psnrhvs_score(host, &hr, &hn, &want[1]);
         for (int r = 0; !bad && r < 3; r++) {
             want[r & 1].tag = got[r].tag;
             bad = !scores_same_bits(&got[r], &want[r & 1]);
@@ -288,8 +306,7 @@ int main(int argc, char **argv) {
             failures += r < 0;
             continue;
         }
-        for (size_t k = 0; k < sizeof(storages) / sizeof(storages[0]); k++)
-            check_clip(&fx, &storages[k]);
+        for (int k = 0; k < NUM_STORAGES; k++) check_clip(&fx, &storages[k]);
         fixture_free(&fx);
     }
     globfree(&g);
@@ -306,8 +323,7 @@ int main(int argc, char **argv) {
         if (fixture_load_pair(&fx, ref, dist))
             failures++;
         else
-            for (size_t k = 0; k < sizeof(storages) / sizeof(storages[0]); k++)
-                check_clip(&fx, &storages[k]);
+            for (int k = 0; k < NUM_STORAGES; k++) check_clip(&fx, &storages[k]);
         fixture_free(&fx);
     }
     static const struct {
@@ -319,14 +335,20 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof(name), "generated %dx%d %d-bit", gen[i].w, gen[i].h, gen[i].bits);
         fixture_generate(&fx, name, gen[i].w, gen[i].h, gen[i].bits, PSNRHVS_PIXEL_LAYOUT_I420,
                          gen[i].frames, (uint32_t)i + 11);
-        for (size_t k = 0; k < sizeof(storages) / sizeof(storages[0]); k++)
-            check_clip(&fx, &storages[k]);
+        for (int k = 0; k < NUM_STORAGES; k++) check_clip(&fx, &storages[k]);
         fixture_free(&fx);
     }
-    check_range(&storages[0], "sample 1024 at x 33, y 9 of the distorted picture's Cb plane");
-    check_range(&storages[3], "sample 0x01c1 at x 33, y 9 of the distorted picture's Cr plane has "
-                              "bits set below its 10 high bits");
-    check_ladder();
+    check_range(&storages[0], 0, "sample 1024 at x 33, y 9 of the distorted picture's Cb plane");
+    check_range(&storages[3], 0,
+                "sample 0x01c1 at x 33, y 9 of the distorted picture's Cr plane has bits set "
+                "below its 10 high bits");
+    check_range(&storages[4], 0,
+                "sample 0x01c1 at x 33, y 9 of the distorted picture's Cr plane has bits set "
+                "below its 10 high bits");
+    check_range(&storages[4], 1,
+                "sample 1024 at x 40, y 50 of the reference picture's Y plane is above 1023");
+    check_ladder(&storages[3]);
+    check_ladder(&storages[4]);
     printf("%d frames compared, %d failures\n", compared, failures);
     return failures != 0;
 }

@@ -35,6 +35,7 @@ int main(void) {
     OFF(PsnrHvsSettings, renditions);
     OFF(PsnrHvsSettings, chroma_interleaved);
     OFF(PsnrHvsSettings, msb_aligned);
+    OFF(PsnrHvsSettings, reference_on_host);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);
     FSIZE(PsnrHvsSettings, reserved);

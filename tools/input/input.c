@@ -467,6 +467,7 @@ size_t psnrhvs_input_frame_bytes(const Input *const in) {
 }
 
 int psnrhvs_input_frame_alloc(const Input *const in, InputFrame *const frame) {
+    frame->hold = NULL;
     /* 16-bit planes are read into place and used as uint16_t: malloc aligns them. */
     frame->buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
     if (!frame->buf) {
