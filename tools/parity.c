@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_parse.h"
 #include "parity.h"
 
 /* Frames listed per key before "and N more". */
 #define MAX_LISTED 16
 
-static const char *const backend_names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl"};
 static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512"};
 
 static int lookup(const char *const name, const char *const *const tbl, const int n) {
@@ -54,15 +54,15 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     strcpy(c->label, text);
     char *next = strchr(text, ':');
     if (next) *next++ = '\0';
-    const int b = lookup(text, backend_names, 6);
-    if (b < 1) {
+    enum PsnrHvsBackend b;
+    if (psnrhvs_cli_backend_from_name(text, &b) < 0 || b == PSNRHVS_BACKEND_AUTO) {
         snprintf(err, err_size,
                  "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip or "
                  "sycl)",
                  text, c->label);
         return -1;
     }
-    c->backend = (enum PsnrHvsBackend)b;
+    c->backend = b;
     const int is_cpu = c->backend == PSNRHVS_BACKEND_CPU;
     for (char *opt = next; opt; opt = next) {
         next = strchr(opt, ':');
@@ -367,7 +367,7 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
     }
     for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
         if (!psnrhvs_backend_available(devices[i])) continue;
-        psnrhvs_parity_parse(backend_names[devices[i]], &cfg[*n], 1, err, sizeof(err));
+        psnrhvs_parity_parse(psnrhvs_cli_backend_name(devices[i]), &cfg[*n], 1, err, sizeof(err));
         cfg[(*n)++].optional = 1;
     }
 }
