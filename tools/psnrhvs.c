@@ -423,7 +423,7 @@ static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *c
     const uint64_t tag = make_tag(fp->idx, fp->active);
     PsnrHvsPicture dist[PSNRHVS_MAX_RENDITIONS];
     for (int r = 0; r < sc->renditions && sc->renditions > 1; r++) dist[r] = *fp->dists[r];
-    if (sc->ring) {
+    if (sc->defer) {
         SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
         f->ref = *fp->ref;
         for (int r = 0; r < sc->renditions; r++) f->dist[r] = *fp->dists[r];
@@ -436,9 +436,10 @@ static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *c
                                            : psnrhvs_send(c, fp->ref, fp->dist, tag);
         if (!res) {
             /* The library reads GPU frames until the frame is received. */
-            for (int k = 0; sc->holds && k <= sc->renditions; k++) {
+            if (sc->holds) {
                 SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
-                if (fp->holds[k]) f->hold[k] = *fp->holds[k], *fp->holds[k] = NULL;
+                for (int k = 0; k <= sc->renditions; k++)
+                    if (fp->holds[k]) f->hold[k] = *fp->holds[k], *fp->holds[k] = NULL;
             }
             break;
         }

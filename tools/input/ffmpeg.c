@@ -544,16 +544,23 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     return 1;
 }
 
+/* The frame to hand out next: the first, kept by open, or the next decoded
+ * one. 1, 0 at the end, -1 with s->err set. */
+static int advance(FFmpegInput *const d, InputStream *const s) {
+    if (d->pending) {
+        d->pending = 0;
+        return 1;
+    }
+    const int res = next_frame(d, s);
+    if (res < 0) d->failed = 1;
+    return res;
+}
+
 static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const buf,
                        const size_t frame_bytes, const unsigned frame_idx) {
     FFmpegInput *const d = priv;
-    if (d->pending) {
-        d->pending = 0;
-    } else {
-        const int res = next_frame(d, s);
-        if (res < 0) d->failed = 1;
-        if (res <= 0) return res;
-    }
+    const int res = advance(d, s);
+    if (res <= 0) return res;
     if (frame_bytes != d->u.geo.frame_bytes) {
         psnrhvs_stream_error(s, "%s: frame of %zu bytes asked for, %zu decoded", s->name,
                              frame_bytes, d->u.geo.frame_bytes);
@@ -582,13 +589,8 @@ static int ffmpeg_read_device(void *const priv, InputStream *const s, PsnrHvsPic
     FFmpegInput *const d = priv;
     const FrameUnpack *const u = &d->u;
     d->device_out = 1;
-    if (d->pending) {
-        d->pending = 0;
-    } else {
-        const int res = next_frame(d, s);
-        if (res < 0) d->failed = 1;
-        if (res <= 0) return res;
-    }
+    const int res = advance(d, s);
+    if (res <= 0) return res;
     const AVFrame *const f = d->frame;
     const AVHWFramesContext *const hw =
         f->hw_frames_ctx ? (const AVHWFramesContext *)(const void *)f->hw_frames_ctx->data : NULL;
