@@ -699,6 +699,30 @@ static void load_jobs(Batch *const b) {
     free(buf);
 }
 
+/* No output (a job's, a plot, the summary) that is an input of any job or
+ * the jobs file itself. */
+static void check_clobber(const Batch *const b, const char *const summary) {
+    NamedFile *const outs = xmalloc(((size_t)b->num_jobs * 2 + 1) * sizeof(NamedFile));
+    NamedFile *const ins = xmalloc(((size_t)b->num_jobs * 2 + 1) * sizeof(NamedFile));
+    int nout = 0, nin = 0;
+    outs[nout++] = (NamedFile){summary, "the summary"};
+    ins[nin++] = (NamedFile){b->jobs_path, "the jobs file"};
+    for (int i = 0; i < b->num_jobs; i++) {
+        const Job *const j = &b->jobs[i];
+        outs[nout++] = (NamedFile){j->output, xprintf("the output of job %s", j->id)};
+        if (j->plot) outs[nout++] = (NamedFile){j->plot, xprintf("the plot of job %s", j->id)};
+        ins[nin++] = (NamedFile){j->reference, xprintf("the reference of job %s", j->id)};
+        ins[nin++] = (NamedFile){j->distorted, xprintf("the distorted of job %s", j->id)};
+    }
+    char why[8192];
+    const int res = output_check_clobber(outs, nout, ins, nin, why, sizeof(why));
+    for (int i = 1; i < nout; i++) free((char *)outs[i].role);
+    for (int i = 1; i < nin; i++) free((char *)ins[i].role);
+    free(outs);
+    free(ins);
+    if (res < 0) batch_usage_error("%s", why);
+}
+
 /* ---- the machine ---- */
 
 static int cpu_count(void) {
@@ -966,6 +990,13 @@ static void fail_job(Batch *const b, Job *const j, const char *const msg) {
 
 static void start_job(Batch *const b, Job *const j) {
     int err_pipe[2], prog_pipe[2];
+    char why[4096];
+    /* Outputs in folders that are not there yet: the folders are made. */
+    if (output_make_parents(j->output, why, sizeof(why)) ||
+        (j->plot && output_make_parents(j->plot, why, sizeof(why)))) {
+        fail_job(b, j, why);
+        return;
+    }
     char **const argv = job_argv(b, j);
     if (pipe_cloexec(err_pipe)) {
         fail_job(b, j, strerror(errno));
@@ -1361,6 +1392,8 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
             (b.jobs[i].plot && !strcmp(b.jobs[i].plot, summary_path)))
             batch_usage_error("%s is both the summary and the output of job %s", summary_path,
                               b.jobs[i].id);
+
+    check_clobber(&b, summary_path);
 
     /* A bad summary path fails now, not after the last job. */
     OutputFile *of = NULL;

@@ -780,15 +780,38 @@ int main(const int argc, char *const *const argv) {
     for (int r = 0; r < n; r++)
         if (psnrhvs_input_set_formats(rend[r].in, &rend[r].read_fmt, &fmt) < 0) goto end;
 
-    /* Create the outputs early, so a bad path fails before the scoring. */
+    /* Create the outputs early, so a bad path fails before the scoring; none
+     * that would write over an input or another output. */
+    const char *out_path[PSNRHVS_MAX_RENDITIONS], *plot_path[PSNRHVS_MAX_RENDITIONS];
+    NamedFile outs[2 * PSNRHVS_MAX_RENDITIONS], ins[1 + PSNRHVS_MAX_RENDITIONS];
+    int nout = 0, nin = 0;
+    ins[nin++] = (NamedFile){cli.reference, "the reference"};
     for (int r = 0; r < n; r++) {
-        const char *const out_path = ladder       ? (cli.output ? rend[r].out_name : NULL)
-                                     : cli.output ? cli.output
-                                     : cli.muxer  ? "-"
-                                                  : NULL;
-        const char *const plot_path = ladder ? (cli.plot ? rend[r].plot_name : NULL) : cli.plot;
-        if (out_path && psnrhvs_output_open(&rend[r].of, out_path) < 0) goto end;
-        if (plot_path && psnrhvs_output_open(&rend[r].plot_of, plot_path) < 0) goto end;
+        ins[nin++] = (NamedFile){cli.dists[r], "the distorted"};
+        out_path[r] = ladder       ? (cli.output ? rend[r].out_name : NULL)
+                      : cli.output ? cli.output
+                      : cli.muxer  ? "-"
+                                   : NULL;
+        plot_path[r] = ladder ? (cli.plot ? rend[r].plot_name : NULL) : cli.plot;
+        if (out_path[r]) outs[nout++] = (NamedFile){out_path[r], "output file"};
+        if (plot_path[r]) outs[nout++] = (NamedFile){plot_path[r], "plot file"};
+    }
+    char why[8192];
+    if (output_check_clobber(outs, nout, ins, nin, why, sizeof(why)) < 0) {
+        fprintf(stderr, "psnrhvs: %s\n", why);
+        goto end;
+    }
+    for (int r = 0; r < n; r++) {
+        /* -o DIR/ (--plot DIR/) of a ladder: the folder is made. */
+        if (ladder && ((out_path[r] && cli.output[strlen(cli.output) - 1] == '/' &&
+                        output_make_parents(out_path[r], why, sizeof(why))) ||
+                       (plot_path[r] && cli.plot[strlen(cli.plot) - 1] == '/' &&
+                        output_make_parents(plot_path[r], why, sizeof(why))))) {
+            fprintf(stderr, "psnrhvs: %s\n", why);
+            goto end;
+        }
+        if (out_path[r] && psnrhvs_output_open(&rend[r].of, out_path[r]) < 0) goto end;
+        if (plot_path[r] && psnrhvs_output_open(&rend[r].plot_of, plot_path[r]) < 0) goto end;
     }
 
     /* Mapped files cut short under us: an error, not a SIGBUS (after the

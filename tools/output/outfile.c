@@ -5,14 +5,15 @@
  * ever replaced by a regular file.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-/* sigaltstack, SA_ONSTACK and SA_RESETHAND are XSI; fchown too. */
-#define _XOPEN_SOURCE 700
+/* fallocate (FALLOC_FL_KEEP_SIZE) is Linux's; it brings the XSI calls too. */
+#define _GNU_SOURCE
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -189,6 +190,121 @@ static char *resolve_links(const char *const path) {
     return NULL;
 }
 
+/* ---- outputs that would write over an input ---- */
+
+/* The regular file a path names as the run opens it: an input "-" is stdin,
+ * an output's named descriptor its descriptor, else the path, links
+ * followed. @return 1 with *st, or 0 (no such file, or not a regular one). */
+static int regular_file_of(const char *const path, const int input, struct stat *const st) {
+    const int fd = input ? (strcmp(path, "-") ? -1 : STDIN_FILENO) : named_descriptor(path);
+    const int res = fd >= 0 ? fstat(fd, st) : stat(path, st);
+    return !res && S_ISREG(st->st_mode);
+}
+
+/* Where a new output would go: its folder's real path and its name. */
+static char *future_path(const char *const path) {
+    char *const target = resolve_links(path);
+    if (!target) return NULL;
+    char *const dir = dir_of(target), *const real = dir ? realpath(dir, NULL) : NULL;
+    const char *const slash = strrchr(target, '/'), *const base = slash ? slash + 1 : target;
+    char *out = NULL;
+    if (real && (out = malloc(strlen(real) + strlen(base) + 2))) sprintf(out, "%s/%s", real, base);
+    free(real);
+    free(dir);
+    if (!out) return target;
+    free(target);
+    return out;
+}
+
+int output_check_clobber(const NamedFile *const outs, const int nout, const NamedFile *const ins,
+                         const int nin, char *const err, const size_t err_size) {
+    for (int o = 0; o < nout; o++) {
+        struct stat so, si;
+        const int exists = regular_file_of(outs[o].path, 0, &so);
+        for (int i = 0; exists && i < nin; i++) {
+            if (regular_file_of(ins[i].path, 1, &si) && so.st_dev == si.st_dev &&
+                so.st_ino == si.st_ino) {
+                snprintf(err, err_size, "%s %s is %s %s: it is not written over", outs[o].role,
+                         outs[o].path, ins[i].role, ins[i].path);
+                return -1;
+            }
+        }
+        for (int p = 0; p < o; p++) {
+            int same = 0;
+            if (exists && regular_file_of(outs[p].path, 0, &si)) {
+                same = so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+            } else if (!exists && named_descriptor(outs[o].path) < 0 &&
+                       named_descriptor(outs[p].path) < 0) {
+                char *const a = future_path(outs[o].path), *const b = future_path(outs[p].path);
+                same = a && b && !strcmp(a, b);
+                free(a);
+                free(b);
+            }
+            if (same) {
+                snprintf(err, err_size, "%s %s and %s %s are the same file", outs[p].role,
+                         outs[p].path, outs[o].role, outs[o].path);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- folders for outputs ---- */
+
+static int under_system_tree(const char *const real) {
+    static const char *const trees[] = {"/dev", "/proc", "/sys"};
+    for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+        const size_t n = strlen(trees[i]);
+        if (!strncmp(real, trees[i], n) && (real[n] == '/' || !real[n])) return 1;
+    }
+    return 0;
+}
+
+int output_make_parents(const char *const path, char *const err, const size_t err_size) {
+    char *const dir = dir_of(path);
+    if (!dir) return snprintf(err, err_size, "out of memory"), -1;
+    struct stat st;
+    int res = 0;
+    if (!stat(dir, &st)) goto done; /* there (open() says if it is not a folder) */
+    /* The deepest folder that exists must not be a system tree's. */
+    size_t exists_len = 0;
+    for (size_t i = 1; dir[i]; i++) {
+        if (dir[i] != '/') continue;
+        dir[i] = '\0';
+        const int there = !stat(dir, &st);
+        dir[i] = '/';
+        if (!there) break;
+        exists_len = i;
+    }
+    char *const base = exists_len ? strndup(dir, exists_len) : strdup(dir[0] == '/' ? "/" : ".");
+    char *const real = base ? realpath(base, NULL) : NULL;
+    free(base);
+    if (!real || under_system_tree(real)) {
+        snprintf(err, err_size, "cannot create folder %s: %s", dir,
+                 real ? "folders are not made under /dev, /proc or /sys" : strerror(errno));
+        free(real);
+        res = -1;
+        goto done;
+    }
+    free(real);
+    for (size_t i = exists_len + 1;; i++) {
+        const char c = dir[i];
+        if (c != '/' && c) continue;
+        dir[i] = '\0';
+        if (mkdir(dir, 0777) && errno != EEXIST) {
+            snprintf(err, err_size, "cannot create folder %s: %s", dir, strerror(errno));
+            res = -1;
+            goto done;
+        }
+        dir[i] = c;
+        if (!c) break;
+    }
+done:
+    free(dir);
+    return res;
+}
+
 static int writable(const char *const path) {
     return !faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
 }
@@ -233,8 +349,10 @@ static int create_temporary(OutputFile *const of) {
 
 static int open_in_place(OutputFile *const of) {
     of->mode = OUTPUT_IN_PLACE;
-    /* Never O_TRUNC (a device, or scores not ready yet) and never O_CREAT. */
-    of->fd = open(of->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    /* Never O_TRUNC (a device, or scores not ready yet) and never O_CREAT. A
+     * regular file is read too, to put its bytes back if the rewrite fails. */
+    if (of->truncate) of->fd = open(of->target, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (of->fd < 0) of->fd = open(of->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     return of->fd < 0 ? -1 : 0;
 }
 
@@ -399,6 +517,87 @@ static void set_mode_and_owner(const OutputFile *const of, const int fd) {
     }
 }
 
+/* ---- a regular file rewritten where it is ---- */
+
+/* Tests: PSNRHVS_TEST_INPLACE_FAIL_AT=N makes the rewrite fail with ENOSPC
+ * after N bytes, as a disk that fills up half-way would. */
+static long long inplace_fail_at(void) {
+    const char *const v = getenv("PSNRHVS_TEST_INPLACE_FAIL_AT");
+    return v && *v ? atoll(v) : -1;
+}
+
+static int write_at(const int fd, const char *p, size_t len, off_t off, const long long fail_at) {
+    while (len) {
+        size_t n = len;
+        if (fail_at >= 0 && (long long)off + (long long)n > fail_at) {
+            if ((long long)off >= fail_at) return errno = ENOSPC, -1;
+            n = (size_t)(fail_at - off);
+        }
+        const ssize_t w = pwrite(fd, p, n, off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w ? -1 : (errno = ENOSPC, -1);
+        p += w, len -= (size_t)w, off += w;
+    }
+    return 0;
+}
+
+/*
+ * Hard links (and files in folders we may not write) cannot be replaced by
+ * a rename. The new bytes are made in memory, the space they need reserved
+ * and the old bytes they cover kept, so that a full disk or any other
+ * failure leaves the file as it was. @return 0, or -1 with errno.
+ */
+static int rewrite_in_place(OutputFile *const of, int (*const write)(FILE *f, const void *cookie),
+                            const void *const cookie) {
+    char *buf = NULL, *saved = NULL;
+    size_t len = 0;
+    FILE *const m = open_memstream(&buf, &len);
+    if (!m) return -1;
+    int err = write(m, cookie) < 0 || fflush(m) != 0 || ferror(m);
+    if (fclose(m)) err = 1;
+    const int fd = fileno(of->f);
+    struct stat st;
+    if (err || fstat(fd, &st)) {
+        free(buf);
+        if (!errno) errno = ENOMEM;
+        return -1;
+    }
+    const size_t old = (size_t)st.st_size, cover = len < old ? len : old;
+    size_t kept = 0; /* the old bytes the new ones cover */
+    int res = -1;
+    if (!(saved = malloc(cover ? cover : 1))) goto done;
+    while (kept < cover) {
+        const ssize_t r = pread(fd, saved + kept, cover - kept, (off_t)kept);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EBADF) break; /* a file we may write, not read: reserve only */
+        if (r <= 0) {
+            if (!r) errno = EIO;
+            goto done;
+        }
+        kept += (size_t)r;
+    }
+    /* Blocks past the end, the size unchanged: no ENOSPC half-way after this. */
+    if (len > old && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)len) && errno != EOPNOTSUPP &&
+        errno != ENOSYS) {
+        const int e = errno;
+        (void)!ftruncate(fd, (off_t)old); /* frees what was reserved */
+        errno = e;
+        goto done;
+    }
+    if (write_at(fd, buf, len, 0, inplace_fail_at()) || (len < old && ftruncate(fd, (off_t)len))) {
+        const int e = errno;
+        (void)!write_at(fd, saved, kept, 0, -1);
+        (void)!ftruncate(fd, (off_t)old);
+        errno = e;
+        goto done;
+    }
+    res = 0;
+done:
+    free(saved);
+    free(buf);
+    return res;
+}
+
 typedef struct MuxerCall {
     const Muxer *m;
     const OutputData *d;
@@ -431,8 +630,10 @@ int psnrhvs_output_commit_with(OutputFile **const of_p,
         }
     }
     int err = 0;
-    if (of->truncate && ftruncate(fileno(of->f), 0)) err = 1;
-    if (!err) err = write(of->f, cookie) < 0 || fflush(of->f) != 0 || ferror(of->f);
+    if (of->truncate)
+        err = rewrite_in_place(of, write, cookie) < 0;
+    else
+        err = write(of->f, cookie) < 0 || fflush(of->f) != 0 || ferror(of->f);
     int saved_errno = errno;
     if (of->mode == OUTPUT_ATOMIC && !err) set_mode_and_owner(of, fileno(of->f));
     if (of->f != stdout) {

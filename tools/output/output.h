@@ -121,4 +121,24 @@ int psnrhvs_output_commit_with(OutputFile **of, int (*write)(FILE *f, const void
 /** Remove any temporary file and leave an existing one as it was; frees of. */
 void psnrhvs_output_abort(OutputFile **of);
 
+/** A file of a run and what it is to the user ("-o", "the reference"...). */
+typedef struct NamedFile {
+    const char *path;
+    const char *role;
+} NamedFile;
+
+/**
+ * Before anything is written: an output that is one of the inputs (the same
+ * regular file, links followed, "-" as stdin/stdout) or another output.
+ * @return 0, or -1 with one line naming both in err.
+ */
+int output_check_clobber(const NamedFile *outs, int nout, const NamedFile *ins, int nin, char *err,
+                         size_t err_size);
+
+/**
+ * Make the missing folders of path up to its last '/', the ones the user
+ * named, never under /dev, /proc or /sys. @return 0, or -1 with err.
+ */
+int output_make_parents(const char *path, char *err, size_t err_size);
+
 #endif /* PSNRHVS_TOOLS_OUTPUT_OUTPUT_H */
