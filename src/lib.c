@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,7 +175,14 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
-    return ops->open(c);
+    /* The threads a backend starts (its pool, a GPU runtime's) inherit every
+     * signal blocked: the caller's signals are its own threads' to take. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    const int err = ops->open(c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err;
 }
 
 int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {

@@ -11,6 +11,7 @@
 #include "thread_pool.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,6 +59,16 @@ static void run_task(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job,
 }
 
 static void *worker_main(void *const data) {
+    /* Started with every signal blocked (lib.c opens backends so): the
+     * caller's signals go to its threads, but a fault this worker causes
+     * (a mapped file cut short under a retained picture) is its own. */
+    sigset_t faults;
+    sigemptyset(&faults);
+    sigaddset(&faults, SIGSEGV);
+    sigaddset(&faults, SIGBUS);
+    sigaddset(&faults, SIGFPE);
+    sigaddset(&faults, SIGILL);
+    pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
     WorkerStart *const start = data;
     PsnrHvsThreadPool *const pool = start->pool;
     const int id = start->id;

@@ -22,6 +22,7 @@
 #include "batch.h"
 #include "report.h"
 #include "output/outname.h"
+#include "thread.h"
 
 typedef struct LogState {
     _Atomic unsigned count; ///< scorers may open on several threads at once
@@ -494,7 +495,7 @@ static void *open_all(void *const arg) {
     pthread_t t[CLI_MAX_DEVICES];
     int started[CLI_MAX_DEVICES] = {0};
     for (int i = 1; i < o->num; i++) {
-        if (parallel) started[i] = !pthread_create(&t[i], NULL, open_one, &o->jobs[i]);
+        if (parallel) started[i] = !cli_thread_start(&t[i], open_one, &o->jobs[i]);
         if (!started[i]) open_one(&o->jobs[i]);
     }
     for (int i = 1; i < o->num; i++)
@@ -845,8 +846,6 @@ int main(const int argc, char *const *const argv) {
         .skip_dist = cli.frame_skip_dist,
         .frame_cnt = cli.frame_cnt,
         .quiet = cli.quiet,
-        /* An encode with a frame more or less is misaligned: an error, not a warning. */
-        .strict_length = any_decoded,
     };
     Input *dists[PSNRHVS_MAX_RENDITIONS];
     for (int r = 0; r < n; r++) dists[r] = rend[r].in;
@@ -892,7 +891,7 @@ int main(const int argc, char *const *const argv) {
     }
     opener = (Opener){.jobs = jobs, .num = num_jobs};
     t_open_start = now_seconds();
-    opener.started = !pthread_create(&opener.thread, NULL, open_all, &opener);
+    opener.started = !cli_thread_start(&opener.thread, open_all, &opener);
     if (!opener.started) open_all(&opener);
     if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
         fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));

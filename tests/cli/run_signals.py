@@ -25,6 +25,10 @@ def start(ck, data, tmp, out, ignore=None):
 
     def preexec():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # The defaults, whatever this test inherited (a background job's shell ignores
+        # SIGINT and SIGQUIT): psnrhvs rightly keeps a signal it inherits as ignored.
+        for name in FATAL:
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
         if ignore:
             signal.signal(ignore, signal.SIG_IGN)
 

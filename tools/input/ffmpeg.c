@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -505,7 +506,13 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     d->dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     d->dec->opaque = d;
     if (s->opt->hwaccel && setup_hwaccel(d, codec, s) < 0) return -1;
-    if ((ret = avcodec_open2(d->dec, codec, NULL)) < 0) {
+    /* The decoder's threads inherit every signal blocked (thread.h). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    ret = avcodec_open2(d->dec, codec, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (ret < 0) {
         psnrhvs_stream_error(s, "cannot open the %s decoder for %s: %s%s", codec->name, s->name,
                              av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
         return -1;

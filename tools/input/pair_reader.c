@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "input/pair_reader.h"
+#include "thread.h"
 
 #define MAX_DEPTH 4
 /* Fewer frames ahead for huge frames: the ring stays under this many bytes. */
@@ -136,7 +137,7 @@ static int stopping(PairReader *const pr) {
     return stop;
 }
 
-/* --strict_length: read the longer of the reference and distorted input r to
+/* An encode's length differs: read the longer of the reference and distorted input r to
  * its end into frame (a slot not published) and queue an error giving both
  * counts. */
 static void length_error(PairReader *const pr, const int r, const int ref_ended,
@@ -166,6 +167,11 @@ static void length_error(PairReader *const pr, const int r, const int ref_ended,
              psnrhvs_input_name(pr->ref), ref_ended ? c_s : c_l, skipped ? " after skipping" : "",
              psnrhvs_input_name(pr->dist[r]), ref_ended ? c_l : c_s, c_s, c_s);
     finish(pr, -1, NULL);
+}
+
+/* pair_reader.h: the length rule of rendition r. */
+static int strict_length(const PairReader *const pr, const int r) {
+    return psnrhvs_input_decoded(pr->ref) || psnrhvs_input_decoded(pr->dist[r]);
 }
 
 static void note_end(PairReader *const pr, const Input *const ended, const Input *const longer,
@@ -204,7 +210,7 @@ static void *reader_thread(void *const arg) {
         for (int r = 0; r < pr->n; r++) {
             dr[r] = (SideRead){pr->dist[r], &sl->df[r], 0, 0, 0};
             if (!(active >> r & 1)) continue;
-            dr[r].threaded = !pthread_create(&dr[r].thread, NULL, read_side, &dr[r]);
+            dr[r].threaded = !cli_thread_start(&dr[r].thread, read_side, &dr[r]);
             if (!dr[r].threaded) read_side(&dr[r]);
         }
         const int r1 = psnrhvs_input_read(pr->ref, &sl->rf);
@@ -217,14 +223,14 @@ static void *reader_thread(void *const arg) {
             /* The reference ended: every rendition that had a frame more is longer. */
             for (int r = 0; r < pr->n; r++) {
                 if (!(active >> r & 1) || !dr[r].res) continue;
-                if (pr->s.strict_length && idx) return length_error(pr, r, 1, &sl->df[r]), NULL;
+                if (strict_length(pr, r) && idx) return length_error(pr, r, 1, &sl->df[r]), NULL;
                 note_end(pr, pr->ref, pr->dist[r], idx);
             }
             break;
         }
         for (int r = 0; r < pr->n; r++) {
             if (!(active >> r & 1) || dr[r].res) continue;
-            if (pr->s.strict_length && idx) return length_error(pr, r, 0, &sl->rf), NULL;
+            if (strict_length(pr, r) && idx) return length_error(pr, r, 0, &sl->rf), NULL;
             note_end(pr, pr->dist[r], pr->ref, idx);
             active &= ~(1u << r);
         }
@@ -242,7 +248,7 @@ static void *reader_thread(void *const arg) {
 
 int psnrhvs_pair_reader_start(PairReader *const pr) {
     if (pr->started) return 0;
-    if (pthread_create(&pr->thread, NULL, reader_thread, pr)) {
+    if (cli_thread_start(&pr->thread, reader_thread, pr)) {
         snprintf(pr->err, sizeof(pr->err), "cannot start the reader thread");
         return -1;
     }

@@ -12,10 +12,11 @@ typedef struct PairReaderSettings {
     unsigned skip_ref, skip_dist; ///< frames dropped from the start of each side
     unsigned frame_cnt;           ///< pairs to read at most, 0: all
     int quiet;                    ///< no warning when one side ends first
-    /** One side ending first (before frame_cnt) is an error giving both frame
-     *  counts (the longer side is read to its end to count them), not a warning. */
-    int strict_length;
 } PairReaderSettings;
+/* A rendition and the reference of different lengths (before frame_cnt)
+ * are an error giving both counts (the longer side read to its end to count
+ * them) when either of the two is decoded (an encode with a frame more or
+ * less is misaligned), else a warning; each rendition by its own inputs. */
 
 /**
  * One reference frame and the frames of the distorted inputs; the pictures
