@@ -32,7 +32,7 @@ from .errors import (CLIError, FormatMismatchError, InputError, MalformedY4MErro
                      PlaneTooSmallError, PsnrHvsWarning, TruncatedFrameError,
                      UnsupportedFormatError, UsageError)
 from .results import FrameScore, Result, parse_json
-from .scorer import Scorer, normalize_pixel_format
+from .scorer import Scorer, check_int as _uint, normalize_pixel_format
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -300,13 +300,6 @@ def _is_compressed(path: str) -> bool:
     if head[:10] == Y4M_MAGIC:
         return False
     return any(head[off:off + len(m)] == m for off, m in _COMPRESSED_MAGIC)
-
-
-def _uint(value: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
-            not lo <= int(value) <= hi:
-        raise UsageError(f"invalid {name} '{value}': expected an integer from {lo} to {hi}")
-    return int(value)
 
 
 def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],

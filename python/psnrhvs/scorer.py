@@ -12,17 +12,21 @@ import ctypes
 import errno
 import logging
 import time
+import warnings
 from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _lib
-from .errors import (InvalidArgumentError, PsnrHvsError, UsageError, error_from_code)
+from .errors import (InvalidArgumentError, PsnrHvsError, PsnrHvsWarning, UsageError,
+                     error_from_code)
 from .results import FrameScore, Result
 
 log = logging.getLogger("psnrhvs")
 
 EAGAIN = errno.EAGAIN
+INT_MIN, INT_MAX = -2**31, 2**31 - 1
+_END = object()
 
 Planes = Union[np.ndarray, Sequence[np.ndarray]]
 
@@ -46,6 +50,15 @@ def normalize_pixel_format(pf: Any) -> str:
     if text not in _lib.LAYOUTS:
         raise UsageError(f"unknown pixel format '{pf}' (expected 420, 422, 444 or 400)")
     return text
+
+
+def check_int(value: Any, name: str, lo: int, hi: int) -> int:
+    """value as an int if it is one (numpy's too, never a bool, a float or a
+    string) from lo to hi, else UsageError: nothing is truncated."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+            not lo <= int(value) <= hi:
+        raise UsageError(f"invalid {name} '{value}': expected an integer from {lo} to {hi}")
+    return int(value)
 
 
 def _choice(value: Any, table: dict, what: str) -> int:
@@ -72,7 +85,10 @@ class Scorer:
         self._ctx = ctypes.c_void_p()
         self._lib = _lib.load_library(library)
         self.pixel_format = normalize_pixel_format(pixel_format)
-        self.width, self.height, self.bitdepth = int(width), int(height), int(bitdepth)
+        # Integers that fit a C int, never truncated: the library checks ranges.
+        self.width = check_int(width, "width", INT_MIN, INT_MAX)
+        self.height = check_int(height, "height", INT_MIN, INT_MAX)
+        self.bitdepth = check_int(bitdepth, "bitdepth", INT_MIN, INT_MAX)
         self.messages: List[str] = []
         messages = self.messages
 
@@ -92,11 +108,11 @@ class Scorer:
         s.enable_chroma = 1 if enable_chroma else 0
         s.mask_product = _choice(mask_product, _lib.MASK_PRODUCTS, "mask_product")
         s.backend = _choice(backend, _lib.BACKENDS, "backend")
-        s.device = int(device)
-        s.threads = int(threads)
+        s.device = check_int(device, "device", INT_MIN, INT_MAX)
+        s.threads = check_int(threads, "threads", INT_MIN, INT_MAX)
         s.isa = _choice(isa, _lib.ISAS, "isa")
         s.exact_helpers = 1 if exact_helpers else 0
-        s.frames_in_flight = int(frames_in_flight)
+        s.frames_in_flight = check_int(frames_in_flight, "frames_in_flight", INT_MIN, INT_MAX)
         s.logger.cookie = None
         s.logger.callback = self._log_cb
         self.settings = s
@@ -330,7 +346,23 @@ def score_arrays(ref_frames: Iterable[Planes], dist_frames: Iterable[Planes], *,
 
     def pairs() -> Iterator[Tuple[Planes, Planes]]:
         yield first_ref, first_dist
-        yield from zip(ref_it, dist_it)
+        n = 1
+        while True:
+            r = next(ref_it, _END)
+            d = next(dist_it, _END) if r is not _END else _END
+            if r is _END or d is _END:
+                break
+            n += 1
+            yield r, d
+        # One side longer: the CLI's warning, and its frames are not scored.
+        if r is _END and next(dist_it, _END) is not _END:
+            ended, longer = "reference", "distorted"
+        elif r is not _END:
+            ended, longer = "distorted", "reference"
+        else:
+            return
+        warnings.warn(f"the {ended} frames ended before the {longer} frames, after {n} frames",
+                      PsnrHvsWarning, stacklevel=3)
 
     start = time.monotonic()
     with Scorer(width, height, pixel_format=pixel_format, bitdepth=bitdepth, **options) as sc:

@@ -2,6 +2,7 @@
 """numpy planes: which arrays go to the library as they are (their own memory,
 their own stride) and which are copied; frames in flight; picture errors."""
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -245,3 +246,48 @@ def test_closed_scorer(rng):
         s.score(frame(rng), frame(rng))
     del s
     gc.collect()
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(width=1.5), "invalid width '1.5'"),
+    (dict(width="176"), "invalid width '176'"),
+    (dict(width=True), "invalid width 'True'"),
+    (dict(width=2**31, height=2**31), "invalid width '2147483648'"),
+    (dict(height=-2**31 - 1), "invalid height"),
+    (dict(threads=2.0), "invalid threads '2.0'"),
+    (dict(device=2**31), "invalid device '2147483648'"),
+    (dict(frames_in_flight="3"), "invalid frames_in_flight '3'"),
+    (dict(bitdepth=10.0), "invalid bitdepth '10.0'"),
+])
+def test_integer_arguments_are_checked_not_truncated(kw, match):
+    args = dict(width=W, height=H)
+    args.update(kw)
+    width, height = args.pop("width"), args.pop("height")
+    with pytest.raises(psnrhvs.UsageError, match=match):
+        psnrhvs.Scorer(width, height, **args)
+
+
+def test_numpy_integers_are_integers(rng):
+    with psnrhvs.Scorer(np.int32(W), np.uint16(H), threads=np.int64(1)) as s:
+        assert (s.width, s.height) == (W, H)
+
+
+@pytest.mark.parametrize("nref,ndist,ended,longer", [(3, 2, "distorted", "reference"),
+                                                      (2, 3, "reference", "distorted")])
+def test_score_arrays_warns_when_one_side_ends_first(rng, nref, ndist, ended, longer):
+    ref = [frame(rng) for _ in range(max(nref, ndist))]
+    dist = [noisy(f, rng) for f in ref]
+    with pytest.warns(psnrhvs.PsnrHvsWarning,
+                      match=f"the {ended} frames ended before the {longer} frames, after 2 frames"):
+        r = psnrhvs.score_arrays(ref[:nref], dist[:ndist])
+    assert len(r.frames) == 2
+    with psnrhvs.Scorer(W, H) as s:
+        for k in range(2):
+            assert same(r.frames[k].psnr_hvs, s.score(ref[k], dist[k]).psnr_hvs)
+
+
+def test_score_arrays_equal_lengths_do_not_warn(rng):
+    ref = [frame(rng) for _ in range(2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(psnrhvs.score_arrays(ref, [noisy(f, rng) for f in ref]).frames) == 2
