@@ -172,6 +172,51 @@ OUTPUT = [
 ]
 
 
+# ---- fuzz_csv: batch jobs files ("ok N": N records, "fail N PHRASE": N records, then the error)
+CSV = [
+    ("ok_jobs.csv", b"reference,distorted,output\nref.y4m,dist.mkv,out.json\n", "ok 2"),
+    ("ok_comments.csv", b"# jobs\n\nreference,distorted,output\n  # more\na,b,c\r\n", "ok 2"),
+    ("ok_quoted.csv", b'reference,distorted,output\n"a, b","say ""hi""","x\ny"\n', "ok 2"),
+    ("ok_no_newline.csv", b"a,b,c", "ok 1"),
+    ("ok_spaces.csv", b' a , "b" ,c\n', "ok 1"),
+    ("ok_empty.csv", b"", "ok 0"),
+    ("fail_open_quote.csv", b'a,b\n"c,d\n', "fail 1 line 2: a quoted field without its closing quote"),
+    ("fail_after_quote.csv", b'"a"b,c\n', "fail 0 line 1: text after a closing quote"),
+    ("fail_inner_quote.csv", b'a,b"c\n', "fail 0 line 1: a quote inside an unquoted field"),
+    ("fail_cr.csv", b"a,b\rc\n", "fail 0 line 1: a carriage return inside a line"),
+]
+
+# ---- fuzz_scores: score files ("ok N": N frames read, "reject PHRASE")
+XML_SCORES = b"""<VMAF version="psnrhvs-1.0.0">
+  <params qualityWidth="176" qualityHeight="144" />
+  <frames>
+    <frame frameNum="0" psnr_hvs_y="24.778154" psnr_hvs_cb="33.011076" psnr_hvs_cr="33.788962" psnr_hvs="25.600058" />
+    <frame frameNum="1" psnr_hvs_y="22.517023" psnr_hvs_cb="27.195624" psnr_hvs_cr="25.371881" psnr_hvs="23.043305" />
+  </frames>
+  <pooled_metrics>
+    <metric name="psnr_hvs_y" min="22.517023" max="24.778154" mean="23.647589" harmonic_mean="23.595731" />
+  </pooled_metrics>
+</VMAF>
+"""
+JSON_SCORES = b"""{"version": "psnrhvs-1.0.0", "fps": 165.81, "frames": [
+  {"frameNum": 0, "metrics": {"psnr_hvs_y": 24.778154, "psnr_hvs": 25.600058}},
+  {"frameNum": 1, "metrics": {"psnr_hvs_y": null, "psnr_hvs": 1e308}}],
+ "pooled_metrics": {"psnr_hvs_y": {"min": 22.5, "max": 24.7, "mean": 23.6, "harmonic_mean": 23.5}},
+ "aggregate_metrics": {}}
+"""
+SCORES = [
+    ("ok_scores.xml", XML_SCORES, "ok 2"),
+    ("ok_scores.json", JSON_SCORES, "ok 2"),
+    ("ok_scores.csv", b"Frame,psnr_hvs_y,psnr_hvs_cb,psnr_hvs_cr,psnr_hvs,\n"
+     b"0,24.778154,33.011076,33.788962,25.600058,\n1,22.517023,27.195624,25.371881,23.043305,\n",
+     "ok 2"),
+    ("ok_scores.sub", b"{0}{1}frame: 0|psnr_hvs_y: 24.778154|psnr_hvs: 25.600058|\n"
+     b"{1}{2}frame: 1|psnr_hvs_y: 22.517023|psnr_hvs: 23.043305|\n", "ok 2"),
+    ("reject_cut.xml", XML_SCORES[:300], "reject"),
+    ("reject_cut.json", JSON_SCORES[:120], "reject"),
+]
+
+
 def write(target, cases):
     cdir = os.path.join(HERE, "corpus", target)
     os.makedirs(cdir, exist_ok=True)
@@ -190,6 +235,8 @@ def main():
     write("y4m", Y4M)
     write("pair", PAIR)
     write("output", OUTPUT)
+    write("csv", CSV)
+    write("scores", SCORES)
 
 
 if __name__ == "__main__":

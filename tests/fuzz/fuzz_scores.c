@@ -1,0 +1,46 @@
+/*
+ * Fuzz target: arbitrary bytes as a score file (libvmaf's XML, JSON, CSV, or
+ * psnrhvs's sub) through the reader of psnrhvs report and batch (tools/scores.c),
+ * then the pooled values of every key it found.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_target.h"
+#include "scores.h"
+
+const char fuzz_target_name[] = "scores";
+
+void fuzz_broken(const char *const what, const FuzzOutcome *const r) {
+    fprintf(stderr, "fuzz_%s: %s (frames %d, message '%s')\n", fuzz_target_name, what, r->frames,
+            r->err);
+    abort();
+}
+
+#define broken fuzz_broken
+
+void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *const r) {
+    memset(r, 0, sizeof(*r));
+    ScoreSet s;
+    if (psnrhvs_scores_parse(&s, (const char *)data, size, r->err, sizeof(r->err)) < 0) {
+        if (!r->err[0]) broken("file rejected without a message", r);
+        return;
+    }
+    r->opened = 1;
+    r->frames = (int)(s.num_frames < 1000000 ? s.num_frames : 1000000);
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+        const OutputPool p = psnrhvs_scores_pool_key(&s, (enum OutputKey)k);
+        /* A pooled minimum above the maximum is a broken pooling. */
+        if (p.min > p.max) broken("pooled min above max", r);
+    }
+    psnrhvs_scores_free(&s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {
+    FuzzOutcome r;
+    fuzz_target_run(data, size, &r);
+    return 0;
+}
