@@ -116,8 +116,9 @@ static int has_y4m_extension(const char *const path) {
 }
 
 /* Probe and open the container of in->s (already opened); compressed inputs
- * are recognised unless from memory (the fuzzers' raw and Y4M bytes stay
- * raw and Y4M). @return 0 or -1 with in->s.err set. */
+ * are recognised by content and name, or from memory by name only (the
+ * fuzzers' raw and Y4M bytes stay raw and Y4M, a .mkv goes to FFmpeg).
+ * @return 0 or -1 with in->s.err set. */
 static int open_stream(Input *const in, const char *const path, const int sniff) {
     /* Peek at the first bytes: stdin cannot seek back. */
     while (in->s.peek_len < sizeof(in->s.peek)) {
@@ -145,9 +146,10 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
     /* Compressed (a container's magic, or its name): FFmpeg decodes it. Never
      * read as raw samples. */
     const char *const compressed =
-        !sniff || in->dmx == &psnrhvs_demuxer_y4m
-            ? NULL
-            : psnrhvs_sniff_compressed(in->s.peek, in->s.peek_len, strcmp(path, "-") ? path : NULL);
+        in->dmx == &psnrhvs_demuxer_y4m ? NULL
+        : sniff
+            ? psnrhvs_sniff_compressed(in->s.peek, in->s.peek_len, strcmp(path, "-") ? path : NULL)
+            : psnrhvs_sniff_compressed(NULL, 0, path);
     if (compressed) {
 #ifdef PSNRHVS_HAVE_FFMPEG
         in->dmx = &psnrhvs_demuxer_ffmpeg;

@@ -149,7 +149,8 @@ int psnrhvs_input_decoded(const Input *in);
 
 /**
  * Open size bytes at data as if they were a file called name (the fuzzer's
- * way in). Nothing is printed: on failure the reason is copied to err.
+ * way in), compressed only if the name says so (fuzz.mkv). Nothing is
+ * printed: on failure the reason is copied to err.
  * @return 0 or -1.
  */
 int psnrhvs_input_open_mem(Input **in, const char *name, const void *data, size_t size, char *err,
