@@ -197,6 +197,8 @@ static char *resolve_links(const char *const path) {
  * followed. @return 1 with *st, or 0 (no such file, or not a regular one). */
 static int regular_file_of(const char *const path, const int input, struct stat *const st) {
     const int fd = input ? (strcmp(path, "-") ? -1 : STDIN_FILENO) : named_descriptor(path);
+    /* An output descriptor open read-only writes nothing: opening it says so. */
+    if (fd >= 0 && !input && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY) return 0;
     const int res = fd >= 0 ? fstat(fd, st) : stat(path, st);
     return !res && S_ISREG(st->st_mode);
 }
