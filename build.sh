@@ -73,6 +73,8 @@ test)
     # PoCL compiles kernels on first use; keep its cache inside the build.
     export POCL_CACHE_DIR="$(cd "$BUILD_DIR" && pwd)/pocl-cache"
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    # What each libFuzzer target did (ctest shows only failures' output).
+    grep -h "_libfuzzer: .* executions" "$BUILD_DIR/Testing/Temporary/LastTest.log" || true
     # Then the suite again under ASan+UBSan and TSan, and libFuzzer on the
     # public API, each in a tree of its own (PSNRHVS_SANITIZERS=0 skips them).
     if [ "${PSNRHVS_SANITIZERS:-1}" != 0 ]; then
