@@ -122,7 +122,10 @@ typedef struct PsnrHvsSettings {
                             ///< memory (copied before psnrhvs_send() returns, planar), only
                             ///< the distorted ones on the device (a source file against
                             ///< encodes decoded on the GPU); default 0
-    uint8_t reserved[12];   ///< zero; room to grow without an ABI break
+    const char *module_dir; ///< the folder of the backend modules (cuda, sycl): NULL
+                            ///< (default) = psnrhvs/ beside the library, else the installed
+                            ///< one; for tests and relocated installs
+    uint8_t reserved[64];   ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**
@@ -170,7 +173,8 @@ PSNRHVS_API void psnrhvs_default_settings(PsnrHvsSettings *s);
  * Open a scorer for one geometry.
  * @return 0, PSNRHVS_ERR(EINVAL) for bad settings (the logger says which),
  *         PSNRHVS_ERR(ERANGE) when a plane to score is smaller than 8x8,
- *         PSNRHVS_ERR(ENOSYS) when the backend is not built in,
+ *         PSNRHVS_ERR(ENOSYS) when the backend is not built in, or its
+ *         module cannot be opened (the logger says why),
  *         PSNRHVS_ERR(ENODEV) when the backend finds no device,
  *         PSNRHVS_ERR(ENOMEM).
  */
@@ -233,12 +237,14 @@ PSNRHVS_API const char *psnrhvs_backend_name(const PsnrHvsContext *c);
 /** @return the name of the CPU ISA in use ("scalar", "avx2", ...), or NULL for device backends. */
 PSNRHVS_API const char *psnrhvs_isa_name(const PsnrHvsContext *c);
 
-/** @return 1 if the backend was compiled in (not whether a device exists). */
+/** @return 1 if the backend was compiled in and, for one built as a module
+ *  (cuda, sycl), its module opens (not whether a device exists). */
 PSNRHVS_API int psnrhvs_backend_available(enum PsnrHvsBackend b);
 
 /**
  * Write a description of the devices of a backend (one per line) into buf.
- * @return 0, PSNRHVS_ERR(ENOSYS) if not built in, PSNRHVS_ERR(ENODEV) if none.
+ * @return 0, PSNRHVS_ERR(ENOSYS) if not built in, PSNRHVS_ERR(ENOENT) if its
+ *         module cannot be opened (buf says why), PSNRHVS_ERR(ENODEV) if none.
  */
 PSNRHVS_API int psnrhvs_list_devices(enum PsnrHvsBackend b, int verbose, char *buf, size_t size);
 

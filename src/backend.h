@@ -40,9 +40,13 @@ typedef struct PsnrHvsBackendOps {
     int (*list_devices)(int verbose, char *buf, size_t size);
     /* Optional: name of the instruction set in use (CPU only). */
     const char *(*isa_name)(const PsnrHvsContext *c);
+    /* Optional, benchmarks (test_hooks.h): the kernels `iters` more times on
+     * the frame last uploaded into slot 0, nothing queued; ms a frame or -1. */
+    double (*resident_ms)(PsnrHvsContext *c, int iters);
 } PsnrHvsBackendOps;
 
-/* The registry (lib.c) lists those built in, by HAVE_CUDA etc. */
+/* The registry (lib.c) lists the backends of the core, by HAVE_OPENCL etc.;
+ * cuda and sycl are modules (module.h). */
 extern const PsnrHvsBackendOps psnrhvs_backend_cpu;
 extern const PsnrHvsBackendOps psnrhvs_backend_cuda;
 extern const PsnrHvsBackendOps psnrhvs_backend_opencl;

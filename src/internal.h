@@ -23,6 +23,7 @@ struct PsnrHvsContext {
     int head, queued;
     uint64_t tags[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
     pthread_mutex_t lock; ///< one public call on the context at a time
+    int profile;          ///< log per-stage device times at close (test_hooks.h)
 };
 
 #if defined(__GNUC__)

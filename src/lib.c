@@ -6,12 +6,13 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "module.h"
+#include "test_hooks.h"
 
 const char *psnrhvs_version(void) {
     return PSNRHVS_VERSION_STRING;
@@ -33,53 +34,57 @@ void psnrhvs_default_settings(PsnrHvsSettings *const s) {
     s->isa = PSNRHVS_ISA_AUTO;
 }
 
-static void vlog(const PsnrHvsLogger *logger, const char *fmt, va_list ap) {
-    char msg[1024];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    if (logger && logger->callback)
-        logger->callback(logger->cookie, msg);
-    else
-        fprintf(stderr, "psnrhvs: %s\n", msg);
-}
-
-void psnrhvs_log(const PsnrHvsContext *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(&c->s.logger, fmt, ap);
-    va_end(ap);
-}
-
-void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(&s->logger, fmt, ap);
-    va_end(ap);
-}
-
-static const PsnrHvsBackendOps *const backends[] = {
+/* Each backend in the order auto tries them: in the core (ops), or a module
+ * opened when first asked for (module.h). */
+static const struct {
+    enum PsnrHvsBackend id;
+    const PsnrHvsBackendOps *ops;
+    const char *module;
+} registry[] = {
 #if HAVE_CUDA
-    &psnrhvs_backend_cuda,
+    {PSNRHVS_BACKEND_CUDA, NULL, "cuda"},
 #endif
 #if HAVE_HIP
-    &psnrhvs_backend_hip,
+    {PSNRHVS_BACKEND_HIP, &psnrhvs_backend_hip, NULL},
 #endif
 #if HAVE_OPENCL
-    &psnrhvs_backend_opencl,
+    {PSNRHVS_BACKEND_OPENCL, &psnrhvs_backend_opencl, NULL},
 #endif
 #if HAVE_SYCL
-    &psnrhvs_backend_sycl,
+    {PSNRHVS_BACKEND_SYCL, NULL, "sycl"},
 #endif
-    &psnrhvs_backend_cpu,    NULL,
+    {PSNRHVS_BACKEND_CPU, &psnrhvs_backend_cpu, NULL},
 };
+#define NUM_REGISTERED (sizeof(registry) / sizeof(registry[0]))
 
-static const PsnrHvsBackendOps *find_backend(enum PsnrHvsBackend id) {
-    for (int i = 0; backends[i]; i++)
-        if (backends[i]->id == id) return backends[i];
+static const char *backend_name(enum PsnrHvsBackend b);
+
+/* The ops of registry entry i, opening its module if it is one; NULL with
+ * the reason in why. */
+static const PsnrHvsBackendOps *entry_ops(const size_t i, const PsnrHvsSettings *const s,
+                                          char *const why, const size_t why_size) {
+    if (registry[i].ops) return registry[i].ops;
+    return psnrhvs_module_ops(registry[i].module, s, why, why_size);
+}
+
+static const PsnrHvsBackendOps *find_backend(const enum PsnrHvsBackend id,
+                                             const PsnrHvsSettings *const s, char *const why,
+                                             const size_t why_size) {
+    for (size_t i = 0; i < NUM_REGISTERED; i++)
+        if (registry[i].id == id) return entry_ops(i, s, why, why_size);
+    snprintf(why, why_size, "backend %s is not built into this library", backend_name(id));
     return NULL;
 }
 
+static int built_in(const enum PsnrHvsBackend id) {
+    for (size_t i = 0; i < NUM_REGISTERED; i++)
+        if (registry[i].id == id) return 1;
+    return 0;
+}
+
 int psnrhvs_backend_available(enum PsnrHvsBackend b) {
-    return find_backend(b) != NULL;
+    char why[1024];
+    return find_backend(b, NULL, why, sizeof(why)) != NULL;
 }
 
 static const char *backend_name(const enum PsnrHvsBackend b) {
@@ -175,6 +180,9 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
+    c->profile = ops->id == PSNRHVS_BACKEND_OPENCL ? psnrhvs_test_opencl_profile()
+                 : ops->id == PSNRHVS_BACKEND_SYCL ? psnrhvs_test_sycl_profile()
+                                                   : 0;
     /* The threads a backend starts (its pool, a GPU runtime's) inherit every
      * signal blocked: the caller's signals are its own threads' to take. */
     sigset_t all, old;
@@ -197,21 +205,28 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     c->s = *s;
     if ((err = psnrhvs_frame_geometry(&c->geom, &c->s))) goto error;
 
+    char why[1024];
     if (s->backend == PSNRHVS_BACKEND_AUTO) {
         /* Each device backend in registry order, then the CPU. */
-        for (int i = 0; backends[i]; i++) {
+        for (size_t i = 0; i < NUM_REGISTERED; i++) {
             /* SYCL only when named: its GPUs are those of CUDA, HIP and
              * OpenCL, and on the CPU it is slower than the CPU backend. */
-            if (backends[i]->id == PSNRHVS_BACKEND_SYCL) continue;
-            if (!(err = open_backend(c, backends[i]))) break;
-            if (backends[i]->id != PSNRHVS_BACKEND_CPU)
-                psnrhvs_log(c, "backend %s unavailable, trying the next one", backends[i]->name);
+            if (registry[i].id == PSNRHVS_BACKEND_SYCL) continue;
+            const PsnrHvsBackendOps *const ops = entry_ops(i, &c->s, why, sizeof(why));
+            if (!ops) {
+                psnrhvs_log(c, "%s, trying the next backend", why);
+                err = PSNRHVS_ERR(ENOSYS);
+                continue;
+            }
+            if (!(err = open_backend(c, ops))) break;
+            if (registry[i].id != PSNRHVS_BACKEND_CPU)
+                psnrhvs_log(c, "backend %s unavailable, trying the next one", ops->name);
         }
         if (err) goto error;
     } else {
-        const PsnrHvsBackendOps *const ops = find_backend(s->backend);
+        const PsnrHvsBackendOps *const ops = find_backend(s->backend, &c->s, why, sizeof(why));
         if (!ops) {
-            psnrhvs_log(c, "backend %s is not built into this library", backend_name(s->backend));
+            psnrhvs_log(c, "%s", why);
             err = PSNRHVS_ERR(ENOSYS);
             goto error;
         }
@@ -355,8 +370,13 @@ const char *psnrhvs_isa_name(const PsnrHvsContext *c) {
 
 int psnrhvs_list_devices(enum PsnrHvsBackend b, int verbose, char *buf, size_t size) {
     if (!buf && size) return PSNRHVS_ERR(EINVAL);
-    const PsnrHvsBackendOps *ops = find_backend(b);
-    if (!ops) return PSNRHVS_ERR(ENOSYS);
+    char why[1024];
+    const PsnrHvsBackendOps *ops = find_backend(b, NULL, why, sizeof(why));
+    if (!ops && !built_in(b)) return PSNRHVS_ERR(ENOSYS);
+    if (!ops) {
+        snprintf(buf, size, "%s\n", why);
+        return PSNRHVS_ERR(ENOENT);
+    }
     if (!ops->list_devices) {
         snprintf(buf, size, "%s: the host CPU\n", ops->name);
         return 0;

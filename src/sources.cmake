@@ -2,6 +2,8 @@
 # from src/CMakeLists.txt so that build rules and the source list change apart.
 set(PSNRHVS_LIB_SOURCES
   lib.c
+  log.c
+  module.c
   frame.c
   thread_pool.c
   cpu.c

@@ -3,6 +3,8 @@
  */
 #include "test_hooks.h"
 
+#include "internal.h"
+
 #include <stdatomic.h>
 
 static atomic_int cpu_sum_mode;
@@ -47,4 +49,9 @@ void psnrhvs_test_set_sycl_profile(const int on) {
 
 int psnrhvs_test_sycl_profile(void) {
     return atomic_load(&sycl_profile);
+}
+
+double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
+    if (!c || c->ops->id != PSNRHVS_BACKEND_SYCL || !c->ops->resident_ms) return -1.0;
+    return c->ops->resident_ms(c, iters);
 }

@@ -54,14 +54,14 @@ static int list_devices(const int verbose) {
     static char buf[65536];
     for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
         const enum PsnrHvsBackend b = backends[i];
-        if (!psnrhvs_backend_available(b)) {
-            printf("%s: not built in\n", psnrhvs_cli_backend_name(b));
-            continue;
-        }
         buf[0] = '\0';
         const int res = psnrhvs_list_devices(b, verbose, buf, sizeof(buf));
-        if (res == PSNRHVS_ERR(ENODEV)) {
+        if (res == PSNRHVS_ERR(ENOSYS)) {
+            printf("%s: not built in\n", psnrhvs_cli_backend_name(b));
+        } else if (res == PSNRHVS_ERR(ENODEV)) {
             printf("%s: no device\n", psnrhvs_cli_backend_name(b));
+        } else if (res == PSNRHVS_ERR(ENOENT)) {
+            printf("%s: %s", psnrhvs_cli_backend_name(b), buf); /* the module's trouble */
         } else if (res < 0) {
             printf("%s: cannot list devices: %s\n", psnrhvs_cli_backend_name(b), strerror(-res));
         } else {

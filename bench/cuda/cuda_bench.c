@@ -110,6 +110,7 @@ static double lib_fps(enum PsnrHvsBackend backend, int threads, const FrameLayou
     psnrhvs_default_settings(&s);
     const int w = l->w[0], h = l->h[0], bd = l->bitdepth;
     s.width = w, s.height = h, s.bitdepth = bd, s.backend = backend, s.threads = threads;
+    s.module_dir = PSNRHVS_BENCH_MODULE_DIR; /* the static core: the build tree's modules */
     if (devpics) s.memory = PSNRHVS_MEMORY_DEVICE;
     if (devpics && nvdec) s.chroma_interleaved = 1, s.msb_aligned = bd > 8;
     PsnrHvsContext *c;

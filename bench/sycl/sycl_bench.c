@@ -61,6 +61,7 @@ static PsnrHvsSettings settings(const Frames *fr, enum PsnrHvsBackend b) {
     psnrhvs_default_settings(&s);
     s.width = fr->l.w[0], s.height = fr->l.h[0], s.bitdepth = fr->l.bitdepth;
     s.backend = b;
+    s.module_dir = PSNRHVS_BENCH_MODULE_DIR; /* the static core: the build tree's modules */
     s.logger.callback = logger;
     s.logger.cookie = (void *)"  library: ";
     if (b == PSNRHVS_BACKEND_SYCL && getenv("PSNRHVS_SYCL_DEVICE"))
@@ -181,9 +182,7 @@ static int speed(const Frames *fr, int n, int cpu_threads) {
     PsnrHvsScore ss[NFRAMES], cs[NFRAMES], gs[NFRAMES];
     double open_ms[3];
     const double sfps = lib_fps(fr, PSNRHVS_BACKEND_SYCL, 0, n, ss, &open_ms[0]);
-    const double gfps = psnrhvs_backend_available(PSNRHVS_BACKEND_CUDA)
-                            ? lib_fps(fr, PSNRHVS_BACKEND_CUDA, 0, n, gs, &open_ms[1])
-                            : -1;
+    const double gfps = lib_fps(fr, PSNRHVS_BACKEND_CUDA, 0, n, gs, &open_ms[1]);
     const int cn = n / 8 > NFRAMES ? n / 8 : NFRAMES;
     const double cfps = lib_fps(fr, PSNRHVS_BACKEND_CPU, cpu_threads, cn, cs, &open_ms[2]);
     int same = sfps > 0 && cfps > 0;

@@ -63,7 +63,8 @@ class Settings(Structure):
         ("chroma_interleaved", c_int),
         ("msb_aligned", c_int),
         ("reference_on_host", c_int),
-        ("reserved", c_uint8 * 12),
+        ("module_dir", c_char_p),
+        ("reserved", c_uint8 * 64),
     ]
 
 

@@ -23,7 +23,6 @@
 
 #include "internal.h"
 #include "opencl/opencl_loader.h"
-#include "test_hooks.h"
 #include "thread_pool.h"
 
 /* Generated from src/core/ and kernels.cl by cmake/EmbedOpenCL.cmake. */
@@ -261,7 +260,7 @@ static int cl_open(PsnrHvsContext *const c) {
                                            (cl_context_properties)l.platform[c->s.device], 0};
     b->ctx = clCreateContext(props, 1, &b->dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) goto cl_fail;
-    b->profile = psnrhvs_test_opencl_profile();
+    b->profile = c->profile;
     const cl_command_queue_properties qp = b->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     b->copy_q = clCreateCommandQueue(b->ctx, b->dev, qp, &err);
     if (err != CL_SUCCESS) goto cl_fail;

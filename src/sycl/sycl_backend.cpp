@@ -27,7 +27,6 @@
 
 extern "C" {
 #include "internal.h"
-#include "test_hooks.h"
 #include "thread_pool.h"
 }
 #include "sycl/sycl_job.hpp"
@@ -254,7 +253,7 @@ int open_impl(PsnrHvsContext *const c) {
     SyclBackend *const b = new SyclBackend;
     c->backend = b;
     b->exact = c->s.exact_helpers || !native_ok(dev);
-    b->profile = psnrhvs_test_sycl_profile() != 0;
+    b->profile = c->profile != 0;
     const auto handler = [b](sycl::exception_list list) {
         for (const std::exception_ptr &e : list) {
             std::string msg;
@@ -475,10 +474,8 @@ int sycl_list_devices(const int verbose, char *const buf, const size_t size) {
 
 /* Benchmarks (test_hooks.h): the kernels again on the frame last uploaded
  * into slot 0, with nothing queued. */
-extern "C" double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
-    /* By id: a function naming the ops table would put it, with host
-     * function addresses, into the CUDA device pass. */
-    if (!c || c->ops->id != PSNRHVS_BACKEND_SYCL || c->queued || iters < 1) return -1.0;
+static double sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
+    if (c->queued || iters < 1) return -1.0;
     SyclBackend *const b = static_cast<SyclBackend *>(c->backend);
     double ms = -1.0;
     const int err = guarded(c, "resident benchmark", [&] {
@@ -508,4 +505,5 @@ extern "C" const PsnrHvsBackendOps psnrhvs_backend_sycl = {
     sycl_close,
     sycl_list_devices,
     nullptr,
+    sycl_resident_ms,
 };

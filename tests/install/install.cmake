@@ -2,7 +2,7 @@
 # distribution expects: every file, the SONAME, psnrhvs.pc's prefix, the CLI.
 #   cmake -DBUILD=<build tree> -DPREFIX=<prefix> "-DFILES=<paths under it>"
 #         -DLIBDIR=<lib dir> -DSONAME=<libpsnrhvs.so.N> -DCLI=<bin/psnrhvs or empty>
-#         -DVERSION=<x.y.z> -DREADELF=<readelf> -P install.cmake
+#         -DVERSION=<x.y.z> -DREADELF=<readelf> "-DMODULES=<cuda;sycl or empty>" -P install.cmake
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE ${PREFIX})
 unset(ENV{DESTDIR}) # into PREFIX and nowhere else
@@ -26,6 +26,31 @@ file(STRINGS ${PREFIX}/${LIBDIR}/pkgconfig/psnrhvs.pc prefix REGEX "^prefix=")
 if(NOT prefix STREQUAL "prefix=${PREFIX}")
   message(FATAL_ERROR "psnrhvs.pc says ${prefix}, installed in ${PREFIX}")
 endif()
+
+# The core needs libc's libraries only, the CLI those, the core and FFmpeg's:
+# the backends with other needs are modules in <libdir>/psnrhvs.
+set(libc_libs "libc\\.so|libm\\.so|libpthread\\.so|libdl\\.so|libgcc_s\\.so|ld-linux")
+function(check_needed file allowed)
+  execute_process(COMMAND ${READELF} -d ${file} OUTPUT_VARIABLE out)
+  string(REGEX MATCHALL "Shared library: \\[[^]]*\\]" needed "${out}")
+  foreach(n ${needed})
+    string(REGEX REPLACE "Shared library: \\[(.*)\\]" "\\1" n "${n}")
+    if(NOT n MATCHES "^(${allowed})")
+      message(FATAL_ERROR "${file} needs ${n}: only ${allowed} are allowed")
+    endif()
+    list(APPEND names ${n})
+  endforeach()
+  message(STATUS "${file} needs: ${names}")
+endfunction()
+check_needed(${PREFIX}/${LIBDIR}/libpsnrhvs.so "${libc_libs}")
+if(CLI)
+  check_needed(${PREFIX}/${CLI} "${libc_libs}|libpsnrhvs\\.so|libav(format|codec|util)\\.so|libswscale\\.so")
+endif()
+foreach(m ${MODULES})
+  if(NOT EXISTS ${PREFIX}/${LIBDIR}/psnrhvs/backend-${m}.so)
+    message(FATAL_ERROR "the ${m} module is not installed in ${PREFIX}/${LIBDIR}/psnrhvs")
+  endif()
+endforeach()
 
 if(CLI)
   execute_process(COMMAND ${PREFIX}/${CLI} --version RESULT_VARIABLE rc OUTPUT_VARIABLE out)

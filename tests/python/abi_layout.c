@@ -36,6 +36,7 @@ int main(void) {
     OFF(PsnrHvsSettings, chroma_interleaved);
     OFF(PsnrHvsSettings, msb_aligned);
     OFF(PsnrHvsSettings, reference_on_host);
+    OFF(PsnrHvsSettings, module_dir);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);
     FSIZE(PsnrHvsSettings, reserved);

@@ -1,7 +1,8 @@
 /*
  * A C program using libpsnrhvs: scores one generated 4:2:0 pair through the
  * SYCL backend and the CPU and compares the bits. Built and linked by the C
- * compiler alone (c_link.cmake), as a C project consuming the library would.
+ * compiler alone (c_link.cmake), as a C project consuming the library would;
+ * the SYCL module from argv[1] (a static core), else beside the library.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <stdio.h>
@@ -9,7 +10,7 @@
 
 #include "psnrhvs.h"
 
-int main(void) {
+int main(int argc, char **argv) {
     enum { W = 96, H = 64 };
     static unsigned char y[2][W * H], u[2][W * H / 4], v[2][W * H / 4];
     unsigned x = 1;
@@ -29,6 +30,7 @@ int main(void) {
         psnrhvs_default_settings(&s);
         s.width = W, s.height = H;
         s.backend = b ? PSNRHVS_BACKEND_SYCL : PSNRHVS_BACKEND_CPU;
+        if (argc > 1) s.module_dir = argv[1];
         PsnrHvsContext *c;
         if (psnrhvs_open(&c, &s) || psnrhvs_score(c, &ref, &dist, &sc[b])) return 1;
         printf("%s: psnr_hvs %.17g\n", psnrhvs_backend_name(c), sc[b].psnr_hvs);

@@ -1,0 +1,31 @@
+/*
+ * Messages to the settings' logger (built into the core and each module).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+static void vlog(const PsnrHvsLogger *logger, const char *fmt, va_list ap) {
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (logger && logger->callback)
+        logger->callback(logger->cookie, msg);
+    else
+        fprintf(stderr, "psnrhvs: %s\n", msg);
+}
+
+void psnrhvs_log(const PsnrHvsContext *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(&c->s.logger, fmt, ap);
+    va_end(ap);
+}
+
+void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(&s->logger, fmt, ap);
+    va_end(ap);
+}
