@@ -297,6 +297,12 @@ static void report_no_frames(Input *const ref, Input *const dist, const CLISetti
 static void apply_cpumask(const CLISettings *const cli, PsnrHvsSettings *const lib,
                           LogState *const log) {
     if (!cli->have_cpumask || cli->have_isa) return; /* an explicit --isa was checked at parsing */
+#if defined(__aarch64__)
+    /* vmaf's ARM mask has one bit, NEON; without it the scalar path runs */
+    (void)log;
+    if (cli->cpumask & CLI_CPUMASK_NEON) lib->isa = PSNRHVS_ISA_SCALAR;
+    return;
+#endif
     if (cli->cpumask & CLI_CPUMASK_AVX2) {
         lib->isa = PSNRHVS_ISA_SCALAR;
         return;
