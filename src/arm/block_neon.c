@@ -15,6 +15,11 @@
 #include "dsp.h"
 
 #define LANES 4
+#if defined(__GNUC__) && !defined(__clang__)
+#define TMPL_DCT_UNROLL _Pragma("GCC unroll 1")
+#else
+#define TMPL_DCT_UNROLL _Pragma("nounroll")
+#endif
 typedef int32x4_t VI;
 typedef float32x4_t VF;
 
