@@ -26,8 +26,11 @@ PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distribute
 # Headless Chromium renders the report page of `psnrhvs report` in its test.
 PACKAGES="$PACKAGES chromium"
 # The AArch64 cross tree (NEON kernels): GCC and C library for aarch64-linux-gnu,
-# QEMU's user-mode emulator to run its tests (tests/run_arm64.sh).
-PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+# QEMU's user-mode emulator to run its tests (tests/run_arm64.sh). On an
+# AArch64 host the main tree builds and tests the NEON kernels natively.
+ARM64_CROSS=1
+[ "$(uname -m)" = aarch64 ] && ARM64_CROSS=0
+[ "$ARM64_CROSS" = 1 ] && PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 
 install_missing() {
     local missing=()
@@ -79,7 +82,7 @@ test)
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
     # The NEON kernels: an AArch64 tree cross-built and tested under
     # qemu-aarch64 (PSNRHVS_ARM64=0 skips it).
-    if [ "${PSNRHVS_ARM64:-1}" != 0 ]; then
+    if [ "${PSNRHVS_ARM64:-1}" != 0 ] && [ "$ARM64_CROSS" = 1 ]; then
         JOBS=$JOBS tests/run_arm64.sh "$BUILD_DIR/arm64"
     fi
     # Then the suite again under ASan+UBSan and TSan, and libFuzzer on the
