@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # psnrhvs: one entry point for a fresh Debian 12 machine.
 #   ./build.sh sample   install what is missing, build, score the sample pair
-#   ./build.sh test     install what is missing, build, run every test, then
+#   ./build.sh test     install what is missing, build, run every test, then the
+#                       AArch64 cross tree under QEMU (PSNRHVS_ARM64=0: not), and
 #                       again under ASan+UBSan and TSan, and libFuzzer (PSNRHVS_SANITIZERS=0: not)
 #   ./build.sh build    install what is missing, build
 # BUILD_DIR (default ./build) and CMAKE_ARGS may be set in the environment.
@@ -24,6 +25,12 @@ PACKAGES="$PACKAGES libavformat-dev libavcodec-dev libavutil-dev libswscale-dev 
 PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
 # Headless Chromium renders the report page of `psnrhvs report` in its test.
 PACKAGES="$PACKAGES chromium"
+# The AArch64 cross tree (NEON kernels): GCC and C library for aarch64-linux-gnu,
+# QEMU's user-mode emulator to run its tests (tests/run_arm64.sh). On an
+# AArch64 host the main tree builds and tests the NEON kernels natively.
+ARM64_CROSS=1
+[ "$(uname -m)" = aarch64 ] && ARM64_CROSS=0
+[ "$ARM64_CROSS" = 1 ] && PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 
 install_missing() {
     local missing=()
@@ -75,6 +82,11 @@ test)
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
     # What each libFuzzer target did (ctest shows only failures' output).
     grep -h "_libfuzzer: .* executions" "$BUILD_DIR/Testing/Temporary/LastTest.log" || true
+    # The NEON kernels: an AArch64 tree cross-built and tested under
+    # qemu-aarch64 (PSNRHVS_ARM64=0 skips it).
+    if [ "${PSNRHVS_ARM64:-1}" != 0 ] && [ "$ARM64_CROSS" = 1 ]; then
+        JOBS=$JOBS tests/run_arm64.sh "$BUILD_DIR/arm64"
+    fi
     # Then the suite again under ASan+UBSan and TSan, and libFuzzer on the
     # public API, each in a tree of its own (PSNRHVS_SANITIZERS=0 skips them).
     if [ "${PSNRHVS_SANITIZERS:-1}" != 0 ]; then

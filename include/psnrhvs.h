@@ -78,6 +78,7 @@ enum PsnrHvsIsa {
     PSNRHVS_ISA_SCALAR = 1, ///< the scalar reference path
     PSNRHVS_ISA_AVX2 = 2,
     PSNRHVS_ISA_AVX512 = 3,
+    PSNRHVS_ISA_NEON = 4, ///< AArch64 Advanced SIMD
 };
 
 /** Log callback: one message without trailing newline. */

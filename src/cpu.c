@@ -1,6 +1,7 @@
 /*
  * CPU feature detection: CPUID for what the CPU has, XGETBV for what the OS
- * saves on a context switch (a CPU flag alone is not enough to use YMM/ZMM).
+ * saves on a context switch (a CPU flag alone is not enough to use YMM/ZMM);
+ * on AArch64 Linux the kernel's hardware capabilities (getauxval).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include "cpu.h"
@@ -32,6 +33,16 @@ static unsigned detect(void) {
     if ((flags & PSNRHVS_CPU_FLAG_AVX2) && (b & avx512) == avx512 && (xcr0 & 0xe0) == 0xe0)
         flags |= PSNRHVS_CPU_FLAG_AVX512;
     return flags;
+}
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+
+static unsigned detect(void) {
+    /* Advanced SIMD is mandatory in AArch64, but the kernel says so anyway. */
+    return getauxval(AT_HWCAP) & HWCAP_ASIMD ? PSNRHVS_CPU_FLAG_NEON : 0;
 }
 #else
 static unsigned detect(void) {

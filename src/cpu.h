@@ -8,6 +8,7 @@
 enum PsnrHvsCpuFlags {
     PSNRHVS_CPU_FLAG_AVX2 = 1 << 0,   ///< AVX2 with OS support for the YMM state
     PSNRHVS_CPU_FLAG_AVX512 = 1 << 1, ///< AVX-512 F, BW, DQ and VL with the ZMM state
+    PSNRHVS_CPU_FLAG_NEON = 1 << 2,   ///< AArch64 Advanced SIMD (HWCAP_ASIMD)
 };
 
 /* The flags the CPU has, ANDed with the mask. Read once (thread-safe). */

@@ -436,7 +436,7 @@ static void cpu_close(PsnrHvsContext *c) {
 }
 
 static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
-    static const char *const names[] = {"auto", "scalar", "avx2", "avx512"};
+    static const char *const names[] = {"auto", "scalar", "avx2", "avx512", "neon"};
     const unsigned have = psnrhvs_get_cpu_flags();
     unsigned flags = have;
     switch (c->s.isa) {
@@ -445,11 +445,15 @@ static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
         flags = 0;
         break;
     case PSNRHVS_ISA_AVX2:
-    case PSNRHVS_ISA_AVX512: {
-        const unsigned need = c->s.isa == PSNRHVS_ISA_AVX2
-                                  ? PSNRHVS_CPU_FLAG_AVX2
-                                  : PSNRHVS_CPU_FLAG_AVX2 | PSNRHVS_CPU_FLAG_AVX512;
-        const int built = c->s.isa == PSNRHVS_ISA_AVX2 ? HAVE_AVX2 : HAVE_AVX512;
+    case PSNRHVS_ISA_AVX512:
+    case PSNRHVS_ISA_NEON: {
+        const unsigned need = c->s.isa == PSNRHVS_ISA_AVX2 ? PSNRHVS_CPU_FLAG_AVX2
+                              : c->s.isa == PSNRHVS_ISA_AVX512
+                                  ? PSNRHVS_CPU_FLAG_AVX2 | PSNRHVS_CPU_FLAG_AVX512
+                                  : PSNRHVS_CPU_FLAG_NEON;
+        const int built = c->s.isa == PSNRHVS_ISA_AVX2     ? HAVE_AVX2
+                          : c->s.isa == PSNRHVS_ISA_AVX512 ? HAVE_AVX512
+                                                           : HAVE_NEON;
         if (!built) {
             psnrhvs_log(c, "isa %s is not built into this library", names[c->s.isa]);
             return PSNRHVS_ERR(ENOSYS);

@@ -10,6 +10,7 @@
 #include "core/block.h"
 #include "cpu.h"
 #include "x86/dsp_init.h"
+#include "arm/dsp_init.h"
 
 #define DEF_ROW_TERMS_C(name, pixel)                                                               \
     decl_row_terms_fn(name) {                                                                      \
@@ -82,5 +83,8 @@ void psnrhvs_dsp_init(PsnrHvsDspContext *const dsp, const unsigned flags) {
     dsp->isa = "c";
 #if HAVE_AVX2 || HAVE_AVX512
     psnrhvs_dsp_init_x86(dsp, flags);
+#endif
+#if HAVE_NEON
+    psnrhvs_dsp_init_arm(dsp, flags);
 #endif
 }

@@ -1,7 +1,7 @@
 /*
  * The CPU DSP context: the per-block work of the fast CPU path behind
  * function pointers, filled once from the C versions and then overridden
- * level by level by the x86 ones. Nothing else tests CPU flags.
+ * level by level by the x86 or the AArch64 ones. Nothing else tests CPU flags.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_SRC_DSP_H
@@ -69,7 +69,7 @@ typedef struct PsnrHvsDspContext {
     PsnrHvsRowTermsFn row_terms[2]; ///< [0]: 8 bits, [1]: 10 and 12 bits
     PsnrHvsRowTermsLadderFn row_terms_ladder[2];
     PsnrHvsSumLanesFn sum_lanes; ///< the exact-sum engine's lane kernel
-    const char *isa;             ///< "c", "avx2", "avx512": the highest level in use
+    const char *isa;             ///< "c", "avx2", "avx512", "neon": the highest level in use
 } PsnrHvsDspContext;
 
 /* Fill dsp for the CPU flags given (a subset of psnrhvs_get_cpu_flags()). */

@@ -118,7 +118,7 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "unknown mask_product %d", (int)s->mask_product);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->isa > PSNRHVS_ISA_AVX512) {
+    if ((unsigned)s->isa > PSNRHVS_ISA_NEON) {
         psnrhvs_log_settings(s, "unknown isa %d", (int)s->isa);
         return PSNRHVS_ERR(EINVAL);
     }

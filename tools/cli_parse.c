@@ -116,8 +116,9 @@ int psnrhvs_cli_backend_from_name(const char *const name, enum PsnrHvsBackend *c
 static const EnumEntry isa_tbl[] = {
     {"auto", PSNRHVS_ISA_AUTO},
     {"scalar", PSNRHVS_ISA_SCALAR},
-    {"avx2", PSNRHVS_ISA_AVX2},
-    {"avx512", PSNRHVS_ISA_AVX512},
+    {"avx2", PSNRHVS_ISA_AVX2},     /* x86-64 */
+    {"avx512", PSNRHVS_ISA_AVX512}, /* x86-64 */
+    {"neon", PSNRHVS_ISA_NEON},     /* AArch64 */
     {NULL, 0},
 };
 
@@ -175,11 +176,13 @@ static void help(void) {
         "     --backend B           cpu (default), cuda, opencl, hip, sycl or auto\n"
         "     --device N|LIST|all   GPU index for device backends; a list (0,1 or 0,0)\n"
         "                           or all: one scorer per entry, frames dealt in turn\n"
-        "     --isa I               auto (default), scalar, avx2 or avx512 (CPU backend)\n"
+        "     --isa I               auto (default), scalar, avx2, avx512 (x86-64) or neon\n"
+        "                           (AArch64) (CPU backend)\n"
         "     --threads N           CPU worker threads (0 = all cores)\n"
         "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
         "     --cpumask M           vmaf's mask of instruction sets not to use (8: no AVX2,\n"
-        "                           16: no AVX-512); the scores are the same either way\n"
+        "                           16: no AVX-512; on AArch64 1: no NEON); the scores are\n"
+        "                           the same either way\n"
         "     --aom_ctc V           vmaf's AOM CTC preset: its psnr_hvs (v1.0 to v7.0)\n"
         "     --gpumask M           accepted for vmaf compatibility (no effect on psnr_hvs)\n"
         "\n"
@@ -191,7 +194,8 @@ static void help(void) {
         "                           opencl:exact_helpers=1; keys: threads, device,\n"
         "                           exact_helpers, mask_product, frames_in_flight\n"
         "                           (default: cpu:scalar:threads=1, cpu:auto:threads=1,\n"
-        "                           cpu:auto, cpu:avx2/avx512:threads=1 and each device\n"
+        "                           cpu:auto, cpu:avx2/avx512:threads=1 (AArch64:\n"
+        "                           cpu:neon:threads=1) and each device\n"
         "                           backend built in, when they open)\n"
         "\n"
         "Output (without -o: a summary of the pooled values on stdout):\n"
@@ -538,13 +542,20 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
 
     /* An explicit --isa that the mask turns off is a contradiction, not a choice. */
     if (cli->have_isa && cli->have_cpumask) {
+#if defined(__aarch64__)
+        const unsigned long long off = lib->isa == PSNRHVS_ISA_NEON ? CLI_CPUMASK_NEON : 0;
+#else
         const unsigned long long off = lib->isa == PSNRHVS_ISA_AVX2 ? CLI_CPUMASK_AVX2
                                        : lib->isa == PSNRHVS_ISA_AVX512
                                            ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
                                            : 0;
-        if (cli->cpumask & off)
-            psnrhvs_cli_usage_error("--isa %s needs what --cpumask %#llx turns off",
-                                    lib->isa == PSNRHVS_ISA_AVX2 ? "avx2" : "avx512", cli->cpumask);
+#endif
+        if (cli->cpumask & off) {
+            const EnumEntry *e = isa_tbl;
+            while (e->name && e->value != (int)lib->isa) e++;
+            psnrhvs_cli_usage_error("--isa %s needs what --cpumask %#llx turns off", e->name,
+                                    cli->cpumask);
+        }
     }
     /* vmaf: a non-zero --gpumask turns CUDA off. */
     if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)

@@ -47,9 +47,13 @@ typedef struct CLISettings {
     ParityConfig configs[PARITY_MAX_CONFIGS];
 } CLISettings;
 
-/* Bits of vmaf's --cpumask (libvmaf.h) that psnrhvs has kernels for. */
+/* Bits of vmaf's --cpumask (libvmaf.h) that psnrhvs has kernels for. As in
+ * vmaf they depend on the CPU: on x86 bit 0 is SSE2 (nothing here), on
+ * AArch64 it is NEON (VMAF_ARM_CPU_FLAG_NEON), and bits 3 and 4 mean nothing
+ * there. */
 #define CLI_CPUMASK_AVX2   (1ull << 3)
 #define CLI_CPUMASK_AVX512 (1ull << 4)
+#define CLI_CPUMASK_NEON   (1ull << 0)
 
 /**
  * Fill cli and lib from argv. Prints help or version and exits 0 when asked;

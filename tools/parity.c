@@ -16,7 +16,7 @@
 /* Frames listed per key before "and N more". */
 #define MAX_LISTED 16
 
-static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512"};
+static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512", "neon"};
 
 static int lookup(const char *const name, const char *const *const tbl, const int n) {
     for (int i = 0; i < n; i++)
@@ -69,11 +69,11 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
         if (next) *next++ = '\0';
         char *const val = strchr(opt, '=');
         if (!val) {
-            const int isa = lookup(opt, isa_names, 4);
+            const int isa = lookup(opt, isa_names, 5);
             if (!is_cpu || isa < 0 || c->isa >= 0) {
                 snprintf(err, err_size,
                          is_cpu ? "bad '%s' in configuration '%s' (expected one ISA: scalar, avx2, "
-                                  "avx512 or auto, then KEY=VALUE options)"
+                                  "avx512, neon or auto, then KEY=VALUE options)"
                                 : "bad '%s' in configuration '%s' (expected KEY=VALUE)",
                          opt, c->label);
                 return -1;
@@ -348,9 +348,17 @@ static size_t report_key(const ParitySlot *const base, const ParitySlot *const s
 }
 
 static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSettings *const base) {
+    /* the explicit ISAs of this architecture only: another's is never built */
     static const char *const cpu[] = {
-        "cpu:scalar:threads=1", "cpu:auto:threads=1",   "cpu:auto",
-        "cpu:avx2:threads=1",   "cpu:avx512:threads=1",
+        "cpu:scalar:threads=1",
+        "cpu:auto:threads=1",
+        "cpu:auto",
+#if defined(__aarch64__)
+        "cpu:neon:threads=1",
+#else
+        "cpu:avx2:threads=1",
+        "cpu:avx512:threads=1",
+#endif
     };
     static const enum PsnrHvsBackend devices[] = {
         PSNRHVS_BACKEND_CUDA,

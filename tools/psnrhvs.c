@@ -293,11 +293,17 @@ static void report_no_frames(Input *const ref, Input *const dist, const CLISetti
  * one to use: no AVX2 leaves the scalar path (both SIMD kernels need AVX2),
  * no AVX-512 leaves AVX2 where the CPU has it. The scores are the same bits
  * either way; only the speed changes. SSE and AVX512ICL bits change nothing:
- * psnrhvs has no kernels for them.
+ * psnrhvs has no kernels for them. On AArch64 vmaf's mask is its ARM one:
+ * bit 0 is NEON, and the x86 bits mean nothing.
  */
 static void apply_cpumask(const CLISettings *const cli, PsnrHvsSettings *const lib,
                           LogState *const log) {
     if (!cli->have_cpumask || cli->have_isa) return; /* an explicit --isa was checked at parsing */
+#if defined(__aarch64__)
+    /* vmaf's ARM mask has one bit, NEON; without it the scalar path runs */
+    if (cli->cpumask & CLI_CPUMASK_NEON) lib->isa = PSNRHVS_ISA_SCALAR;
+    return;
+#endif
     if (cli->cpumask & CLI_CPUMASK_AVX2) {
         lib->isa = PSNRHVS_ISA_SCALAR;
         return;

@@ -32,7 +32,7 @@ BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2, "opencl": 3, "hip": 4, "sycl": 5}
 # enum PsnrHvsMaskProduct
 MASK_PRODUCTS = {"float": 0, "exact": 1}
 # enum PsnrHvsIsa
-ISAS = {"auto": 0, "scalar": 1, "avx2": 2, "avx512": 3}
+ISAS = {"auto": 0, "scalar": 1, "avx2": 2, "avx512": 3, "neon": 4}
 
 # void (*callback)(void *cookie, const char *message)
 LOG_CALLBACK = CFUNCTYPE(None, c_void_p, c_char_p)

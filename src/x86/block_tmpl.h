@@ -19,6 +19,11 @@
 #else
 #define TMPL_UNROLL _Pragma("unroll")
 #endif
+/* The DCT's 8 column transforms: fully unrolled unless the ISA says otherwise
+ * (interleaved, 8 transforms spill AArch64's 32 registers; one at a time fits). */
+#ifndef TMPL_DCT_UNROLL
+#define TMPL_DCT_UNROLL TMPL_UNROLL
+#endif
 
 /* The running chain of an earlier row (PsnrHvsChain), advanced a few terms
  * at a time between vector operations: the additions depend only on each
@@ -103,9 +108,9 @@ static inline __attribute__((always_inline)) void v_fdct8(VI *y, const int ys, c
 /* psh_fdct8x8: columns into rows of z, then the columns of z. */
 static inline void v_fdct8x8(VI x[64]) {
     VI z[64];
-    TMPL_UNROLL
+    TMPL_DCT_UNROLL
     for (int c = 0; c < 8; c++) v_fdct8(z + 8 * c, 1, x + c, 8);
-    TMPL_UNROLL
+    TMPL_DCT_UNROLL
     for (int c = 0; c < 8; c++) v_fdct8(x + 8 * c, 1, z + c, 8);
 }
 

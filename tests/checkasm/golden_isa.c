@@ -1,7 +1,7 @@
 /*
  * The golden fixtures through one CPU path: `golden_isa [--without=avx512|simd]
  * <isa>[:<sum>] <threads> <frames_in_flight> <golden.json>...` with isa
- * scalar, c, avx2, avx512 or auto, and the plane sum (test hook) chain, engine
+ * scalar, c, avx2, avx512, neon or auto, and the plane sum (test hook) chain, engine
  * or auto (the default); --without masks CPU flags off (cpu.h), as on a CPU
  * without them. Each JSON's raw pair lies in the folder above it. Frames
  * go through psnrhvs_send/receive with up to frames_in_flight queued; every
@@ -46,6 +46,8 @@ static int run_fixture(const char *json_path, const char *isa, const int threads
         s.isa = PSNRHVS_ISA_AVX2;
     else if (!strcmp(isa, "avx512"))
         s.isa = PSNRHVS_ISA_AVX512;
+    else if (!strcmp(isa, "neon"))
+        s.isa = PSNRHVS_ISA_NEON;
     else if (!strcmp(isa, "c"))
         psnrhvs_set_cpu_flags_mask(0); /* auto over no SIMD flag: the C kernels */
 

@@ -57,12 +57,27 @@ int main(void) {
     psnrhvs_set_cpu_flags_mask(~0u);
     const unsigned have = psnrhvs_get_cpu_flags();
     const unsigned avx2 = PSNRHVS_CPU_FLAG_AVX2, avx512 = PSNRHVS_CPU_FLAG_AVX512;
+    const unsigned neon = PSNRHVS_CPU_FLAG_NEON;
 
     check(~0u, PSNRHVS_ISA_SCALAR, 0, "scalar");
     check(0, PSNRHVS_ISA_SCALAR, 0, "scalar");
     check(0, PSNRHVS_ISA_AUTO, 0, "c");
     check(0, PSNRHVS_ISA_AVX2, PSNRHVS_ERR(ENOSYS), "avx2");
     check(0, PSNRHVS_ISA_AVX512, PSNRHVS_ERR(ENOSYS), "avx512");
+    check(0, PSNRHVS_ISA_NEON, PSNRHVS_ERR(ENOSYS), "neon");
+    check(0, (enum PsnrHvsIsa)(PSNRHVS_ISA_NEON + 1), PSNRHVS_ERR(EINVAL), "unknown isa");
+    /* Another architecture's ISA: never built here, whatever the flags. */
+#if defined(__aarch64__)
+    check(~0u, PSNRHVS_ISA_AVX2, PSNRHVS_ERR(ENOSYS), "avx2");
+    check(~0u, PSNRHVS_ISA_AVX512, PSNRHVS_ERR(ENOSYS), "avx512");
+#elif defined(__x86_64__)
+    check(~0u, PSNRHVS_ISA_NEON, PSNRHVS_ERR(ENOSYS), "neon");
+#endif
+    if (have & neon) {
+        check(neon, PSNRHVS_ISA_AUTO, 0, "neon");
+        check(~0u, PSNRHVS_ISA_AUTO, 0, "neon");
+        check(~0u, PSNRHVS_ISA_NEON, 0, "neon");
+    }
     if (have & avx2) {
         check(avx2, PSNRHVS_ISA_AUTO, 0, "avx2");
         check(~0u, PSNRHVS_ISA_AVX2, 0, "avx2");

@@ -206,10 +206,18 @@ def issue12_errors(ck, E, t, d, ref_yuv, dist_yuv, ref_y4m, dist_y4m_data, hdr_l
     E("--cpumask word", args + ["--cpumask", "avx2"], 2, "invalid --cpumask 'avx2'")
     E("--cpumask negative", args + ["--cpumask", "-1"], 2, "invalid --cpumask '-1'")
     E("--gpumask junk", args + ["--gpumask", "0x1g"], 2, "invalid --gpumask '0x1g'")
-    E("--isa avx2 --cpumask 8", args + ["--isa", "avx2", "--cpumask", "8"], 2,
-      "--isa avx2 needs what --cpumask 0x8 turns off")
-    E("--isa avx512 --cpumask 16", args + ["--isa", "avx512", "--cpumask", "16"], 2,
-      "--isa avx512 needs what --cpumask 0x10 turns off")
+    # the mask's bits and the ISAs built in depend on the CPU (cpu:neon: AArch64)
+    if ck.run_ok(args, "summary").stdout.split(b"\n")[0].endswith(b", cpu:neon"):
+        E("--isa neon --cpumask 1", args + ["--isa", "neon", "--cpumask", "1"], 2,
+          "--isa neon needs what --cpumask 0x1 turns off")
+        E("--isa avx2 on AArch64", args + ["--isa", "avx2"], 1,
+          "isa avx2 is not built into this library")
+    else:
+        E("--isa avx2 --cpumask 8", args + ["--isa", "avx2", "--cpumask", "8"], 2,
+          "--isa avx2 needs what --cpumask 0x8 turns off")
+        E("--isa avx512 --cpumask 16", args + ["--isa", "avx512", "--cpumask", "16"], 2,
+          "--isa avx512 needs what --cpumask 0x10 turns off")
+        E("--isa neon on x86", args + ["--isa", "neon"], 1, "isa neon is not built into this library")
     E("--gpumask with --backend cuda", args + ["--gpumask", "1", "--backend", "cuda"], 2,
       "--gpumask 0x1 turns CUDA off")
     # no getopt abbreviations: vmaf's --sub is not --subsample, --subs is nothing
@@ -371,7 +379,7 @@ def main():
           "invalid --precision")
         E("unknown backend", ["-r", ref_yuv, "-d", dist_yuv, "--backend", "vulkan"] + geo, 2,
           "unknown backend 'vulkan'")
-        E("unknown isa", ["-r", ref_yuv, "-d", dist_yuv, "--isa", "neon"] + geo, 2, "unknown isa 'neon'")
+        E("unknown isa", ["-r", ref_yuv, "-d", dist_yuv, "--isa", "mmx"] + geo, 2, "unknown isa 'mmx'")
         E("both stdin", ["-r", "-", "-d", "-"] + geo, 2, "stdin")
         E("missing reference", ["-d", dist_yuv] + geo, 2, "missing --reference")
         E("missing distorted", ["-r", ref_yuv] + geo, 2, "missing --distorted")

@@ -95,7 +95,7 @@ def main():
 
     # 3. usage errors (exit 2), one line on stderr
     for lst, phrase in (("cpu:scalar", "at least two"), ("vulkan,cpu", "unknown backend 'vulkan'"),
-                        ("cpu:neon,cpu", "bad 'neon'"), ("cpu:threads=x,cpu", "bad value 'x'"),
+                        ("cpu:mmx,cpu", "bad 'mmx'"), ("cpu:threads=x,cpu", "bad value 'x'"),
                         ("cpu,,cpu", "empty configuration"), ("", "empty configuration"),
                         ("cpu:device=1,cpu", "unknown option 'device'"),
                         ("cuda:scalar,cpu", "bad 'scalar'"), ("cpu:scalar:avx2,cpu", "bad 'avx2'"),
