@@ -65,6 +65,9 @@ static const PsnrHvsBackendOps *const backends[] = {
 #if HAVE_OPENCL
     &psnrhvs_backend_opencl,
 #endif
+#if HAVE_VULKAN
+    &psnrhvs_backend_vulkan,
+#endif
 #if HAVE_SYCL
     &psnrhvs_backend_sycl,
 #endif
@@ -82,8 +85,8 @@ int psnrhvs_backend_available(enum PsnrHvsBackend b) {
 }
 
 static const char *backend_name(const enum PsnrHvsBackend b) {
-    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl"};
-    return (unsigned)b <= PSNRHVS_BACKEND_SYCL ? names[b] : "?";
+    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl", "vulkan"};
+    return (unsigned)b <= PSNRHVS_BACKEND_VULKAN ? names[b] : "?";
 }
 
 static int check_settings(const PsnrHvsSettings *s) {
@@ -116,7 +119,7 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "unknown isa %d", (int)s->isa);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->backend > PSNRHVS_BACKEND_SYCL) {
+    if ((unsigned)s->backend > PSNRHVS_BACKEND_VULKAN) {
         psnrhvs_log_settings(s, "unknown backend %d", (int)s->backend);
         return PSNRHVS_ERR(EINVAL);
     }
@@ -190,7 +193,10 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     if ((err = psnrhvs_frame_geometry(&c->geom, &c->s))) goto error;
 
     if (s->backend == PSNRHVS_BACKEND_AUTO) {
-        /* Each device backend in registry order, then the CPU. */
+        /* Each device backend in registry order, then the CPU. Vulkan comes
+         * after CUDA, HIP and OpenCL (the GPU path of a machine that has no
+         * other) and takes GPUs only. */
+        c->auto_backend = 1;
         for (int i = 0; backends[i]; i++) {
             /* SYCL only when named: its GPUs are those of CUDA, HIP and
              * OpenCL, and on the CPU it is slower than the CPU backend. */

@@ -8,6 +8,7 @@
 static atomic_int cpu_sum_mode;
 static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
 static atomic_int opencl_profile, sycl_profile;
+static _Atomic(const char *) vulkan_missing;
 
 void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
     atomic_store(&cpu_sum_mode, (int)mode);
@@ -47,4 +48,12 @@ void psnrhvs_test_set_sycl_profile(const int on) {
 
 int psnrhvs_test_sycl_profile(void) {
     return atomic_load(&sycl_profile);
+}
+
+void psnrhvs_test_set_vulkan_missing(const char *const property) {
+    atomic_store(&vulkan_missing, property);
+}
+
+const char *psnrhvs_test_vulkan_missing(void) {
+    return atomic_load(&vulkan_missing);
 }

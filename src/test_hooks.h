@@ -38,6 +38,13 @@ int psnrhvs_test_opencl_profile(void);
 void psnrhvs_test_set_sycl_profile(int on);
 int psnrhvs_test_sycl_profile(void);
 
+/* Vulkan: the backend treats the named device property as missing (one of
+ * the names its refusal message gives: "shaderInt64",
+ * "shaderRoundingModeRTEFloat32", ...), for contexts opened afterwards; NULL
+ * (the default) for none. The string must outlive its use. */
+void psnrhvs_test_set_vulkan_missing(const char *property);
+const char *psnrhvs_test_vulkan_missing(void);
+
 /* SYCL: runs the kernels `iters` more times on the frame last uploaded into
  * slot 0 of c (a --backend sycl context with nothing queued, after one
  * psnrhvs_score); returns the wall time per frame in ms, or -1. */

@@ -57,8 +57,8 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     enum PsnrHvsBackend b;
     if (psnrhvs_cli_backend_from_name(text, &b) < 0 || b == PSNRHVS_BACKEND_AUTO) {
         snprintf(err, err_size,
-                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip or "
-                 "sycl)",
+                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip, "
+                 "sycl or vulkan)",
                  text, c->label);
         return -1;
     }
@@ -353,10 +353,8 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
         "cpu:avx2:threads=1",   "cpu:avx512:threads=1",
     };
     static const enum PsnrHvsBackend devices[] = {
-        PSNRHVS_BACKEND_CUDA,
-        PSNRHVS_BACKEND_OPENCL,
-        PSNRHVS_BACKEND_HIP,
-        PSNRHVS_BACKEND_SYCL,
+        PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL, PSNRHVS_BACKEND_HIP,
+        PSNRHVS_BACKEND_SYCL, PSNRHVS_BACKEND_VULKAN,
     };
     char err[256];
     *n = 0;
