@@ -15,7 +15,7 @@
 psh_u64 psh_isqrt50(psh_u64 v) {
     psh_u64 root = 0ul;
     psh_u64 bit = 1ul << 50;
-    for (int k = 0; k < 26; k++) {
+    [[dont_unroll]] for (int k = 0; k < 26; k++) {
         if (v >= root + bit) {
             v -= root + bit;
             root = (root >> 1) + bit;
@@ -135,7 +135,7 @@ float psh_div_rn_int(float a, float b) {
     /* q = floor(ma * 2^26 / mb) by restoring division, one quotient bit a
      * step. */
     psh_u64 q = 0ul, rem = ma;
-    for (int k = 0; k < 27; k++) {
+    [[dont_unroll]] for (int k = 0; k < 27; k++) {
         q <<= 1;
         if (rem >= mb) {
             rem -= mb;
