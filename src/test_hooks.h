@@ -51,4 +51,10 @@ const char *psnrhvs_test_vulkan_missing(void);
 struct PsnrHvsContext;
 double psnrhvs_test_sycl_resident_ms(struct PsnrHvsContext *c, int iters);
 
+/* Vulkan: runs the device's integer helpers (src/vulkan/glsl/int_math.glsl)
+ * on n operand pairs ab[2i], ab[2i + 1] with the device of c (a --backend
+ * vulkan context): out[3i] = a / b, out[3i + 1] = sqrt(a), out[3i + 2] =
+ * sqrt(a * b), the product exact. 0 or a PSNRHVS_ERR code. */
+int psnrhvs_test_vulkan_math(struct PsnrHvsContext *c, const float *ab, size_t n, float *out);
+
 #endif /* PSNRHVS_SRC_TEST_HOOKS_H */

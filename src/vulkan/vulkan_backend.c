@@ -22,9 +22,10 @@
 
 /* SPIR-V of glsl/kernels.comp, one module per kernel (cmake/EmbedBinary.cmake). */
 extern const unsigned char psnrhvs_vulkan_spirv_terms[], psnrhvs_vulkan_spirv_maps[],
-    psnrhvs_vulkan_spirv_windows[], psnrhvs_vulkan_spirv_walk[];
+    psnrhvs_vulkan_spirv_windows[], psnrhvs_vulkan_spirv_walk[], psnrhvs_vulkan_spirv_math[];
 extern const unsigned long psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv_maps_size,
-    psnrhvs_vulkan_spirv_windows_size, psnrhvs_vulkan_spirv_walk_size;
+    psnrhvs_vulkan_spirv_windows_size, psnrhvs_vulkan_spirv_walk_size,
+    psnrhvs_vulkan_spirv_math_size;
 
 #define CHUNK       64 /* blocks per chunk: PSH_VK_CHUNK in kernels.comp */
 #define CHUNK_BYTES 48 /* sizeof(PshSumChunkMaps) */
@@ -33,13 +34,14 @@ extern const unsigned long psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv
 #define PACK_THREADS   8
 #define DEFAULT_FRAMES 3
 #define MAX_DEVICES    64
-#define NKERNELS       4
+#define NKERNELS       4 /* the stages; kernel 4 (math) is compiled for its test only */
+#define MATH_KERNEL    4
 /* Bindings 0..6: storage buffers (input, terms, chunk sums, chunk maps,
  * block maps, window maps, sums); 7: the tables' uniform buffer. */
 #define NSTORAGE     7
 #define MAX_GROUPS_X 65535u
 
-static const char *const kernel_names[NKERNELS] = {"terms", "maps", "windows", "walk"};
+static const char *const kernel_names[NKERNELS + 1] = {"terms", "maps", "windows", "walk", "math"};
 
 /* The push constants of kernels.comp (PshParams), all 4-byte words. */
 typedef struct VkParams {
@@ -83,7 +85,7 @@ typedef struct VkShared {
     VkPhysicalDeviceMemoryProperties mem;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
-    VkPipeline pipe[NKERNELS];
+    VkPipeline pipe[NKERNELS + 1];
 } VkShared;
 
 typedef struct VkBackend {
@@ -344,7 +346,7 @@ static int teardown_registered;
 static void destroy_shared(VkShared *const sh) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
     if (sh->dev) {
-        for (int i = 0; i < NKERNELS; i++)
+        for (int i = 0; i <= NKERNELS; i++)
             if (sh->pipe[i]) v->vkDestroyPipeline(sh->dev, sh->pipe[i], NULL);
         if (sh->layout) v->vkDestroyPipelineLayout(sh->dev, sh->layout, NULL);
         if (sh->set_layout) v->vkDestroyDescriptorSetLayout(sh->dev, sh->set_layout, NULL);
@@ -379,14 +381,46 @@ static void release_shared(VkShared *const sh) {
     pthread_mutex_unlock(&registry);
 }
 
+/* Kernel i's pipeline, from its embedded SPIR-V. */
+static int create_pipeline(const PsnrHvsContext *const c, VkShared *const sh, const int i) {
+    const PsnrHvsVkDeviceFns *const v = &sh->vd;
+    const unsigned char *const code[NKERNELS + 1] = {
+        psnrhvs_vulkan_spirv_terms, psnrhvs_vulkan_spirv_maps, psnrhvs_vulkan_spirv_windows,
+        psnrhvs_vulkan_spirv_walk, psnrhvs_vulkan_spirv_math};
+    const unsigned long sizes[NKERNELS + 1] = {
+        psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv_maps_size,
+        psnrhvs_vulkan_spirv_windows_size, psnrhvs_vulkan_spirv_walk_size,
+        psnrhvs_vulkan_spirv_math_size};
+    VkShaderModule mod;
+    /* The embedded bytes as words (pCode must be 4-byte aligned). */
+    uint32_t *const words = malloc(sizes[i] + 4);
+    if (!words) return PSNRHVS_ERR(ENOMEM);
+    memcpy(words, code[i], sizes[i]);
+    const VkShaderModuleCreateInfo mi = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = sizes[i], .pCode = words};
+    VkResult r = v->vkCreateShaderModule(sh->dev, &mi, NULL, &mod);
+    free(words);
+    if (r != VK_SUCCESS) return vk_error(c, r, "loading the SPIR-V");
+    const VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = mod,
+                  .pName = "main"},
+        .layout = sh->layout};
+    r = v->vkCreateComputePipelines(sh->dev, VK_NULL_HANDLE, 1, &ci, NULL, &sh->pipe[i]);
+    v->vkDestroyShaderModule(sh->dev, mod, NULL);
+    if (r != VK_SUCCESS) {
+        sh->pipe[i] = VK_NULL_HANDLE;
+        psnrhvs_log(c, "vulkan: compiling the %s kernel failed (VkResult %d)", kernel_names[i],
+                    (int)r);
+        return PSNRHVS_ERR(r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? ENOMEM : EIO);
+    }
+    return 0;
+}
+
 static int create_pipelines(const PsnrHvsContext *const c, VkShared *const sh) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
-    const unsigned char *const code[NKERNELS] = {
-        psnrhvs_vulkan_spirv_terms, psnrhvs_vulkan_spirv_maps, psnrhvs_vulkan_spirv_windows,
-        psnrhvs_vulkan_spirv_walk};
-    const unsigned long sizes[NKERNELS] = {
-        psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv_maps_size,
-        psnrhvs_vulkan_spirv_windows_size, psnrhvs_vulkan_spirv_walk_size};
     VkResult r;
     VkDescriptorSetLayoutBinding bind[NSTORAGE + 1];
     for (int i = 0; i <= NSTORAGE; i++)
@@ -412,32 +446,8 @@ static int create_pipelines(const PsnrHvsContext *const c, VkShared *const sh) {
     if ((r = v->vkCreatePipelineLayout(sh->dev, &pli, NULL, &sh->layout)) != VK_SUCCESS)
         return vk_error(c, r, "creating the pipeline layout");
     for (int i = 0; i < NKERNELS; i++) {
-        VkShaderModule mod;
-        /* The embedded bytes as words (pCode must be 4-byte aligned). */
-        uint32_t *const words = malloc(sizes[i] + 4);
-        if (!words) return PSNRHVS_ERR(ENOMEM);
-        memcpy(words, code[i], sizes[i]);
-        const VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                             .codeSize = sizes[i],
-                                             .pCode = words};
-        r = v->vkCreateShaderModule(sh->dev, &mi, NULL, &mod);
-        free(words);
-        if (r != VK_SUCCESS) return vk_error(c, r, "loading the SPIR-V");
-        const VkComputePipelineCreateInfo ci = {
-            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                      .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                      .module = mod,
-                      .pName = "main"},
-            .layout = sh->layout};
-        r = v->vkCreateComputePipelines(sh->dev, VK_NULL_HANDLE, 1, &ci, NULL, &sh->pipe[i]);
-        v->vkDestroyShaderModule(sh->dev, mod, NULL);
-        if (r != VK_SUCCESS) {
-            sh->pipe[i] = VK_NULL_HANDLE;
-            psnrhvs_log(c, "vulkan: compiling the %s kernel failed (VkResult %d)", kernel_names[i],
-                        (int)r);
-            return PSNRHVS_ERR(r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? ENOMEM : EIO);
-        }
+        const int ret = create_pipeline(c, sh, i);
+        if (ret) return ret;
     }
     return 0;
 }
@@ -938,6 +948,107 @@ static int vk_list_devices(const int verbose, char *const buf, const size_t size
     }
     f.vkDestroyInstance(inst, NULL);
     return 0;
+}
+
+/* ---- the test hook: the integer helpers on the device ------------------ */
+
+int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, const size_t n,
+                             float *const out) {
+    if (!c || c->ops != &psnrhvs_backend_vulkan || !ab || !out || !n) return PSNRHVS_ERR(EINVAL);
+    VkBackend *const b = c->backend;
+    VkShared *const sh = b->sh;
+    const PsnrHvsVkDeviceFns *const v = b->vd;
+    int ret = 0;
+    pthread_mutex_lock(&registry);
+    if (!sh->pipe[MATH_KERNEL]) ret = create_pipeline(c, sh, MATH_KERNEL);
+    pthread_mutex_unlock(&registry);
+    if (ret) return ret;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    VkBuf in = {0}, res = {0};
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkResult r = VK_SUCCESS;
+    if ((ret = create_buffer(c, b, &in, n * 2 * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             0, host, "math operands")) ||
+        (ret = create_buffer(c, b, &res, n * 3 * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, "math results")))
+        goto done;
+    memcpy(in.map, ab, n * 2 * sizeof(float));
+    const VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NSTORAGE},
+                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
+    const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                            .maxSets = 1,
+                                            .poolSizeCount = 2,
+                                            .pPoolSizes = ps};
+    VkDescriptorSet set;
+    const VkDescriptorSetAllocateInfo sai = {.sType =
+                                                 VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                             .descriptorSetCount = 1,
+                                             .pSetLayouts = &sh->set_layout};
+    if ((r = v->vkCreateDescriptorPool(b->dev, &dpi, NULL, &pool)) != VK_SUCCESS) goto fail;
+    VkDescriptorSetAllocateInfo ai = sai;
+    ai.descriptorPool = pool;
+    if ((r = v->vkAllocateDescriptorSets(b->dev, &ai, &set)) != VK_SUCCESS) goto fail;
+    /* Operands at binding 0, results at 1; the others as the kernels have them. */
+    const VkScratch *const x = &b->scratch[0];
+    const VkBuffer bufs[NSTORAGE + 1] = {in.buf,          res.buf,           x->chunk_sum.buf,
+                                         x->chunks.buf,   x->block_maps.buf, x->windows.buf,
+                                         b->sums_dev.buf, b->tables.buf};
+    VkDescriptorBufferInfo info[NSTORAGE + 1];
+    VkWriteDescriptorSet w[NSTORAGE + 1];
+    for (int k = 0; k <= NSTORAGE; k++) {
+        info[k] = (VkDescriptorBufferInfo){bufs[k], 0, VK_WHOLE_SIZE};
+        w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = set,
+                                      .dstBinding = (uint32_t)k,
+                                      .descriptorCount = 1,
+                                      .descriptorType = k < NSTORAGE
+                                                            ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                            : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                      .pBufferInfo = &info[k]};
+    }
+    v->vkUpdateDescriptorSets(b->dev, NSTORAGE + 1, w, 0, NULL);
+    const VkCommandBufferAllocateInfo cai = {.sType =
+                                                 VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                             .commandPool = b->cpool,
+                                             .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                             .commandBufferCount = 1};
+    if ((r = v->vkAllocateCommandBuffers(b->dev, &cai, &cmd)) != VK_SUCCESS) goto fail;
+    const VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    if ((r = v->vkBeginCommandBuffer(cmd, &bi)) != VK_SUCCESS) goto fail;
+    v->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sh->pipe[MATH_KERNEL]);
+    v->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sh->layout, 0, 1, &set, 0,
+                               NULL);
+    const VkParams prm = {.nblocks = (int32_t)n};
+    v->vkCmdPushConstants(cmd, sh->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(prm), &prm);
+    dispatch(b, cmd, (uint32_t)((n + CHUNK - 1) / CHUNK));
+    barrier(b, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    if ((r = v->vkEndCommandBuffer(cmd)) != VK_SUCCESS) goto fail;
+    const VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if ((r = v->vkCreateFence(b->dev, &fi, NULL, &fence)) != VK_SUCCESS) goto fail;
+    const VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    pthread_mutex_lock(&sh->queue_lock);
+    r = v->vkQueueSubmit(sh->queue, 1, &si, fence);
+    pthread_mutex_unlock(&sh->queue_lock);
+    if (r != VK_SUCCESS ||
+        (r = v->vkWaitForFences(b->dev, 1, &fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
+        goto fail;
+    memcpy(out, res.map, n * 3 * sizeof(float));
+    goto done;
+fail:
+    ret = vk_error(c, r, "running the math kernel");
+done:
+    if (fence) v->vkDestroyFence(b->dev, fence, NULL);
+    if (cmd) v->vkFreeCommandBuffers(b->dev, b->cpool, 1, &cmd);
+    if (pool) v->vkDestroyDescriptorPool(b->dev, pool, NULL);
+    destroy_buffer(b, &in);
+    destroy_buffer(b, &res);
+    return ret;
 }
 
 const PsnrHvsBackendOps psnrhvs_backend_vulkan = {

@@ -61,6 +61,7 @@
     X(vkCreateCommandPool)                                                                         \
     X(vkDestroyCommandPool)                                                                        \
     X(vkAllocateCommandBuffers)                                                                    \
+    X(vkFreeCommandBuffers)                                                                        \
     X(vkBeginCommandBuffer)                                                                        \
     X(vkEndCommandBuffer)                                                                          \
     X(vkCmdBindPipeline)                                                                           \

@@ -132,18 +132,29 @@ float psh_div_rn_int(float a, float b) {
         mb <<= 1;
         eb--;
     }
-    /* q = floor(ma * 2^26 / mb) by restoring division, one quotient bit a
-     * step. */
-    psh_u64 q = 0ul, rem = ma;
-    [[dont_unroll]] for (int k = 0; k < 27; k++) {
-        q <<= 1;
-        if (rem >= mb) {
-            rem -= mb;
-            q |= 1ul;
-        }
-        rem <<= 1;
+    /* q = floor(ma * 2^26 / mb) and whether a remainder is left (sticky).
+     * int_math.h runs a restoring division, one quotient bit a step (27
+     * steps of 64-bit arithmetic: the bulk of the terms kernel here, 63
+     * divisions a block); this is the same long division with 32-bit
+     * digits: base 2^8 (three digits) and 2^2, each digit one exact 32-bit
+     * udiv. A remainder is below mb < 2^24, so shifted by 8 it stays below
+     * 2^32, and each digit is below its base. The quotient and remainder
+     * are those of the restoring loop, bit for bit. */
+    const psh_u32 m32 = psh_u32(mb);
+    psh_u32 r32 = psh_u32(ma), q32 = 0u;
+    if (r32 >= m32) {
+        q32 = 1u;
+        r32 -= m32;
     }
-    const bool sticky = rem != 0ul;
+    PSH_UNROLL
+    for (int k = 0; k < 4; k++) {
+        const int sh = k < 3 ? 8 : 2;
+        r32 <<= sh;
+        q32 = (q32 << sh) | (r32 / m32);
+        r32 = r32 % m32;
+    }
+    const psh_u64 q = psh_u64(q32);
+    const bool sticky = r32 != 0u;
     const int len = q >= (1ul << 26) ? 27 : 26;
     /* a / b = (q + rem / mb) * 2^e; the result's leading bit is 2^(e + len - 1). */
     const int e = ea - eb - 26;

@@ -25,7 +25,7 @@
 #include "exact_sum.glsl"
 
 #ifndef PSH_VK_KERNEL
-#error "PSH_VK_KERNEL selects the kernel: 0 terms, 1 maps, 2 windows, 3 walk"
+#error "PSH_VK_KERNEL selects the kernel: 0 terms, 1 maps, 2 windows, 3 walk (4: tests)"
 #endif
 
 /* Blocks per chunk, the work-group size (CHUNK in vulkan_backend.c). */
@@ -346,6 +346,22 @@ void main() {
         barrier();
     }
     if (lid == 0) psh_sums.sums[pc.out_index] = floatBitsToUint(r);
+}
+
+#elif PSH_VK_KERNEL == 4
+
+/* Not a stage: the integer helpers on operand pairs (a, b) read from the
+ * input binding as bits, for tests/vulkan/vulkan_int_math (a test hook):
+ * out[3i] = a / b, out[3i + 1] = sqrt(a), out[3i + 2] = sqrt(a * b) exact
+ * product, into the terms binding. pc.nblocks is the pair count. */
+void main() {
+    const uint i = psh_vk_group() * PSH_VK_CHUNK + gl_LocalInvocationID.x;
+    if (i >= uint(pc.nblocks)) return;
+    const float a = uintBitsToFloat(psh_in.words[2u * i]);
+    const float b = uintBitsToFloat(psh_in.words[2u * i + 1u]);
+    psh_terms.terms[3u * i] = psh_div_rn_int(a, b);
+    psh_terms.terms[3u * i + 1u] = psh_sqrt_rn_int(a);
+    psh_terms.terms[3u * i + 2u] = psh_sqrt_prod_rn(a, b);
 }
 
 #else
