@@ -37,9 +37,15 @@ extern const unsigned long psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv
 #define NKERNELS       4 /* the stages; kernel 4 (math) is compiled for its test only */
 #define MATH_KERNEL    4
 /* Bindings 0..6: storage buffers (input, terms, chunk sums, chunk maps,
- * block maps, window maps, sums); 7: the tables' uniform buffer. */
-#define NSTORAGE     7
-#define MAX_GROUPS_X 65535u
+ * block maps, window maps, device sums and flags); 7: the tables' uniform
+ * buffer; 8: the host-visible results. */
+#define NBINDINGS      9
+#define TABLES_BINDING 7
+#define MAX_GROUPS_X   65535u
+/* Queues a device is opened with, at most: slots go round them, so that the
+ * frames in flight run side by side (a pipeline barrier orders everything
+ * on its queue). */
+#define MAX_QUEUES 4
 
 static const char *const kernel_names[NKERNELS + 1] = {"terms", "maps", "windows", "walk", "math"};
 
@@ -56,18 +62,20 @@ typedef struct VkBuf {
     void *map; /* host-visible buffers: mapped for their lifetime */
 } VkBuf;
 
-typedef struct VkSlot {
-    VkBuf staging;           /* host copy made in submit */
-    VkBuf input;             /* device copy (unused on a unified-memory device) */
-    VkCommandBuffer cmd;     /* recorded at open */
-    VkFence fence;           /* signalled when the frame's sums are in sums_host */
-    int pending;             /* submitted, not yet collected */
-    VkDescriptorSet sets[3]; /* per plane: this slot's input, that plane's scratch */
-} VkSlot;
-
 typedef struct VkScratch {
     VkBuf terms, chunk_sum, chunks, block_maps, windows;
 } VkScratch;
+
+typedef struct VkSlot {
+    VkBuf staging;           /* host copy made in submit */
+    VkBuf input;             /* device copy (unused on a unified-memory device) */
+    VkScratch scratch[3];    /* per plane: the kernels' arrays */
+    int queue;               /* index into the shared device's queues */
+    VkCommandBuffer cmd;     /* recorded at open */
+    VkFence fence;           /* signalled when the frame's sums are in sums_host */
+    int pending;             /* submitted, not yet collected */
+    VkDescriptorSet sets[3]; /* per plane: this slot's input and scratch */
+} VkSlot;
 
 /* A device with its kernels, shared by every context of the process on it
  * (VkShared below): compiling the kernels is the slow part of an open on
@@ -79,9 +87,10 @@ typedef struct VkShared {
     VkPhysicalDevice phys;
     VkDevice dev;
     PsnrHvsVkDeviceFns vd;
-    VkQueue queue;
+    VkQueue queue[MAX_QUEUES];
+    int nqueues;
     uint32_t family;
-    pthread_mutex_t queue_lock; /* vkQueueSubmit needs the queue to itself */
+    pthread_mutex_t queue_lock[MAX_QUEUES]; /* vkQueueSubmit needs the queue to itself */
     VkPhysicalDeviceMemoryProperties mem;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
@@ -96,7 +105,6 @@ typedef struct VkBackend {
     VkDescriptorPool dpool;
     VkCommandPool cpool;
     VkBuf tables, sums_dev, sums_host;
-    VkScratch scratch[3];
     int uma; /* the kernels read the staging buffer itself */
     int nblocks[3], nchunks[3];
     VkSlot *slots;
@@ -113,6 +121,7 @@ typedef struct VkDeviceList {
 
 /* What the backend asks of a device, as the driver reports it. */
 typedef struct VkDeviceInfo {
+    uint32_t compute_queues; /* queues of compute_family */
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceFloatControlsProperties fc;
     VkPhysicalDeviceDriverProperties driver;
@@ -180,7 +189,10 @@ static void device_info(const PsnrHvsVkInstanceFns *const f, const VkPhysicalDev
     f->vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, q);
     d->compute_family = -1;
     for (uint32_t i = 0; i < nq && d->compute_family < 0; i++)
-        if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && q[i].queueCount) d->compute_family = (int)i;
+        if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && q[i].queueCount) {
+            d->compute_family = (int)i;
+            d->compute_queues = q[i].queueCount;
+        }
 }
 
 /* The first property the backend needs that the device lacks (or that the
@@ -352,7 +364,7 @@ static void destroy_shared(VkShared *const sh) {
         if (sh->set_layout) v->vkDestroyDescriptorSetLayout(sh->dev, sh->set_layout, NULL);
         v->vkDestroyDevice(sh->dev, NULL);
     }
-    pthread_mutex_destroy(&sh->queue_lock);
+    for (int i = 0; i < MAX_QUEUES; i++) pthread_mutex_destroy(&sh->queue_lock[i]);
     free(sh);
 }
 
@@ -379,6 +391,28 @@ static void release_shared(VkShared *const sh) {
     pthread_mutex_lock(&registry);
     sh->users--;
     pthread_mutex_unlock(&registry);
+}
+
+static VkDescriptorType binding_type(const int i) {
+    return i == TABLES_BINDING ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+/* Points binding k of set at bufs[k], for every binding. */
+static void write_set(const VkBackend *const b, const VkDescriptorSet set,
+                      const VkBuffer bufs[NBINDINGS]) {
+    VkDescriptorBufferInfo info[NBINDINGS];
+    VkWriteDescriptorSet w[NBINDINGS];
+    for (int k = 0; k < NBINDINGS; k++) {
+        info[k] = (VkDescriptorBufferInfo){bufs[k], 0, VK_WHOLE_SIZE};
+        w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = set,
+                                      .dstBinding = (uint32_t)k,
+                                      .descriptorCount = 1,
+                                      .descriptorType = binding_type(k),
+                                      .pBufferInfo = &info[k]};
+    }
+    b->vd->vkUpdateDescriptorSets(b->dev, NBINDINGS, w, 0, NULL);
 }
 
 /* Kernel i's pipeline, from its embedded SPIR-V. */
@@ -422,17 +456,15 @@ static int create_pipeline(const PsnrHvsContext *const c, VkShared *const sh, co
 static int create_pipelines(const PsnrHvsContext *const c, VkShared *const sh) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
     VkResult r;
-    VkDescriptorSetLayoutBinding bind[NSTORAGE + 1];
-    for (int i = 0; i <= NSTORAGE; i++)
-        bind[i] = (VkDescriptorSetLayoutBinding){
-            .binding = (uint32_t)i,
-            .descriptorType = i < NSTORAGE ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                           : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-            .descriptorCount = 1,
-            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutBinding bind[NBINDINGS];
+    for (int i = 0; i < NBINDINGS; i++)
+        bind[i] = (VkDescriptorSetLayoutBinding){.binding = (uint32_t)i,
+                                                 .descriptorType = binding_type(i),
+                                                 .descriptorCount = 1,
+                                                 .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     const VkDescriptorSetLayoutCreateInfo dl = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = NSTORAGE + 1,
+        .bindingCount = NBINDINGS,
         .pBindings = bind};
     if ((r = v->vkCreateDescriptorSetLayout(sh->dev, &dl, NULL, &sh->set_layout)) != VK_SUCCESS)
         return vk_error(c, r, "creating the descriptor set layout");
@@ -459,15 +491,16 @@ static int create_shared(const PsnrHvsContext *const c, const VkDeviceInfo *cons
     char why[256];
     VkShared *const sh = calloc(1, sizeof(*sh));
     if (!sh) return PSNRHVS_ERR(ENOMEM);
-    pthread_mutex_init(&sh->queue_lock, NULL);
+    for (int i = 0; i < MAX_QUEUES; i++) pthread_mutex_init(&sh->queue_lock[i], NULL);
     sh->index = c->s.device;
     sh->phys = shared_list.dev[c->s.device];
     sh->family = (uint32_t)d->compute_family;
-    const float priority = 1.0f;
+    sh->nqueues = d->compute_queues < MAX_QUEUES ? (int)d->compute_queues : MAX_QUEUES;
+    const float priority[MAX_QUEUES] = {1.0f, 1.0f, 1.0f, 1.0f};
     const VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                         .queueFamilyIndex = sh->family,
-                                        .queueCount = 1,
-                                        .pQueuePriorities = &priority};
+                                        .queueCount = (uint32_t)sh->nqueues,
+                                        .pQueuePriorities = priority};
     const VkPhysicalDeviceFeatures feat = {.shaderInt64 = VK_TRUE};
     const VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                     .queueCreateInfoCount = 1,
@@ -489,7 +522,8 @@ static int create_shared(const PsnrHvsContext *const c, const VkDeviceInfo *cons
         ret = PSNRHVS_ERR(ENODEV);
         goto error;
     }
-    sh->vd.vkGetDeviceQueue(sh->dev, sh->family, 0, &sh->queue);
+    for (int i = 0; i < sh->nqueues; i++)
+        sh->vd.vkGetDeviceQueue(sh->dev, sh->family, (uint32_t)i, &sh->queue[i]);
     shared_vi.vkGetPhysicalDeviceMemoryProperties(sh->phys, &sh->mem);
     if ((ret = create_pipelines(c, sh))) goto error;
     *out = sh;
@@ -567,12 +601,13 @@ static void vk_close(PsnrHvsContext *const c) {
             if (s->fence) v->vkDestroyFence(b->dev, s->fence, NULL);
             destroy_buffer(b, &s->staging);
             destroy_buffer(b, &s->input);
-        }
-        for (int p = 0; p < 3; p++) {
-            VkScratch *const x = &b->scratch[p];
-            VkBuf *const bufs[] = {&x->terms, &x->chunk_sum, &x->chunks, &x->block_maps,
-                                   &x->windows};
-            for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) destroy_buffer(b, bufs[i]);
+            for (int p = 0; p < 3; p++) {
+                VkScratch *const x = &s->scratch[p];
+                VkBuf *const bufs[] = {&x->terms, &x->chunk_sum, &x->chunks, &x->block_maps,
+                                       &x->windows};
+                for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); k++)
+                    destroy_buffer(b, bufs[k]);
+            }
         }
         destroy_buffer(b, &b->tables);
         destroy_buffer(b, &b->sums_dev);
@@ -604,7 +639,9 @@ static void barrier(const VkBackend *const b, const VkCommandBuffer cmd,
 
 /* A slot's frame: upload, then for each rendition the four kernels, each
  * over every plane (the planes' scratch buffers differ, so a stage's
- * dispatches may run together), then the sums to host memory. */
+ * dispatches may run together); the walks write the sums into host memory.
+ * Slots have buffers of their own and go round the device's queues: nothing
+ * orders one frame's kernels after another's but a queue they share. */
 static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const int si) {
     const PsnrHvsVkDeviceFns *const v = b->vd;
     const PsnrHvsFrameGeometry *const g = &c->geom;
@@ -621,11 +658,11 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
     }
     /* The slot's sums and out-of-range flag start at zero. */
     v->vkCmdFillBuffer(s->cmd, b->sums_dev.buf, sums_off, sums_bytes, 0);
-    /* After the upload and the fill, and after the kernels of earlier frames
-     * (other slots) that used the same scratch buffers. */
+    /* The kernels after the upload and the fill: transfers only, so the
+     * kernels of the frame before (other slots, maybe the same queue) need
+     * not have finished. */
     const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    barrier(b, s->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+    barrier(b, s->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, rw);
     for (int ri = 0; ri < nr; ri++) {
         for (int k = 0; k < NKERNELS; k++) {
@@ -651,14 +688,15 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
                 const uint32_t nch = (uint32_t)b->nchunks[p];
                 dispatch(b, s->cmd, k == 3 ? 1 : k == 2 ? (nch + CHUNK - 1) / CHUNK : nch);
             }
-            barrier(b, s->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                    rw | VK_ACCESS_TRANSFER_READ_BIT);
+            /* between stages; none after a frame's last walk, which would
+             * hold the next frame's kernels on this queue */
+            if (k < NKERNELS - 1 || ri < nr - 1)
+                barrier(b, s->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, rw);
         }
     }
-    const VkBufferCopy cp = {.srcOffset = sums_off, .dstOffset = sums_off, .size = sums_bytes};
-    v->vkCmdCopyBuffer(s->cmd, b->sums_dev.buf, b->sums_host.buf, 1, &cp);
-    barrier(b, s->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+    /* The walks wrote the results into host memory. */
+    barrier(b, s->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     if ((r = v->vkEndCommandBuffer(s->cmd)) != VK_SUCCESS)
         return vk_error(c, r, "recording a command buffer");
@@ -730,32 +768,15 @@ static int vk_open(PsnrHvsContext *const c) {
     const VkDeviceSize sums_bytes = (VkDeviceSize)b->nslots * g->renditions * 4 * sizeof(uint32_t);
     if ((ret = create_buffer(c, b, &b->tables, 2 * sizeof(psh_csf),
                              VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, local, host, "tables buffer")) ||
-        (ret = create_buffer(c, b, &b->sums_dev, sums_bytes,
-                             storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                             0, local, "sums buffer")) ||
-        (ret = create_buffer(c, b, &b->sums_host, sums_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                             VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, "sums read-back buffer")))
+        (ret =
+             create_buffer(c, b, &b->sums_dev, sums_bytes,
+                           storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0, local, "sums buffer")) ||
+        (ret = create_buffer(c, b, &b->sums_host, sums_bytes, storage,
+                             VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, "results buffer")))
         goto error;
     /* src/core/tables.h's bits, as the shaders' std140 vec4 arrays. */
     memcpy(b->tables.map, psh_csf, sizeof(psh_csf));
     memcpy((char *)b->tables.map + sizeof(psh_csf), psh_mask, sizeof(psh_mask));
-    for (int p = 0; p < g->num_planes; p++) {
-        VkScratch *const x = &b->scratch[p];
-        const VkDeviceSize nch = (VkDeviceSize)b->nchunks[p];
-        const VkDeviceSize nwin = (nch + CHUNK - 1) / CHUNK;
-        if ((ret = create_buffer(c, b, &x->terms, nch * CHUNK * 64 * sizeof(float), storage, 0,
-                                 local, "terms buffer")) ||
-            (ret = create_buffer(c, b, &x->chunk_sum, nch * sizeof(float), storage, 0, local,
-                                 "chunk sums buffer")) ||
-            (ret = create_buffer(c, b, &x->chunks, nch * CHUNK_BYTES, storage, 0, local,
-                                 "chunk maps buffer")) ||
-            (ret = create_buffer(c, b, &x->block_maps, nch * CHUNK * 2 * MAP_BYTES, storage, 0,
-                                 local, "block maps buffer")) ||
-            (ret = create_buffer(c, b, &x->windows, nwin * CHUNK_BYTES, storage, 0, local,
-                                 "window maps buffer")))
-            goto error;
-    }
     b->slots = calloc((size_t)b->nslots, sizeof(*b->slots));
     if (!b->slots) {
         ret = PSNRHVS_ERR(ENOMEM);
@@ -763,6 +784,23 @@ static int vk_open(PsnrHvsContext *const c) {
     }
     for (int i = 0; i < b->nslots; i++) {
         VkSlot *const s = &b->slots[i];
+        s->queue = i % b->sh->nqueues;
+        for (int p = 0; p < g->num_planes; p++) {
+            VkScratch *const x = &s->scratch[p];
+            const VkDeviceSize nch = (VkDeviceSize)b->nchunks[p];
+            const VkDeviceSize nwin = (nch + CHUNK - 1) / CHUNK;
+            if ((ret = create_buffer(c, b, &x->terms, nch * CHUNK * 64 * sizeof(float), storage, 0,
+                                     local, "terms buffer")) ||
+                (ret = create_buffer(c, b, &x->chunk_sum, nch * sizeof(float), storage, 0, local,
+                                     "chunk sums buffer")) ||
+                (ret = create_buffer(c, b, &x->chunks, nch * CHUNK_BYTES, storage, 0, local,
+                                     "chunk maps buffer")) ||
+                (ret = create_buffer(c, b, &x->block_maps, nch * CHUNK * 2 * MAP_BYTES, storage, 0,
+                                     local, "block maps buffer")) ||
+                (ret = create_buffer(c, b, &x->windows, nwin * CHUNK_BYTES, storage, 0, local,
+                                     "window maps buffer")))
+                goto error;
+        }
         if ((ret = create_buffer(c, b, &s->staging, g->frame_bytes,
                                  storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, b->uma ? local : 0,
                                  host, "staging buffer")))
@@ -780,8 +818,9 @@ static int vk_open(PsnrHvsContext *const c) {
 
     /* Descriptor sets: one per slot and plane. */
     const uint32_t nsets = (uint32_t)(b->nslots * g->num_planes);
-    const VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nsets * NSTORAGE},
-                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nsets}};
+    const VkDescriptorPoolSize ps[2] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nsets * (NBINDINGS - 1)},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nsets}};
     const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                             .maxSets = nsets,
                                             .poolSizeCount = 2,
@@ -802,29 +841,17 @@ static int vk_open(PsnrHvsContext *const c) {
                 ret = vk_error(c, r, "allocating descriptor sets");
                 goto error;
             }
-            const VkScratch *const x = &b->scratch[p];
-            const VkBuffer bufs[NSTORAGE + 1] = {b->uma ? s->staging.buf : s->input.buf,
-                                                 x->terms.buf,
-                                                 x->chunk_sum.buf,
-                                                 x->chunks.buf,
-                                                 x->block_maps.buf,
-                                                 x->windows.buf,
-                                                 b->sums_dev.buf,
-                                                 b->tables.buf};
-            VkDescriptorBufferInfo info[NSTORAGE + 1];
-            VkWriteDescriptorSet w[NSTORAGE + 1];
-            for (int k = 0; k <= NSTORAGE; k++) {
-                info[k] = (VkDescriptorBufferInfo){bufs[k], 0, VK_WHOLE_SIZE};
-                w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                              .dstSet = s->sets[p],
-                                              .dstBinding = (uint32_t)k,
-                                              .descriptorCount = 1,
-                                              .descriptorType =
-                                                  k < NSTORAGE ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                                               : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                              .pBufferInfo = &info[k]};
-            }
-            v->vkUpdateDescriptorSets(b->dev, NSTORAGE + 1, w, 0, NULL);
+            const VkScratch *const x = &s->scratch[p];
+            const VkBuffer bufs[NBINDINGS] = {b->uma ? s->staging.buf : s->input.buf,
+                                              x->terms.buf,
+                                              x->chunk_sum.buf,
+                                              x->chunks.buf,
+                                              x->block_maps.buf,
+                                              x->windows.buf,
+                                              b->sums_dev.buf,
+                                              b->tables.buf,
+                                              b->sums_host.buf};
+            write_set(b, s->sets[p], bufs);
         }
     }
 
@@ -864,9 +891,9 @@ static int vk_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     const VkSubmitInfo si_ = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                               .commandBufferCount = 1,
                               .pCommandBuffers = &s->cmd};
-    pthread_mutex_lock(&b->sh->queue_lock);
-    const VkResult r = b->vd->vkQueueSubmit(b->sh->queue, 1, &si_, s->fence);
-    pthread_mutex_unlock(&b->sh->queue_lock);
+    pthread_mutex_lock(&b->sh->queue_lock[s->queue]);
+    const VkResult r = b->vd->vkQueueSubmit(b->sh->queue[s->queue], 1, &si_, s->fence);
+    pthread_mutex_unlock(&b->sh->queue_lock[s->queue]);
     if (r != VK_SUCCESS) return vk_error(c, r, "submitting a frame");
     s->pending = 1;
     return 0;
@@ -976,7 +1003,7 @@ int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, con
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, "math results")))
         goto done;
     memcpy(in.map, ab, n * 2 * sizeof(float));
-    const VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NSTORAGE},
+    const VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NBINDINGS - 1},
                                         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
     const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                             .maxSets = 1,
@@ -992,24 +1019,11 @@ int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, con
     ai.descriptorPool = pool;
     if ((r = v->vkAllocateDescriptorSets(b->dev, &ai, &set)) != VK_SUCCESS) goto fail;
     /* Operands at binding 0, results at 1; the others as the kernels have them. */
-    const VkScratch *const x = &b->scratch[0];
-    const VkBuffer bufs[NSTORAGE + 1] = {in.buf,          res.buf,           x->chunk_sum.buf,
-                                         x->chunks.buf,   x->block_maps.buf, x->windows.buf,
-                                         b->sums_dev.buf, b->tables.buf};
-    VkDescriptorBufferInfo info[NSTORAGE + 1];
-    VkWriteDescriptorSet w[NSTORAGE + 1];
-    for (int k = 0; k <= NSTORAGE; k++) {
-        info[k] = (VkDescriptorBufferInfo){bufs[k], 0, VK_WHOLE_SIZE};
-        w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = set,
-                                      .dstBinding = (uint32_t)k,
-                                      .descriptorCount = 1,
-                                      .descriptorType = k < NSTORAGE
-                                                            ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                                            : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                      .pBufferInfo = &info[k]};
-    }
-    v->vkUpdateDescriptorSets(b->dev, NSTORAGE + 1, w, 0, NULL);
+    const VkScratch *const x = &b->slots[0].scratch[0];
+    const VkBuffer bufs[NBINDINGS] = {in.buf,          res.buf,           x->chunk_sum.buf,
+                                      x->chunks.buf,   x->block_maps.buf, x->windows.buf,
+                                      b->sums_dev.buf, b->tables.buf,     b->sums_host.buf};
+    write_set(b, set, bufs);
     const VkCommandBufferAllocateInfo cai = {.sType =
                                                  VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                              .commandPool = b->cpool,
@@ -1032,9 +1046,9 @@ int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, con
     if ((r = v->vkCreateFence(b->dev, &fi, NULL, &fence)) != VK_SUCCESS) goto fail;
     const VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-    pthread_mutex_lock(&sh->queue_lock);
-    r = v->vkQueueSubmit(sh->queue, 1, &si, fence);
-    pthread_mutex_unlock(&sh->queue_lock);
+    pthread_mutex_lock(&sh->queue_lock[0]);
+    r = v->vkQueueSubmit(sh->queue[0], 1, &si, fence);
+    pthread_mutex_unlock(&sh->queue_lock[0]);
     if (r != VK_SUCCESS ||
         (r = v->vkWaitForFences(b->dev, 1, &fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
         goto fail;

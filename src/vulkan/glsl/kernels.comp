@@ -59,12 +59,18 @@ layout(std430, set = 0, binding = 5) buffer PshWindows {
     PshSumChunkMaps windows[];
 }
 psh_windows;
-/* Per slot and rendition: three f32 plane sums (as bits), then the frame's
- * out-of-range flag (the first rendition's fourth word). Host-visible. */
+/* Per slot and rendition, four words: the frame's out-of-range flag is the
+ * first rendition's fourth (set by the terms kernel). Device memory. */
 layout(std430, set = 0, binding = 6) buffer PshSums {
     uint sums[];
 }
 psh_sums;
+/* The same layout in host-visible memory, written by the walk kernel: the
+ * three f32 plane sums (as bits) and the flag, all the host reads. */
+layout(std430, set = 0, binding = 8) buffer PshResults {
+    uint words[];
+}
+psh_results;
 
 layout(push_constant) uniform PshParams {
     uint ref_off;  /* bytes into the packed frame */
@@ -76,8 +82,8 @@ layout(push_constant) uniform PshParams {
     int bitdepth;
     int mask_product;
     int nchunks;
-    int out_index;  /* word of psh_sums for this plane's sum */
-    int flag_index; /* word of psh_sums for the frame's flag */
+    int out_index;  /* word of psh_results for this plane's sum */
+    int flag_index; /* word of psh_sums and psh_results for the frame's flag */
 }
 pc;
 
@@ -345,7 +351,11 @@ void main() {
         w++;
         barrier();
     }
-    if (lid == 0) psh_sums.sums[pc.out_index] = floatBitsToUint(r);
+    if (lid == 0) {
+        psh_results.words[pc.out_index] = floatBitsToUint(r);
+        /* final: every plane's terms kernel ran before any walk */
+        psh_results.words[pc.flag_index] = psh_sums.sums[pc.flag_index];
+    }
 }
 
 #elif PSH_VK_KERNEL == 4
