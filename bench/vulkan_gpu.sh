@@ -179,4 +179,6 @@ for g in "3840 2160 8 240" "3840 2160 10 240" "1920 1080 8 480"; do
     timeout 300 "$VB" speed "$1" "$2" "$3" "$4" >"$L/speed_$1x$2_$3.log" 2>&1
     say "rc=$? $(grep -h RESULT "$L/speed_$1x$2_$3.log" | tr '\n' ' ')"
 done
+step "per-stage device times at 3840x2160 8-bit (timestamp queries)"
+timeout 300 "$VB" profile 3840 2160 8 $([ $GPU = 1 ] && echo 120 || echo 4) 2>&1 | tee -a "$S"
 step done

@@ -7,7 +7,7 @@
 
 static atomic_int cpu_sum_mode;
 static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
-static atomic_int opencl_profile, sycl_profile;
+static atomic_int opencl_profile, sycl_profile, vulkan_profile;
 static _Atomic(const char *) vulkan_missing;
 
 void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
@@ -56,4 +56,12 @@ void psnrhvs_test_set_vulkan_missing(const char *const property) {
 
 const char *psnrhvs_test_vulkan_missing(void) {
     return atomic_load(&vulkan_missing);
+}
+
+void psnrhvs_test_set_vulkan_profile(const int on) {
+    atomic_store(&vulkan_profile, on);
+}
+
+int psnrhvs_test_vulkan_profile(void) {
+    return atomic_load(&vulkan_profile);
 }

@@ -45,6 +45,11 @@ int psnrhvs_test_sycl_profile(void);
 void psnrhvs_test_set_vulkan_missing(const char *property);
 const char *psnrhvs_test_vulkan_missing(void);
 
+/* Vulkan: log per-stage device times (timestamp queries) at close, for
+ * contexts opened afterwards (bench/vulkan). */
+void psnrhvs_test_set_vulkan_profile(int on);
+int psnrhvs_test_vulkan_profile(void);
+
 /* SYCL: runs the kernels `iters` more times on the frame last uploaded into
  * slot 0 of c (a --backend sycl context with nothing queued, after one
  * psnrhvs_score); returns the wall time per frame in ms, or -1. */

@@ -8,6 +8,9 @@
  *                                             a GPU opens) and the CPU backend,
  *                                             in the same run, on the same
  *                                             pictures, every score compared
+ *   vulkan_bench profile W H BITDEPTH FRAMES  per-stage device times of Vulkan
+ *                                             (timestamps, a test hook), logged
+ *                                             at close
  * PSNRHVS_VULKAN_DEVICE picks the Vulkan device (default 0, the first GPU);
  * PSNRHVS_BENCH_THREADS the CPU backend's threads (default 16).
  * Pictures are tests/common's generated 4:2:0 content; DISTINCT are cycled.
@@ -19,6 +22,7 @@
 #include <time.h>
 
 #include "fixture.h"
+#include "test_hooks.h"
 
 #define DISTINCT 4
 
@@ -99,7 +103,7 @@ static int same(const PsnrHvsScore *a, const PsnrHvsScore *b, const int n) {
 
 int main(int argc, char **argv) {
     if (argc < 6) {
-        fprintf(stderr, "usage: %s parity|speed W H BITDEPTH FRAMES\n", argv[0]);
+        fprintf(stderr, "usage: %s parity|speed|profile W H BITDEPTH FRAMES\n", argv[0]);
         return 2;
     }
     const int w = atoi(argv[2]), h = atoi(argv[3]), bitdepth = atoi(argv[4]);
@@ -107,6 +111,7 @@ int main(int argc, char **argv) {
     Pairs pairs;
     make_pairs(&pairs, w, h, bitdepth);
     double vk_open_ms = 0, cuda_open_ms = 0;
+    psnrhvs_test_set_vulkan_profile(!strcmp(argv[1], "profile"));
     PsnrHvsContext *cpu = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_CPU, NULL);
     PsnrHvsContext *vk = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_VULKAN, &vk_open_ms);
     if (!cpu || !vk) return 1;
@@ -116,7 +121,13 @@ int main(int argc, char **argv) {
     if (!want || !got || !other) return 1;
     int ret = 0;
 
-    if (!strcmp(argv[1], "parity")) {
+    if (!strcmp(argv[1], "profile")) {
+        run(vk, &pairs, 4, 1, NULL);
+        const double t = run(vk, &pairs, frames, 1, NULL);
+        printf("profile %dx%d %d-bit: %.1f fps with the timestamps on (the stages' times are "
+               "logged at close, over warm-up frames too)\n",
+               w, h, bitdepth, frames * 1e3 / t);
+    } else if (!strcmp(argv[1], "parity")) {
         run(cpu, &pairs, frames, 0, want);
         run(vk, &pairs, frames, 1, got);
         const int ok = same(want, got, frames);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/tables.h"
 #include "internal.h"
@@ -74,6 +75,8 @@ typedef struct VkSlot {
     VkCommandBuffer cmd;     /* recorded at open */
     VkFence fence;           /* signalled when the frame's sums are in sums_host */
     int pending;             /* submitted, not yet collected */
+    VkQueryPool queries;     /* profiling: timestamps between the stages */
+    double copy_ms;          /* profiling: the host copy in submit */
     VkDescriptorSet sets[3]; /* per plane: this slot's input and scratch */
 } VkSlot;
 
@@ -106,11 +109,21 @@ typedef struct VkBackend {
     VkCommandPool cpool;
     VkBuf tables, sums_dev, sums_host;
     int uma; /* the kernels read the staging buffer itself */
+    /* the profiling test hook: per-stage device times, logged at close */
+    int profile, profiled;
+    double timestamp_ms; /* one timestamp tick */
+    double prof_ms[1 + NKERNELS], copy_ms;
     int nblocks[3], nchunks[3];
     VkSlot *slots;
     int nslots;
     PsnrHvsThreadPool *pool;
 } VkBackend;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
 
 /* ---- devices ------------------------------------------------------------ */
 
@@ -122,6 +135,7 @@ typedef struct VkDeviceList {
 /* What the backend asks of a device, as the driver reports it. */
 typedef struct VkDeviceInfo {
     uint32_t compute_queues; /* queues of compute_family */
+    int timestamps;          /* compute_family writes timestamps */
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceFloatControlsProperties fc;
     VkPhysicalDeviceDriverProperties driver;
@@ -192,6 +206,7 @@ static void device_info(const PsnrHvsVkInstanceFns *const f, const VkPhysicalDev
         if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && q[i].queueCount) {
             d->compute_family = (int)i;
             d->compute_queues = q[i].queueCount;
+            d->timestamps = q[i].timestampValidBits >= 32;
         }
 }
 
@@ -592,6 +607,14 @@ done:
 static void vk_close(PsnrHvsContext *const c) {
     VkBackend *const b = c->backend;
     if (!b) return;
+    if (b->profiled) {
+        const double n = b->profiled;
+        psnrhvs_log(c,
+                    "vulkan profile, ms per frame over %d frames (rendition 0): host copy %.3f, "
+                    "upload %.3f, terms %.3f, maps %.3f, windows %.3f, walk %.3f",
+                    b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
+                    b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
+    }
     if (b->sh) {
         const PsnrHvsVkDeviceFns *const v = b->vd;
         for (int i = 0; b->slots && i < b->nslots; i++) {
@@ -599,6 +622,7 @@ static void vk_close(PsnrHvsContext *const c) {
             /* Frames sent and never received: their kernels use the buffers. */
             if (s->pending) v->vkWaitForFences(b->dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
             if (s->fence) v->vkDestroyFence(b->dev, s->fence, NULL);
+            if (s->queries) v->vkDestroyQueryPool(b->dev, s->queries, NULL);
             destroy_buffer(b, &s->staging);
             destroy_buffer(b, &s->input);
             for (int p = 0; p < 3; p++) {
@@ -652,6 +676,12 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
     const int nr = g->renditions;
     const VkDeviceSize sums_off = (VkDeviceSize)si * nr * 4 * sizeof(uint32_t);
     const VkDeviceSize sums_bytes = (VkDeviceSize)nr * 4 * sizeof(uint32_t);
+    /* Profiling: timestamps at the start, after the upload and after each
+     * stage of rendition 0. */
+    if (s->queries) {
+        v->vkCmdResetQueryPool(s->cmd, s->queries, 0, 2 + NKERNELS);
+        v->vkCmdWriteTimestamp(s->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s->queries, 0);
+    }
     if (!b->uma) {
         const VkBufferCopy cp = {.size = s->staging.size};
         v->vkCmdCopyBuffer(s->cmd, s->staging.buf, s->input.buf, 1, &cp);
@@ -664,6 +694,7 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
     const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
     barrier(b, s->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, rw);
+    if (s->queries) v->vkCmdWriteTimestamp(s->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s->queries, 1);
     for (int ri = 0; ri < nr; ri++) {
         for (int k = 0; k < NKERNELS; k++) {
             v->vkCmdBindPipeline(s->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->sh->pipe[k]);
@@ -688,6 +719,9 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
                 const uint32_t nch = (uint32_t)b->nchunks[p];
                 dispatch(b, s->cmd, k == 3 ? 1 : k == 2 ? (nch + CHUNK - 1) / CHUNK : nch);
             }
+            if (s->queries && ri == 0)
+                v->vkCmdWriteTimestamp(s->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s->queries,
+                                       (uint32_t)(2 + k));
             /* between stages; none after a frame's last walk, which would
              * hold the next frame's kernels on this queue */
             if (k < NKERNELS - 1 || ri < nr - 1)
@@ -765,6 +799,8 @@ static int vk_open(PsnrHvsContext *const c) {
         goto error;
     }
     b->nslots = c->slots;
+    b->profile = psnrhvs_test_vulkan_profile() && d.timestamps;
+    b->timestamp_ms = d.props.limits.timestampPeriod * 1e-6;
     const VkDeviceSize sums_bytes = (VkDeviceSize)b->nslots * g->renditions * 4 * sizeof(uint32_t);
     if ((ret = create_buffer(c, b, &b->tables, 2 * sizeof(psh_csf),
                              VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, local, host, "tables buffer")) ||
@@ -814,6 +850,11 @@ static int vk_open(PsnrHvsContext *const c) {
             ret = vk_error(c, r, "creating a fence");
             goto error;
         }
+        const VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                           .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                           .queryCount = 2 + NKERNELS};
+        if (b->profile && v->vkCreateQueryPool(b->dev, &qpi, NULL, &s->queries) != VK_SUCCESS)
+            s->queries = VK_NULL_HANDLE;
     }
 
     /* Descriptor sets: one per slot and plane. */
@@ -887,7 +928,9 @@ static int vk_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     /* The slot's last frame was collected (its fence waited on): its
      * staging memory is free. Host-coherent memory: the writes are visible
      * to the device at the submission. */
+    const double t0 = b->profile ? now_ms() : 0.0;
     psnrhvs_frame_pack(&c->geom, ref, dist, (unsigned char *)s->staging.map, b->pool);
+    if (b->profile) s->copy_ms = now_ms() - t0;
     const VkSubmitInfo si_ = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                               .commandBufferCount = 1,
                               .pCommandBuffers = &s->cmd};
@@ -916,6 +959,16 @@ static int vk_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
         psnrhvs_frame_pictures(&c->geom, s->staging.map, pics);
         psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
         return psnrhvs_range_report(c, &e);
+    }
+    if (s->queries) {
+        uint64_t ts[2 + NKERNELS];
+        if (b->vd->vkGetQueryPoolResults(b->dev, s->queries, 0, 2 + NKERNELS, sizeof(ts), ts,
+                                         sizeof(ts[0]), VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+            for (int i = 0; i <= NKERNELS; i++)
+                b->prof_ms[i] += (double)(ts[i + 1] - ts[i]) * b->timestamp_ms;
+            b->copy_ms += s->copy_ms;
+            b->profiled++;
+        }
     }
     for (int ri = 0; ri < nr; ri++)
         memcpy(sums[ri], &words[ri * 4], (size_t)c->geom.num_planes * sizeof(float));

@@ -19,7 +19,9 @@ echo "no libvulkan among the NEEDED entries of the CLI and the library"
 mkdir -p "$tmp" && : >"$tmp/empty"
 cat >"$tmp/run.sh" <<EOS
 set -u
-for f in \$(ldconfig -p | awk '/libvulkan\.so/ {print \$NF}' | sort -u); do
+# the system's loader, and any on LD_LIBRARY_PATH (a carried one, bench/vulkan_gpu.sh)
+for f in \$(ldconfig -p | awk '/libvulkan\.so/ {print \$NF}' | sort -u) \
+    \$(echo "\${LD_LIBRARY_PATH:-}" | tr ':' '\\n' | while read -r d; do ls "\$d"/libvulkan.so* 2>/dev/null; done); do
     mount --bind "$tmp/empty" "\$f" || exit 3
 done
 "$cli" -r "$data/yuv420p_176x144_ref.y4m" -d "$data/yuv420p_176x144_dist.y4m" --backend cpu \
