@@ -362,7 +362,8 @@ static void destroy_buffer(const VkBackend *const b, VkBuf *const x) {
 /* One instance for the process, and one VkShared per device index opened:
  * created by the first context on it, kept while the process runs (the next
  * context reuses the compiled kernels), destroyed at exit if no context is
- * open on it then. Guarded by `registry`. */
+ * open on it then. Guarded by `registry`. list-devices uses the same
+ * instance. */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static PsnrHvsVkInstanceFns shared_vi;
 static VkInstance shared_inst;
@@ -395,11 +396,21 @@ static void teardown(void) {
         *p = sh->next;
         destroy_shared(sh);
     }
-    if (!shared_devices && shared_inst) {
-        shared_vi.vkDestroyInstance(shared_inst, NULL);
-        shared_inst = VK_NULL_HANDLE;
-    }
     pthread_mutex_unlock(&registry);
+}
+
+/* The process's instance and its devices, made on first use (called with
+ * `registry` held). It is never destroyed: the loader would unload the
+ * drivers with it, and memory a driver leaves to the process (lavapipe
+ * does) would then be reported by a leak checker from a library it cannot
+ * name. A failure is not kept: the next call tries again. */
+static int shared_instance(char *const why, const size_t size) {
+    if (shared_inst) return 0;
+    const int ret = create_instance(&shared_vi, &shared_inst, why, size);
+    if (ret) return ret;
+    list_sorted(&shared_vi, shared_inst, &shared_list);
+    if (!teardown_registered) teardown_registered = !atexit(teardown);
+    return 0;
 }
 
 static void release_shared(VkShared *const sh) {
@@ -555,13 +566,9 @@ static int acquire_shared(const PsnrHvsContext *const c, VkShared **const out,
     char why[256];
     int ret = 0;
     pthread_mutex_lock(&registry);
-    if (!shared_inst) {
-        if ((ret = create_instance(&shared_vi, &shared_inst, why, sizeof(why)))) {
-            psnrhvs_log(c, "vulkan: %s", why);
-            goto done;
-        }
-        list_sorted(&shared_vi, shared_inst, &shared_list);
-        if (!teardown_registered) teardown_registered = !atexit(teardown);
+    if ((ret = shared_instance(why, sizeof(why)))) {
+        psnrhvs_log(c, "vulkan: %s", why);
+        goto done;
     }
     if (!shared_list.n) {
         psnrhvs_log(c, "vulkan: no Vulkan device found (is a driver, an ICD, installed?)");
@@ -983,18 +990,18 @@ static int vk_list_devices(const int verbose, char *const buf, const size_t size
     size_t used = 0;
     if (size) buf[0] = 0;
     char why[256];
-    PsnrHvsVkInstanceFns f;
-    VkInstance inst;
-    const int err = create_instance(&f, &inst, why, sizeof(why));
+    pthread_mutex_lock(&registry);
+    const int err = shared_instance(why, sizeof(why));
     if (err) {
+        pthread_mutex_unlock(&registry);
         put(buf, size, &used, "vulkan: %s\n", why);
         return err;
     }
-    VkDeviceList l;
-    list_sorted(&f, inst, &l);
+    const PsnrHvsVkInstanceFns f = shared_vi;
+    const VkDeviceList l = shared_list;
+    pthread_mutex_unlock(&registry);
     if (!l.n) {
         put(buf, size, &used, "vulkan: no Vulkan device found\n");
-        f.vkDestroyInstance(inst, NULL);
         return PSNRHVS_ERR(ENODEV);
     }
     for (int i = 0; i < l.n; i++) {
@@ -1026,7 +1033,6 @@ static int vk_list_devices(const int verbose, char *const buf, const size_t size
             (int)d.fc.denormBehaviorIndependence, (int)d.fc.roundingModeIndependence,
             yes(d.fc.shaderDenormFlushToZeroFloat32), yes(d.feat.shaderFloat64));
     }
-    f.vkDestroyInstance(inst, NULL);
     return 0;
 }
 
