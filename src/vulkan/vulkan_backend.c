@@ -306,10 +306,17 @@ static int vk_error(const PsnrHvsContext *const c, const VkResult r, const char 
 static int memory_type(const VkBackend *const b, const uint32_t bits,
                        const VkMemoryPropertyFlags want, const VkMemoryPropertyFlags need) {
     const VkPhysicalDeviceMemoryProperties *const mem = &b->sh->mem;
-    for (int pass = 0; pass < 2; pass++) {
-        const VkMemoryPropertyFlags f = pass ? need : need | want;
-        for (uint32_t i = 0; i < mem->memoryTypeCount; i++)
-            if ((bits & (1u << i)) && (mem->memoryTypes[i].propertyFlags & f) == f) return (int)i;
+    /* Host memory not wanted on the device (staging, results) avoids a
+     * discrete GPU's host-visible device memory (its PCIe window) first. */
+    const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    const int avoid_local = (need & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && !(want & local);
+    for (int pass = avoid_local ? 0 : 1; pass < 3; pass++) {
+        const VkMemoryPropertyFlags f = pass == 2 ? need : need | want;
+        for (uint32_t i = 0; i < mem->memoryTypeCount; i++) {
+            const VkMemoryPropertyFlags has = mem->memoryTypes[i].propertyFlags;
+            if ((bits & (1u << i)) && (has & f) == f && !(pass == 0 && (has & local)))
+                return (int)i;
+        }
     }
     return -1;
 }
