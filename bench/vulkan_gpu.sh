@@ -109,11 +109,11 @@ G=$(sed -n '/^vulkan:/,$p' "$L/devices.txt" | awk -F: '/^  [0-9]+: / && !/\| CPU
 if [ -z "$G" ]; then
     VK_LOADER_DEBUG=all "$CLI" --list-devices >"$L/loader_debug.txt" 2>&1
     grep -iE "error|warn" "$L/loader_debug.txt" | head -15 | tee -a "$S"
-    if [ $GPU = 1 ]; then
-        say "NO VULKAN GPU: the loader found no usable NVIDIA device (loader log in logs.tar.gz)"
+    if [ $GPU = 1 ] || ! sed -n '/^vulkan:/,$p' "$L/devices.txt" | grep -q '^  0: '; then
+        say "NO VULKAN DEVICE to test: the loader found no usable $([ $GPU = 1 ] && echo NVIDIA )device (loader log in logs.tar.gz)"
         exit 1
     fi
-    G=0
+    G=0 # no GPU driver here: the CPU device (lavapipe), for trying the script
 fi
 export PSNRHVS_VULKAN_DEVICE=$G
 say "Vulkan device: $G"
