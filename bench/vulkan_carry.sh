@@ -25,7 +25,7 @@ for t in cmake; do
 done
 [ -f /usr/include/vulkan/vulkan.h ] ||
     { echo "vulkan_carry.sh: no /usr/include/vulkan/vulkan.h (apt-get install libvulkan-dev)" >&2; exit 1; }
-loader=$(ldconfig -p | awk '/libvulkan\.so\.1 .*x86-64/ {print $NF; exit}')
+loader=$(ldconfig -p | awk '/libvulkan\.so\.1 .*x86-64/ && !f {print $NF; f = 1}') # no early exit: pipefail
 [ -n "$loader" ] || { echo "vulkan_carry.sh: no libvulkan.so.1 here (apt-get install libvulkan1)" >&2; exit 1; }
 
 tmp=$(mktemp -d /tmp/vulkan_carry.XXXXXX)
