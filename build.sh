@@ -17,6 +17,10 @@ PACKAGES="cmake ninja-build gcc g++ python3 pkg-config ocl-icd-opencl-dev opencl
 # HIP: hipcc builds the AMD kernels (no AMD GPU needed), clang-tools-15 and
 # llvm-15 read their code objects back for the resource check.
 PACKAGES="$PACKAGES hipcc libamdhip64-dev clang-tools-15 llvm-15"
+# Vulkan: headers (the loader is opened at run time), the GLSL compiler and
+# SPIR-V tools for the kernels and their checks, and Mesa's lavapipe, a CPU
+# Vulkan device the tests run on.
+PACKAGES="$PACKAGES libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers"
 # clang and its libFuzzer runtime for the fuzz targets.
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 # FFmpeg's libraries for compressed input in the CLI, and its CLI for the tests.

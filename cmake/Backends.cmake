@@ -2,7 +2,8 @@
 set(PSNRHVS_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO, ON or OFF")
 set(PSNRHVS_OPENCL AUTO CACHE STRING "Build the OpenCL backend: AUTO, ON or OFF")
 set(PSNRHVS_HIP AUTO CACHE STRING "Build the HIP backend: AUTO, ON or OFF")
-foreach(b CUDA OPENCL HIP)
+set(PSNRHVS_VULKAN AUTO CACHE STRING "Build the Vulkan backend: AUTO, ON or OFF")
+foreach(b CUDA OPENCL HIP VULKAN)
   set_property(CACHE PSNRHVS_${b} PROPERTY STRINGS AUTO ON OFF)
 endforeach()
 

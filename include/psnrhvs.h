@@ -51,7 +51,8 @@ enum PsnrHvsBackend {
     PSNRHVS_BACKEND_CUDA = 2,
     PSNRHVS_BACKEND_OPENCL = 3,
     PSNRHVS_BACKEND_HIP = 4,
-    PSNRHVS_BACKEND_SYCL = 5, ///< AdaptiveCpp; only when named (auto skips it)
+    PSNRHVS_BACKEND_SYCL = 5,   ///< AdaptiveCpp; only when named (auto skips it)
+    PSNRHVS_BACKEND_VULKAN = 6, ///< Vulkan 1.2 compute; auto takes its GPUs, never a CPU device
 };
 
 /** How the block threshold multiplies masking energy by the variance ratio. */

@@ -52,6 +52,7 @@ extern const PsnrHvsBackendOps psnrhvs_backend_cuda;
 extern const PsnrHvsBackendOps psnrhvs_backend_opencl;
 extern const PsnrHvsBackendOps psnrhvs_backend_hip;
 extern const PsnrHvsBackendOps psnrhvs_backend_sycl;
+extern const PsnrHvsBackendOps psnrhvs_backend_vulkan;
 
 #ifdef __cplusplus
 }

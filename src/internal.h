@@ -16,7 +16,8 @@ struct PsnrHvsContext {
     PsnrHvsSettings s;
     PsnrHvsFrameGeometry geom;
     const PsnrHvsBackendOps *ops;
-    void *backend; ///< the backend's own state
+    void *backend;    ///< the backend's own state
+    int auto_backend; ///< opened by backend auto: a device backend takes only GPUs
     /* The frame queue: slots [head, head + queued) (mod slots) hold frames
      * sent and not yet received, oldest first. */
     int slots;

@@ -50,6 +50,9 @@ static const struct {
 #if HAVE_OPENCL
     {PSNRHVS_BACKEND_OPENCL, &psnrhvs_backend_opencl, NULL},
 #endif
+#if HAVE_VULKAN
+    {PSNRHVS_BACKEND_VULKAN, &psnrhvs_backend_vulkan, NULL},
+#endif
 #if HAVE_SYCL
     {PSNRHVS_BACKEND_SYCL, NULL, "sycl"},
 #endif
@@ -88,8 +91,8 @@ int psnrhvs_backend_available(enum PsnrHvsBackend b) {
 }
 
 static const char *backend_name(const enum PsnrHvsBackend b) {
-    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl"};
-    return (unsigned)b <= PSNRHVS_BACKEND_SYCL ? names[b] : "?";
+    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl", "vulkan"};
+    return (unsigned)b <= PSNRHVS_BACKEND_VULKAN ? names[b] : "?";
 }
 
 static int check_settings(const PsnrHvsSettings *s) {
@@ -122,7 +125,7 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "unknown isa %d", (int)s->isa);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->backend > PSNRHVS_BACKEND_SYCL) {
+    if ((unsigned)s->backend > PSNRHVS_BACKEND_VULKAN) {
         psnrhvs_log_settings(s, "unknown backend %d", (int)s->backend);
         return PSNRHVS_ERR(EINVAL);
     }
@@ -180,9 +183,10 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
-    c->profile = ops->id == PSNRHVS_BACKEND_OPENCL ? psnrhvs_test_opencl_profile()
-                 : ops->id == PSNRHVS_BACKEND_SYCL ? psnrhvs_test_sycl_profile()
-                                                   : 0;
+    c->profile = ops->id == PSNRHVS_BACKEND_OPENCL   ? psnrhvs_test_opencl_profile()
+                 : ops->id == PSNRHVS_BACKEND_SYCL   ? psnrhvs_test_sycl_profile()
+                 : ops->id == PSNRHVS_BACKEND_VULKAN ? psnrhvs_test_vulkan_profile()
+                                                     : 0;
     /* The threads a backend starts (its pool, a GPU runtime's) inherit every
      * signal blocked: the caller's signals are its own threads' to take. */
     sigset_t all, old;
@@ -207,7 +211,9 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
 
     char why[1024];
     if (s->backend == PSNRHVS_BACKEND_AUTO) {
-        /* Each device backend in registry order, then the CPU. */
+        /* Each device backend in registry order, then the CPU. Vulkan comes
+         * after CUDA, HIP and OpenCL and takes GPUs only. */
+        c->auto_backend = 1;
         for (size_t i = 0; i < NUM_REGISTERED; i++) {
             /* SYCL only when named: its GPUs are those of CUDA, HIP and
              * OpenCL, and on the CPU it is slower than the CPU backend. */

@@ -9,7 +9,8 @@
 
 static atomic_int cpu_sum_mode;
 static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
-static atomic_int opencl_profile, sycl_profile;
+static atomic_int opencl_profile, sycl_profile, vulkan_profile;
+static _Atomic(const char *) vulkan_missing;
 
 void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
     atomic_store(&cpu_sum_mode, (int)mode);
@@ -54,4 +55,20 @@ int psnrhvs_test_sycl_profile(void) {
 double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
     if (!c || c->ops->id != PSNRHVS_BACKEND_SYCL || !c->ops->resident_ms) return -1.0;
     return c->ops->resident_ms(c, iters);
+}
+
+void psnrhvs_test_set_vulkan_missing(const char *const property) {
+    atomic_store(&vulkan_missing, property);
+}
+
+const char *psnrhvs_test_vulkan_missing(void) {
+    return atomic_load(&vulkan_missing);
+}
+
+void psnrhvs_test_set_vulkan_profile(const int on) {
+    atomic_store(&vulkan_profile, on);
+}
+
+int psnrhvs_test_vulkan_profile(void) {
+    return atomic_load(&vulkan_profile);
 }

@@ -38,10 +38,28 @@ int psnrhvs_test_opencl_profile(void);
 void psnrhvs_test_set_sycl_profile(int on);
 int psnrhvs_test_sycl_profile(void);
 
+/* Vulkan: the backend treats the named device property as missing (one of
+ * the names its refusal message gives: "shaderInt64",
+ * "shaderRoundingModeRTEFloat32", ...), for contexts opened afterwards; NULL
+ * (the default) for none. The string must outlive its use. */
+void psnrhvs_test_set_vulkan_missing(const char *property);
+const char *psnrhvs_test_vulkan_missing(void);
+
+/* Vulkan: log per-stage device times (timestamp queries) at close, for
+ * contexts opened afterwards (bench/vulkan). */
+void psnrhvs_test_set_vulkan_profile(int on);
+int psnrhvs_test_vulkan_profile(void);
+
 /* SYCL: runs the kernels `iters` more times on the frame last uploaded into
  * slot 0 of c (a --backend sycl context with nothing queued, after one
  * psnrhvs_score); returns the wall time per frame in ms, or -1. */
 struct PsnrHvsContext;
 double psnrhvs_test_sycl_resident_ms(struct PsnrHvsContext *c, int iters);
+
+/* Vulkan: runs the device's integer helpers (src/vulkan/glsl/int_math.glsl)
+ * on n operand pairs ab[2i], ab[2i + 1] with the device of c (a --backend
+ * vulkan context): out[3i] = a / b, out[3i + 1] = sqrt(a), out[3i + 2] =
+ * sqrt(a * b), the product exact. 0 or a PSNRHVS_ERR code. */
+int psnrhvs_test_vulkan_math(struct PsnrHvsContext *c, const float *ab, size_t n, float *out);
 
 #endif /* PSNRHVS_SRC_TEST_HOOKS_H */

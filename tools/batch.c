@@ -394,7 +394,7 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
         case COL_BACKEND:
             if (psnrhvs_cli_backend_from_name(v, &j->backend) < 0)
                 batch_usage_error("%s line %u: unknown backend '%s' (expected cpu, cuda, opencl, "
-                                  "hip or auto)",
+                                  "hip, sycl, vulkan or auto)",
                                   file, row->line, v);
             j->any_backend = j->backend == PSNRHVS_BACKEND_AUTO;
             break;
@@ -471,8 +471,9 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
     j->output = resolve_path(b, output);
     j->format = format ? format : format_from_name(output);
     if (j->device >= 0 && (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU))
-        batch_usage_error("%s line %u: a device without a GPU backend (cuda, opencl or hip)", file,
-                          row->line);
+        batch_usage_error(
+            "%s line %u: a device without a GPU backend (cuda, opencl, hip or vulkan)", file,
+            row->line);
 }
 
 static int cmp_str(const void *const a, const void *const b) {
@@ -618,7 +619,8 @@ static void add_gpu(Batch *const b, const enum PsnrHvsBackend be, const int devi
     if (b->num_gpus < MAX_GPU_SLOTS) b->gpu[b->num_gpus++] = (GpuSlot){be, device, 0};
 }
 
-/* "auto": every CUDA and HIP device (OpenCL lists CPUs too: only when named). */
+/* "auto": every CUDA and HIP device (OpenCL and Vulkan list CPUs and the same
+ * GPUs too: only when named). */
 static void find_gpus(Batch *const b, const char *const spec) {
     if (!strcmp(spec, "none")) return;
     if (!strcmp(spec, "auto")) {
@@ -643,7 +645,7 @@ static void find_gpus(Batch *const b, const char *const spec) {
         if (psnrhvs_cli_backend_from_name(t, &be) < 0 || be == PSNRHVS_BACKEND_CPU ||
             be == PSNRHVS_BACKEND_AUTO || (colon && parse_int(colon + 1, 0, INT_MAX, &dev) < 0))
             batch_usage_error("bad --gpus item '%s%s%s' (expected auto, none or a list of "
-                              "cuda:N, hip:N, opencl:N)",
+                              "cuda:N, hip:N, opencl:N, vulkan:N)",
                               t, colon ? ":" : "", colon ? colon + 1 : "");
         add_gpu(b, be, dev);
     }

@@ -91,6 +91,7 @@ typedef struct EnumEntry {
     int value;
 } EnumEntry;
 
+// clang-format off
 static const EnumEntry backend_tbl[] = {
     {"auto", PSNRHVS_BACKEND_AUTO},
     {"cpu", PSNRHVS_BACKEND_CPU},
@@ -98,8 +99,10 @@ static const EnumEntry backend_tbl[] = {
     {"opencl", PSNRHVS_BACKEND_OPENCL},
     {"hip", PSNRHVS_BACKEND_HIP},
     {"sycl", PSNRHVS_BACKEND_SYCL},
+    {"vulkan", PSNRHVS_BACKEND_VULKAN},
     {NULL, 0},
 };
+// clang-format on
 
 const char *psnrhvs_cli_backend_name(const enum PsnrHvsBackend b) {
     for (const EnumEntry *e = backend_tbl; e->name; e++)
@@ -173,7 +176,7 @@ static void help(void) {
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
         "                           options: enable_chroma=true|false,\n"
         "                           mask_product=float|exact\n"
-        "     --backend B           cpu (default), cuda, opencl, hip, sycl or auto\n"
+        "     --backend B           cpu (default), cuda, opencl, hip, sycl, vulkan or auto\n"
         "     --device N|LIST|all   GPU index for device backends; a list (0,1 or 0,0)\n"
         "                           or all: one scorer per entry, frames dealt in turn\n"
         "     --isa I               auto (default), scalar, avx2, avx512 (x86-64) or neon\n"
@@ -196,7 +199,8 @@ static void help(void) {
         "                           (default: cpu:scalar:threads=1, cpu:auto:threads=1,\n"
         "                           cpu:auto, cpu:avx2/avx512:threads=1 (AArch64:\n"
         "                           cpu:neon:threads=1) and each device\n"
-        "                           backend built in, when they open)\n"
+        "                           backend built in, when they open; vulkan when its\n"
+        "                           device 0 is a GPU)\n"
         "\n"
         "Output (without -o: a summary of the pooled values on stdout):\n"
         " -o, --output FILE         write per-frame and pooled scores ('-' = stdout);\n"
@@ -586,12 +590,12 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
     if ((cli->num_devices || cli->all_devices) && !cli->parity &&
         lib->backend == PSNRHVS_BACKEND_CPU)
-        psnrhvs_cli_usage_error("--device %s needs a device backend (--backend cuda, hip or "
-                                "opencl): the cpu backend has no devices",
+        psnrhvs_cli_usage_error("--device %s needs a device backend (--backend cuda, hip, "
+                                "opencl or vulkan): the cpu backend has no devices",
                                 cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && !cli->parity &&
         lib->backend == PSNRHVS_BACKEND_AUTO)
-        psnrhvs_cli_usage_error("--device %s needs --backend cuda, hip or opencl",
+        psnrhvs_cli_usage_error("--device %s needs --backend cuda, hip, opencl or vulkan",
                                 cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && cli->hwaccel)
         psnrhvs_cli_usage_error("--hwaccel cuda takes one device: use --device N");

@@ -57,8 +57,8 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     enum PsnrHvsBackend b;
     if (psnrhvs_cli_backend_from_name(text, &b) < 0 || b == PSNRHVS_BACKEND_AUTO) {
         snprintf(err, err_size,
-                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip or "
-                 "sycl)",
+                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip, "
+                 "sycl or vulkan)",
                  text, c->label);
         return -1;
     }
@@ -347,6 +347,18 @@ static size_t report_key(const ParitySlot *const base, const ParitySlot *const s
     return differ;
 }
 
+/* Vulkan lists CPU implementations too (Mesa's lavapipe): like backend auto,
+ * the default list takes its device 0 only when that is a GPU (devices are
+ * listed GPUs first). Named in --backends, any device is taken. */
+static int vulkan_gpu_first(void) {
+    static char buf[4096];
+    buf[0] = '\0';
+    if (psnrhvs_list_devices(PSNRHVS_BACKEND_VULKAN, 0, buf, sizeof(buf)) < 0) return 0;
+    const char *const nl = strchr(buf, '\n');
+    const char *const cpu = strstr(buf, " | CPU | ");
+    return strncmp(buf, "0: ", 3) == 0 && (!cpu || (nl && cpu > nl));
+}
+
 static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSettings *const base) {
     /* the explicit ISAs of this architecture only: another's is never built */
     static const char *const cpu[] = {
@@ -361,10 +373,8 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
 #endif
     };
     static const enum PsnrHvsBackend devices[] = {
-        PSNRHVS_BACKEND_CUDA,
-        PSNRHVS_BACKEND_OPENCL,
-        PSNRHVS_BACKEND_HIP,
-        PSNRHVS_BACKEND_SYCL,
+        PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL, PSNRHVS_BACKEND_HIP,
+        PSNRHVS_BACKEND_SYCL, PSNRHVS_BACKEND_VULKAN,
     };
     char err[256];
     *n = 0;
@@ -375,6 +385,7 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
     }
     for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
         if (!psnrhvs_backend_available(devices[i])) continue;
+        if (devices[i] == PSNRHVS_BACKEND_VULKAN && !vulkan_gpu_first()) continue;
         psnrhvs_parity_parse(psnrhvs_cli_backend_name(devices[i]), &cfg[*n], 1, err, sizeof(err));
         cfg[(*n)++].optional = 1;
     }

@@ -49,7 +49,7 @@ static double now_seconds(void) {
 static int list_devices(const int verbose) {
     static const enum PsnrHvsBackend backends[] = {
         PSNRHVS_BACKEND_CPU, PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL,
-        PSNRHVS_BACKEND_HIP, PSNRHVS_BACKEND_SYCL,
+        PSNRHVS_BACKEND_HIP, PSNRHVS_BACKEND_SYCL, PSNRHVS_BACKEND_VULKAN,
     };
     static char buf[65536];
     for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {

@@ -32,7 +32,7 @@ def library_version(library=None) -> str:
 
 
 def backend_available(backend: str, library=None) -> bool:
-    """Whether the backend ("cpu", "cuda", "opencl", "hip", "sycl") is compiled into the library."""
+    """Whether the backend ("cpu", "cuda", "opencl", "hip", "sycl", "vulkan") is compiled into the library."""
     return load_library(library).backend_available(backend)
 
 

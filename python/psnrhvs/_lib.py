@@ -28,7 +28,7 @@ MAX_DIMENSION = 65536
 LAYOUTS = {"420": 0, "422": 1, "444": 2, "400": 3}
 LAYOUT_NAMES = {v: k for k, v in LAYOUTS.items()}
 # enum PsnrHvsBackend
-BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2, "opencl": 3, "hip": 4, "sycl": 5}
+BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2, "opencl": 3, "hip": 4, "sycl": 5, "vulkan": 6}
 # enum PsnrHvsMaskProduct
 MASK_PRODUCTS = {"float": 0, "exact": 1}
 # enum PsnrHvsIsa

@@ -136,6 +136,7 @@ static const struct {
     {"opencl", PSNRHVS_BACKEND_OPENCL, PSNRHVS_ISA_AUTO, 0, 0},
     {"sycl", PSNRHVS_BACKEND_SYCL, PSNRHVS_ISA_AUTO, 0, 0},
     {"sycl integer helpers", PSNRHVS_BACKEND_SYCL, PSNRHVS_ISA_AUTO, 0, 1},
+    {"vulkan", PSNRHVS_BACKEND_VULKAN, PSNRHVS_ISA_AUTO, 0, 0},
 };
 
 static void test_range(void) {

@@ -593,7 +593,7 @@ def test_errors(ck, tmp, data):
     p = subprocess.run([ck.psnrhvs, "batch", os.path.join(folder, "missing.csv")],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     ck.check(p.returncode == 1 and b"cannot open" in p.stderr, "missing jobs file: %r" % p.stderr)
-    for args, msg in ((["--jobs", "0", "x.csv"], b"--jobs"), (["--gpus", "vulkan:0", "j0.csv"], b"--gpus"),
+    for args, msg in ((["--jobs", "0", "x.csv"], b"--jobs"), (["--gpus", "metal:0", "j0.csv"], b"--gpus"),
                       ([], b"no jobs file"), (["-", ], b"need --summary"),
                       (["--bogus", "x.csv"], b"unknown option")):
         p = subprocess.run([ck.psnrhvs, "batch"] + args, cwd=folder, stdout=subprocess.PIPE,

@@ -33,7 +33,7 @@ def main():
     dist = os.path.join(d, "yuv420p_176x144_dist.y4m")
     for args, phrase in ((["--device", "0,1"], "the cpu backend has no devices"),
                          (["--device", "all"], "the cpu backend has no devices"),
-                         (["--backend", "auto", "--device", "0,1"], "needs --backend cuda, hip or opencl"),
+                         (["--backend", "auto", "--device", "0,1"], "needs --backend cuda, hip, opencl or vulkan"),
                          (["--backend", "opencl", "--device", "0,,1"], "invalid --device '0,,1'"),
                          (["--backend", "opencl", "--device", "0,x"], "invalid --device 'x'"),
                          (["--backend", "opencl", "--device", "0,"], "invalid --device '0,'")):

@@ -377,8 +377,8 @@ def main():
           "invalid --frame_cnt")
         E("precision word", ["-r", ref_yuv, "-d", dist_yuv, "--precision", "high"] + geo, 2,
           "invalid --precision")
-        E("unknown backend", ["-r", ref_yuv, "-d", dist_yuv, "--backend", "vulkan"] + geo, 2,
-          "unknown backend 'vulkan'")
+        E("unknown backend", ["-r", ref_yuv, "-d", dist_yuv, "--backend", "metal"] + geo, 2,
+          "unknown backend 'metal'")
         E("unknown isa", ["-r", ref_yuv, "-d", dist_yuv, "--isa", "mmx"] + geo, 2, "unknown isa 'mmx'")
         E("both stdin", ["-r", "-", "-d", "-"] + geo, 2, "stdin")
         E("missing reference", ["-d", dist_yuv] + geo, 2, "missing --reference")

@@ -184,7 +184,7 @@ def test_misc(ck):
 
     # a backend that is not built in is an error, not a silent CPU run
     listing = ck.run(["--list-devices"]).stdout.decode()
-    for b in ("cuda", "opencl", "hip", "sycl"):
+    for b in ("cuda", "opencl", "hip", "sycl", "vulkan"):
         if ("%s: not built in" % b) in listing:
             p = ck.run(base + ["--backend", b])
             ck.check(p.returncode == 1 and p.stderr.startswith(b"psnrhvs: ") and b.encode() in p.stderr,

@@ -94,7 +94,7 @@ def main():
                  "three configurations: exit %d %r" % (p.returncode, p.stdout[:200]))
 
     # 3. usage errors (exit 2), one line on stderr
-    for lst, phrase in (("cpu:scalar", "at least two"), ("vulkan,cpu", "unknown backend 'vulkan'"),
+    for lst, phrase in (("cpu:scalar", "at least two"), ("metal,cpu", "unknown backend 'metal'"),
                         ("cpu:mmx,cpu", "bad 'mmx'"), ("cpu:threads=x,cpu", "bad value 'x'"),
                         ("cpu,,cpu", "empty configuration"), ("", "empty configuration"),
                         ("cpu:device=1,cpu", "unknown option 'device'"),

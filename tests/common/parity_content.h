@@ -1,6 +1,6 @@
 /*
- * Content for the device backends' parity tests (opencl_parity, sycl_parity):
- * one generator, so that both score the same kind of frames.
+ * Content for the device backends' parity tests (opencl_parity, sycl_parity,
+ * vulkan_parity): one generator, so that all score the same kind of frames.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_TESTS_COMMON_PARITY_CONTENT_H

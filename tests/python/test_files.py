@@ -199,7 +199,7 @@ def test_chroma_too_small(tmp_path, psnrhvs_cli):
     (dict(width=70000, height=16), psnrhvs.UsageError, "from 1 to 65536"),
     (dict(width=16, height=16, subsample=0), psnrhvs.UsageError, "invalid subsample"),
     (dict(width=16, height=16, frame_cnt=0), psnrhvs.UsageError, "invalid frame_cnt"),
-    (dict(width=16, height=16, backend="vulkan"), psnrhvs.UsageError, "unknown backend"),
+    (dict(width=16, height=16, backend="metal"), psnrhvs.UsageError, "unknown backend"),
     (dict(width=16, height=16, isa="mmx"), psnrhvs.UsageError, "unknown isa"),
     (dict(width=16, height=16, container="mp4"), psnrhvs.UsageError, "unknown container"),
 ])

@@ -113,7 +113,7 @@ def test_library_errors_are_exceptions_with_its_messages(lib):
         gc.collect()  # the logger callback must outlive any collection
 
 
-@pytest.mark.parametrize("backend", ["cuda", "opencl", "hip", "sycl"])
+@pytest.mark.parametrize("backend", ["cuda", "opencl", "hip", "sycl", "vulkan"])
 def test_backend_not_built_or_no_device(lib, backend):
     if lib.backend_available(backend):
         try:
