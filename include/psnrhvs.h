@@ -46,7 +46,7 @@ enum PsnrHvsPixelLayout {
 };
 
 enum PsnrHvsBackend {
-    PSNRHVS_BACKEND_AUTO = 0, ///< the fastest backend present, else CPU
+    PSNRHVS_BACKEND_AUTO = 0, ///< the CPU and every GPU present, each through its best backend
     PSNRHVS_BACKEND_CPU = 1,
     PSNRHVS_BACKEND_CUDA = 2,
     PSNRHVS_BACKEND_OPENCL = 3,
@@ -82,6 +82,15 @@ enum PsnrHvsIsa {
     PSNRHVS_ISA_NEON = 4, ///< AArch64 Advanced SIMD
 };
 
+/** One scorer of a context: a backend (not auto) and its device index. */
+typedef struct PsnrHvsDevice {
+    enum PsnrHvsBackend backend;
+    int device;
+} PsnrHvsDevice;
+
+/** Most scorers one context spans (PsnrHvsSettings.num_devices). */
+#define PSNRHVS_MAX_DEVICES 16
+
 /** Log callback: one message without trailing newline. */
 typedef struct PsnrHvsLogger {
     void *cookie;
@@ -95,8 +104,10 @@ typedef struct PsnrHvsSettings {
     int bitdepth;                         ///< 8 (default), 10 or 12
     int enable_chroma;                    ///< 1 (default): score Cb and Cr; 0: luma only
     enum PsnrHvsMaskProduct mask_product; ///< default PSNRHVS_MASK_PRODUCT_FLOAT
-    enum PsnrHvsBackend backend;          ///< default PSNRHVS_BACKEND_CPU
-    int device;                           ///< GPU index for device backends, default 0
+    enum PsnrHvsBackend backend;          ///< default PSNRHVS_BACKEND_AUTO: the CPU from the
+                                          ///< first frame, every GPU as it opens (each physical
+                                          ///< GPU once, never a CPU device of a GPU API)
+    int device;                           ///< GPU index for one device backend, default 0
     int threads;          ///< CPU threads, the caller's included, 0..PSNRHVS_MAX_THREADS:
                           ///< scoring (cpu) or packing uploads (devices); 0 (default) = all
                           ///< cores, fewer for small frames (about 8 block rows per thread)
@@ -124,10 +135,14 @@ typedef struct PsnrHvsSettings {
                             ///< memory (copied before psnrhvs_send() returns, planar), only
                             ///< the distorted ones on the device (a source file against
                             ///< encodes decoded on the GPU); default 0
-    const char *module_dir; ///< the folder of the backend modules (cuda, sycl): NULL
-                            ///< (default) = psnrhvs/ beside the library, else the installed
-                            ///< one; for tests and relocated installs
-    uint8_t reserved[64];   ///< zero; room to grow without an ABI break
+    int num_devices;        ///< 0 (default): backend and device say; 1..PSNRHVS_MAX_DEVICES:
+                            ///< the scorers devices[] lists (backend and device ignored),
+                            ///< frames dealt among them
+    const PsnrHvsDevice *devices; ///< read by psnrhvs_open() only
+    const char *module_dir;       ///< the folder of the backend modules (cuda, sycl): NULL
+                                  ///< (default) = psnrhvs/ beside the library, else the installed
+                                  ///< one; for tests and relocated installs
+    uint8_t reserved[56];         ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**
@@ -233,8 +248,15 @@ PSNRHVS_API int psnrhvs_receive_ladder(PsnrHvsContext *c, PsnrHvsScore *out);
 /** Free the scorer (waits for frames in flight); sets *c to NULL. */
 PSNRHVS_API void psnrhvs_close(PsnrHvsContext **c);
 
-/** @return the name of the backend the context runs on ("cpu", "cuda", ...). */
+/** @return the name of the backend the context runs on ("cpu", "cuda", ...), for
+ *  several scorers their names so far ("cpu+cuda:0"). */
 PSNRHVS_API const char *psnrhvs_backend_name(const PsnrHvsContext *c);
+
+/**
+ * @return 1 while a context of several scorers (auto) still opens devices:
+ * they join as they open, and psnrhvs_close() waits for the one under way.
+ */
+PSNRHVS_API int psnrhvs_opening(const PsnrHvsContext *c);
 
 /** @return the name of the CPU ISA in use ("scalar", "avx2", ...), or NULL for device backends. */
 PSNRHVS_API const char *psnrhvs_isa_name(const PsnrHvsContext *c);

@@ -17,6 +17,15 @@
 extern "C" {
 #endif
 
+/* A device as auto sees it: a GPU (or a CPU behind a GPU API: PoCL, SYCL's
+ * OpenMP device, lavapipe), and where it sits, to take each physical GPU
+ * once: its PCI address "dddd:bb:dd" in lower case, or "" if unknown. */
+typedef struct PsnrHvsDeviceInfo {
+    int gpu;
+    char pci[16];
+    char vendor[16]; ///< "nvidia", "amd", "intel"..., lower case, or ""
+} PsnrHvsDeviceInfo;
+
 typedef struct PsnrHvsBackendOps {
     const char *name;
     enum PsnrHvsBackend id;
@@ -43,6 +52,12 @@ typedef struct PsnrHvsBackendOps {
     /* Optional, benchmarks (test_hooks.h): the kernels `iters` more times on
      * the frame last uploaded into slot 0, nothing queued; ms a frame or -1. */
     double (*resident_ms)(PsnrHvsContext *c, int iters);
+    /* Optional: the devices for auto, up to max: how many there are. */
+    int (*enumerate)(PsnrHvsDeviceInfo *info, int max);
+    /* Optional: the context's own name for psnrhvs_backend_name() (the mix's). */
+    const char *(*context_name)(const PsnrHvsContext *c);
+    /* Optional: 1 while devices are still opening (psnrhvs_opening()). */
+    int (*opening)(const PsnrHvsContext *c);
 } PsnrHvsBackendOps;
 
 /* The registry (lib.c) lists the backends of the core, by HAVE_OPENCL etc.;
@@ -53,6 +68,8 @@ extern const PsnrHvsBackendOps psnrhvs_backend_opencl;
 extern const PsnrHvsBackendOps psnrhvs_backend_hip;
 extern const PsnrHvsBackendOps psnrhvs_backend_sycl;
 extern const PsnrHvsBackendOps psnrhvs_backend_vulkan;
+/* Several scorers as one (mix.c): what psnrhvs_open() gives for auto and lists. */
+extern const PsnrHvsBackendOps psnrhvs_backend_mix;
 
 #ifdef __cplusplus
 }

@@ -30,7 +30,7 @@ void psnrhvs_default_settings(PsnrHvsSettings *const s) {
     s->bitdepth = 8;
     s->enable_chroma = 1;
     s->mask_product = PSNRHVS_MASK_PRODUCT_FLOAT;
-    s->backend = PSNRHVS_BACKEND_CPU;
+    s->backend = PSNRHVS_BACKEND_AUTO;
     s->isa = PSNRHVS_ISA_AUTO;
 }
 
@@ -62,10 +62,20 @@ static const struct {
 
 static const char *backend_name(enum PsnrHvsBackend b);
 
+/* Undefined (NULL) only in a statically linked program, where the device
+ * backends' loaders (dlopen of modules, ICDs, runtimes) cannot work. */
+extern const char _DYNAMIC[] __attribute__((weak));
+
 /* The ops of registry entry i, opening its module if it is one; NULL with
  * the reason in why. */
 static const PsnrHvsBackendOps *entry_ops(const size_t i, const PsnrHvsSettings *const s,
                                           char *const why, const size_t why_size) {
+    if (registry[i].id != PSNRHVS_BACKEND_CPU && !_DYNAMIC) {
+        snprintf(why, why_size,
+                 "backend %s is loaded at run time, which a statically linked program cannot do",
+                 backend_name(registry[i].id));
+        return NULL;
+    }
     if (registry[i].ops) return registry[i].ops;
     return psnrhvs_module_ops(registry[i].module, s, why, why_size);
 }
@@ -77,6 +87,23 @@ static const PsnrHvsBackendOps *find_backend(const enum PsnrHvsBackend id,
         if (registry[i].id == id) return entry_ops(i, s, why, why_size);
     snprintf(why, why_size, "backend %s is not built into this library", backend_name(id));
     return NULL;
+}
+
+int psnrhvs_registry_size(void) {
+    return (int)NUM_REGISTERED;
+}
+
+enum PsnrHvsBackend psnrhvs_registry_id(const int i) {
+    return registry[i].id;
+}
+
+const PsnrHvsBackendOps *psnrhvs_registry_ops(const int i, const PsnrHvsSettings *const s) {
+    char why[1024];
+    return entry_ops((size_t)i, s, why, sizeof(why));
+}
+
+const char *psnrhvs_backend_id_name(const enum PsnrHvsBackend b) {
+    return backend_name(b);
 }
 
 static int built_in(const enum PsnrHvsBackend id) {
@@ -171,6 +198,30 @@ static int check_settings(const PsnrHvsSettings *s) {
         psnrhvs_log_settings(s, "device %d is negative", s->device);
         return PSNRHVS_ERR(EINVAL);
     }
+    if (s->num_devices < 0 || s->num_devices > PSNRHVS_MAX_DEVICES ||
+        (s->num_devices && !s->devices)) {
+        psnrhvs_log_settings(s, "num_devices %d is out of range (0..%d, with devices[] given)",
+                             s->num_devices, PSNRHVS_MAX_DEVICES);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    for (int i = 0; i < s->num_devices; i++) {
+        const PsnrHvsDevice *const d = &s->devices[i];
+        if ((unsigned)d->backend > PSNRHVS_BACKEND_VULKAN || d->backend == PSNRHVS_BACKEND_AUTO ||
+            d->device < 0) {
+            psnrhvs_log_settings(s,
+                                 "devices[%d] is backend %d, device %d: a backend other than "
+                                 "auto and a device index from 0",
+                                 i, (int)d->backend, d->device);
+            return PSNRHVS_ERR(EINVAL);
+        }
+    }
+    if (s->memory == PSNRHVS_MEMORY_DEVICE && s->num_devices > 1) {
+        psnrhvs_log_settings(s,
+                             "device pictures are scored on the device that holds them: "
+                             "give one device, not %d",
+                             s->num_devices);
+        return PSNRHVS_ERR(EINVAL);
+    }
     return 0;
 }
 
@@ -197,26 +248,17 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
     return err;
 }
 
-int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
-    if (!out) return PSNRHVS_ERR(EINVAL);
-    *out = NULL;
-    if (!s) return PSNRHVS_ERR(EINVAL);
-    int err = check_settings(s);
-    if (err) return err;
-
-    PsnrHvsContext *c = calloc(1, sizeof(*c));
-    if (!c) return PSNRHVS_ERR(ENOMEM);
-    c->s = *s;
-    if ((err = psnrhvs_frame_geometry(&c->geom, &c->s))) goto error;
-
+/* One scorer: c->s.backend (auto: the first that opens, for device
+ * pictures) on c->s.device. */
+static int open_one(PsnrHvsContext *const c) {
     char why[1024];
-    if (s->backend == PSNRHVS_BACKEND_AUTO) {
+    int err = PSNRHVS_ERR(ENOSYS);
+    if (c->s.backend == PSNRHVS_BACKEND_AUTO) {
         /* Each device backend in registry order, then the CPU. Vulkan comes
          * after CUDA, HIP and OpenCL and takes GPUs only. */
         c->auto_backend = 1;
         for (size_t i = 0; i < NUM_REGISTERED; i++) {
-            /* SYCL only when named: its GPUs are those of CUDA, HIP and
-             * OpenCL, and on the CPU it is slower than the CPU backend. */
+            /* SYCL only when named: its GPUs are those of CUDA and HIP. */
             if (registry[i].id == PSNRHVS_BACKEND_SYCL) continue;
             const PsnrHvsBackendOps *const ops = entry_ops(i, &c->s, why, sizeof(why));
             if (!ops) {
@@ -228,27 +270,58 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
             if (registry[i].id != PSNRHVS_BACKEND_CPU)
                 psnrhvs_log(c, "backend %s unavailable, trying the next one", ops->name);
         }
-        if (err) goto error;
-    } else {
-        const PsnrHvsBackendOps *const ops = find_backend(s->backend, &c->s, why, sizeof(why));
-        if (!ops) {
-            psnrhvs_log(c, "%s", why);
-            err = PSNRHVS_ERR(ENOSYS);
-            goto error;
-        }
-        if ((err = open_backend(c, ops))) goto error;
+        return err;
     }
-    if (pthread_mutex_init(&c->lock, NULL)) {
+    const PsnrHvsBackendOps *const ops = find_backend(c->s.backend, &c->s, why, sizeof(why));
+    if (!ops) {
+        psnrhvs_log(c, "%s", why);
+        return PSNRHVS_ERR(ENOSYS);
+    }
+    return open_backend(c, ops);
+}
+
+/* A context with c->s set: one scorer, or several under the mix. */
+static int new_context(PsnrHvsContext **const out, const PsnrHvsSettings *const s,
+                       const int several) {
+    PsnrHvsContext *const c = calloc(1, sizeof(*c));
+    if (!c) return PSNRHVS_ERR(ENOMEM);
+    c->s = *s;
+    int err = psnrhvs_frame_geometry(&c->geom, &c->s);
+    if (!err) err = several ? open_backend(c, &psnrhvs_backend_mix) : open_one(c);
+    if (!err && pthread_mutex_init(&c->lock, NULL)) {
         c->ops->close(c);
         err = PSNRHVS_ERR(ENOMEM);
-        goto error;
+    }
+    if (err) {
+        free(c);
+        return err;
     }
     *out = c;
     return 0;
+}
 
-error:
-    free(c);
-    return err;
+int psnrhvs_open_scorer(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
+    PsnrHvsSettings one = *s;
+    one.num_devices = 0, one.devices = NULL;
+    return new_context(out, &one, 0);
+}
+
+int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
+    if (!out) return PSNRHVS_ERR(EINVAL);
+    *out = NULL;
+    if (!s) return PSNRHVS_ERR(EINVAL);
+    const int err = check_settings(s);
+    if (err) return err;
+    /* Device pictures stay on their device: one scorer there. */
+    const int device_pictures = s->memory == PSNRHVS_MEMORY_DEVICE;
+    if (s->num_devices == 1 || (device_pictures && s->num_devices)) {
+        PsnrHvsSettings one = *s;
+        one.backend = s->devices[0].backend, one.device = s->devices[0].device;
+        return psnrhvs_open_scorer(out, &one);
+    }
+    const int several =
+        !device_pictures && (s->num_devices > 1 || s->backend == PSNRHVS_BACKEND_AUTO);
+    return several ? new_context(out, s, 1) : psnrhvs_open_scorer(out, s);
 }
 
 void psnrhvs_raw_to_db(PsnrHvsScore *const o) {
@@ -272,27 +345,43 @@ static int check_picture(const PsnrHvsContext *c, const PsnrHvsPicture *p) {
     return 1;
 }
 
+int psnrhvs_scorer_room(const PsnrHvsContext *const c) {
+    return c->slots - c->queued;
+}
+
+int psnrhvs_scorer_submit(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
+                          const PsnrHvsPicture *const dist) {
+    if (c->queued == c->slots) return PSNRHVS_ERR(EAGAIN);
+    const int slot = (c->head + c->queued) % c->slots;
+    const int err = c->ops->submit(c, slot, ref, dist);
+    if (err) return err;
+    c->queued++;
+    return 0;
+}
+
+int psnrhvs_scorer_collect(PsnrHvsContext *const c, float (*const sums)[3]) {
+    if (!c->queued) return PSNRHVS_ERR(EAGAIN);
+    const int err = c->ops->collect(c, c->head, sums);
+    c->head = (c->head + 1) % c->slots;
+    c->queued--;
+    return err;
+}
+
 static int send_locked(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
                        const PsnrHvsPicture *const dist, const uint64_t tag) {
     if (!check_picture(c, ref) || !dist) return PSNRHVS_ERR(EINVAL);
     for (int r = 0; r < c->geom.renditions; r++)
         if (!check_picture(c, &dist[r])) return PSNRHVS_ERR(EINVAL);
-    if (c->queued == c->slots) return PSNRHVS_ERR(EAGAIN);
     const int slot = (c->head + c->queued) % c->slots;
-    const int err = c->ops->submit(c, slot, ref, dist);
-    if (err) return err;
-    c->tags[slot] = tag;
-    c->queued++;
-    return 0;
+    const int err = psnrhvs_scorer_submit(c, ref, dist);
+    if (!err) c->tags[slot] = tag;
+    return err;
 }
 
 static int receive_locked(PsnrHvsContext *const c, PsnrHvsScore *const out) {
-    if (!c->queued) return PSNRHVS_ERR(EAGAIN);
     const int slot = c->head;
     float sums[PSNRHVS_MAX_RENDITIONS][3] = {{0.0f}};
-    const int err = c->ops->collect(c, slot, sums);
-    c->head = (c->head + 1) % c->slots;
-    c->queued--;
+    const int err = psnrhvs_scorer_collect(c, sums);
     if (err) return err;
     for (int r = 0; r < c->geom.renditions; r++) {
         PsnrHvsScore *const o = &out[r];
@@ -367,7 +456,11 @@ void psnrhvs_close(PsnrHvsContext **const pc) {
 }
 
 const char *psnrhvs_backend_name(const PsnrHvsContext *c) {
-    return c ? c->ops->name : NULL;
+    return !c ? NULL : c->ops->context_name ? c->ops->context_name(c) : c->ops->name;
+}
+
+int psnrhvs_opening(const PsnrHvsContext *c) {
+    return c && c->ops->opening ? c->ops->opening(c) : 0;
 }
 
 const char *psnrhvs_isa_name(const PsnrHvsContext *c) {

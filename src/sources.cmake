@@ -2,6 +2,7 @@
 # from src/CMakeLists.txt so that build rules and the source list change apart.
 set(PSNRHVS_LIB_SOURCES
   lib.c
+  mix.c
   log.c
   module.c
   frame.c

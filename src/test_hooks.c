@@ -5,7 +5,9 @@
 
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 static atomic_int cpu_sum_mode;
 static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
@@ -71,4 +73,35 @@ void psnrhvs_test_set_vulkan_profile(const int on) {
 
 int psnrhvs_test_vulkan_profile(void) {
     return atomic_load(&vulkan_profile);
+}
+
+static pthread_mutex_t mix_lock = PTHREAD_MUTEX_INITIALIZER;
+static PsnrHvsDevice mix_list[PSNRHVS_MAX_DEVICES];
+static int mix_n;
+static atomic_int mix_delay;
+
+void psnrhvs_test_set_mix_devices(const PsnrHvsDevice *const list, const int n) {
+    pthread_mutex_lock(&mix_lock);
+    mix_n = n < 0 ? 0 : n > PSNRHVS_MAX_DEVICES ? PSNRHVS_MAX_DEVICES : n;
+    if (mix_n) memcpy(mix_list, list, (size_t)mix_n * sizeof(*list));
+    pthread_mutex_unlock(&mix_lock);
+}
+
+int psnrhvs_test_mix_devices(PsnrHvsDevice *const list, int *const n, const int max) {
+    pthread_mutex_lock(&mix_lock);
+    const int set = mix_n > 0;
+    if (set) {
+        *n = mix_n < max ? mix_n : max;
+        memcpy(list, mix_list, (size_t)*n * sizeof(*list));
+    }
+    pthread_mutex_unlock(&mix_lock);
+    return set;
+}
+
+void psnrhvs_test_set_mix_open_delay_ms(const int ms) {
+    atomic_store(&mix_delay, ms);
+}
+
+int psnrhvs_test_mix_open_delay_ms(void) {
+    return atomic_load(&mix_delay);
 }

@@ -9,6 +9,7 @@
 #define PSNRHVS_SRC_TEST_HOOKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* How the CPU backend sums a plane, for contexts opened afterwards. */
 enum PsnrHvsTestCpuSum {
@@ -61,5 +62,18 @@ double psnrhvs_test_sycl_resident_ms(struct PsnrHvsContext *c, int iters);
  * vulkan context): out[3i] = a / b, out[3i + 1] = sqrt(a), out[3i + 2] =
  * sqrt(a * b), the product exact. 0 or a PSNRHVS_ERR code. */
 int psnrhvs_test_vulkan_math(struct PsnrHvsContext *c, const float *ab, size_t n, float *out);
+
+/* auto's devices, for contexts opened afterwards: the n of list instead
+ * of discovery (CPU devices allowed: PoCL, SYCL's OpenMP device), n = 0
+ * back to discovery; and a delay before each device opens. */
+#include "psnrhvs.h"
+void psnrhvs_test_set_mix_devices(const PsnrHvsDevice *list, int n);
+int psnrhvs_test_mix_devices(PsnrHvsDevice *list, int *n, int max); ///< 1 if set
+void psnrhvs_test_set_mix_open_delay_ms(int ms);
+int psnrhvs_test_mix_open_delay_ms(void);
+/* A mix's scorers so far ("cpu", "opencl:0"...) and the frames each scored:
+ * how many, or -1 for a context of one scorer (mix.c). */
+int psnrhvs_test_mix_children(const struct PsnrHvsContext *c, char (*labels)[24], uint64_t *frames,
+                              int max);
 
 #endif /* PSNRHVS_SRC_TEST_HOOKS_H */

@@ -63,8 +63,10 @@ class Settings(Structure):
         ("chroma_interleaved", c_int),
         ("msb_aligned", c_int),
         ("reference_on_host", c_int),
+        ("num_devices", c_int),
+        ("devices", c_void_p),
         ("module_dir", c_char_p),
-        ("reserved", c_uint8 * 64),
+        ("reserved", c_uint8 * 56),
     ]
 
 

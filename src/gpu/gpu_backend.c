@@ -333,7 +333,7 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
     } else {
         /* The slot is free: its last frame was collected, so its stream is
          * idle and its staging buffer ours. */
-        psnrhvs_frame_pack(&c->geom, ref, dist, s->host, b->pool);
+        psnrhvs_frame_pack_upload(&c->geom, ref, dist, s->host, b->pool);
         CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].frame_bytes, gpuMemcpyHostToDevice,
                                 s->stream));
     }
@@ -436,6 +436,26 @@ static int gpu_list_devices(const int verbose, char *const buf, const size_t siz
     return 0;
 }
 
+/* auto's view (backend.h): every device a GPU, with its PCI address. */
+static int gpu_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
+    char why[256];
+    int n = 0;
+    if (gpu_runtime_load(why, sizeof(why)) || gpuGetDeviceCount(&n) != gpuSuccess) return 0;
+    for (int i = 0; i < n && i < max; i++) {
+        memset(&info[i], 0, sizeof(info[i]));
+        info[i].gpu = 1;
+        snprintf(info[i].vendor, sizeof(info[i].vendor), "%s", PSNRHVS_GPU_VENDOR);
+        char bus[32] = "";
+        unsigned domain, b, dev;
+        /* "0000:3b:00.0" (CUDA, HIP), as "dddd:bb:dd" */
+        if (gpuDeviceGetPCIBusId(bus, (int)sizeof(bus), i) == gpuSuccess &&
+            sscanf(bus, "%x:%x:%x", &domain, &b, &dev) == 3)
+            snprintf(info[i].pci, sizeof(info[i].pci), "%04x:%02x:%02x", domain & 0xffff, b & 0xff,
+                     dev & 0xff);
+    }
+    return n;
+}
+
 const PsnrHvsBackendOps PSNRHVS_GPU_OPS = {
     .name = PSNRHVS_GPU_NAME,
     .id = PSNRHVS_GPU_ID,
@@ -446,4 +466,5 @@ const PsnrHvsBackendOps PSNRHVS_GPU_OPS = {
     .collect = gpu_collect,
     .close = gpu_close,
     .list_devices = gpu_list_devices,
+    .enumerate = gpu_enumerate,
 };

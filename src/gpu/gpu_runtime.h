@@ -38,6 +38,7 @@
 #define PSNRHVS_HIP_FUNCTIONS(X)                                                                   \
     X(hipDeviceGet)                                                                                \
     X(hipDeviceGetName)                                                                            \
+    X(hipDeviceGetPCIBusId)                                                                        \
     X(hipDeviceTotalMem)                                                                           \
     X(hipEventCreateWithFlags)                                                                     \
     X(hipEventDestroy)                                                                             \
@@ -88,6 +89,8 @@ typedef hipEvent_t gpuEvent_t;
 #define gpuMemcpyHostToDevice              hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost              hipMemcpyDeviceToHost
 #define gpuGetDeviceCount(n)               psnrhvs_hip.hipGetDeviceCount(n)
+#define gpuDeviceGetPCIBusId(b, n, d)      psnrhvs_hip.hipDeviceGetPCIBusId(b, n, d)
+#define PSNRHVS_GPU_VENDOR                 "amd"
 #define gpuSetDevice(d)                    psnrhvs_hip.hipSetDevice(d)
 #define gpuMalloc(p, n)                    psnrhvs_hip.hipMalloc(p, n)
 #define gpuFree(p)                         psnrhvs_hip.hipFree(p)
@@ -174,6 +177,8 @@ typedef cudaEvent_t gpuEvent_t;
 #define gpuMemcpyHostToDevice              cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost              cudaMemcpyDeviceToHost
 #define gpuGetDeviceCount(n)               cudaGetDeviceCount(n)
+#define gpuDeviceGetPCIBusId(b, n, d)      cudaDeviceGetPCIBusId(b, n, d)
+#define PSNRHVS_GPU_VENDOR                 "nvidia"
 #define gpuSetDevice(d)                    cudaSetDevice(d)
 #define gpuMalloc(p, n)                    cudaMalloc(p, n)
 #define gpuFree(p)                         cudaFree(p)

@@ -9,6 +9,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,12 +75,17 @@ typedef struct ClDeviceList {
     cl_device_id device[MAX_DEVICES];
 } ClDeviceList;
 
-/* Every device of every platform, in order: settings.device indexes this. */
+/* Every device of every platform, in order: settings.device indexes this.
+ * One thread at a time: a platform's first discovery (PoCL's, which starts
+ * its devices then) is not safe twice at once, and auto discovers on a
+ * thread of its own. */
 static void list_all(ClDeviceList *const l) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     cl_platform_id plats[16];
     cl_uint np = 0;
     l->n = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return;
+    pthread_mutex_lock(&lock);
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) np = 0;
     for (cl_uint p = 0; p < np && p < 16; p++) {
         cl_device_id devs[MAX_DEVICES];
         cl_uint nd = 0;
@@ -90,6 +96,7 @@ static void list_all(ClDeviceList *const l) {
             l->device[l->n++] = devs[d];
         }
     }
+    pthread_mutex_unlock(&lock);
 }
 
 static cl_device_fp_config fp_config(const cl_device_id dev) {
@@ -358,7 +365,7 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     const double t0 = b->profile ? now_ms() : 0.0;
     /* The slot's last frame was collected, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
-    psnrhvs_frame_pack(g, ref, dist, (unsigned char *)s->host, b->pool);
+    psnrhvs_frame_pack_upload(g, ref, dist, (unsigned char *)s->host, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
     /* Clear the slot's out-of-range flag (the word after its first plane
      * sums; every rendition's terms kernels set it). A ladder's renditions
@@ -573,6 +580,69 @@ static int cl_list_devices(const int verbose, char *const buf, const size_t size
     return 0;
 }
 
+/* PCI address extensions of NVIDIA, AMD and Khronos (not in Debian's headers
+ * of OpenCL 1.2 targets). */
+#define CL_DEVICE_PCI_BUS_ID_NV    0x4008
+#define CL_DEVICE_PCI_SLOT_ID_NV   0x4009
+#define CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
+#define CL_DEVICE_TOPOLOGY_AMD     0x4037
+#define CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
+
+static int has_extension(const cl_device_id dev, const char *const ext) {
+    char list[8192] = "";
+    clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof(list) - 1, list, NULL);
+    const size_t n = strlen(ext);
+    for (const char *p = list; (p = strstr(p, ext)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n])) return 1;
+    return 0;
+}
+
+static void pci_address(const cl_device_id dev, char *const out, const size_t size) {
+    out[0] = '\0';
+    if (has_extension(dev, "cl_khr_pci_bus_info")) {
+        struct {
+            cl_uint domain, bus, device, function;
+        } info;
+        if (!clGetDeviceInfo(dev, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof(info), &info, NULL))
+            snprintf(out, size, "%04x:%02x:%02x", info.domain & 0xffff, info.bus & 0xff,
+                     info.device & 0xff);
+    } else if (has_extension(dev, "cl_nv_device_attribute_query")) {
+        cl_uint bus = 0, slot = 0, domain = 0;
+        if (!clGetDeviceInfo(dev, CL_DEVICE_PCI_BUS_ID_NV, sizeof(bus), &bus, NULL) &&
+            !clGetDeviceInfo(dev, CL_DEVICE_PCI_SLOT_ID_NV, sizeof(slot), &slot, NULL)) {
+            clGetDeviceInfo(dev, CL_DEVICE_PCI_DOMAIN_ID_NV, sizeof(domain), &domain, NULL);
+            snprintf(out, size, "%04x:%02x:%02x", domain & 0xffff, bus & 0xff, (slot >> 3) & 0x1f);
+        }
+    } else if (has_extension(dev, "cl_amd_device_attribute_query")) {
+        unsigned char topo[24] = {0}; /* cl_device_topology_amd: type, then bus, device */
+        if (!clGetDeviceInfo(dev, CL_DEVICE_TOPOLOGY_AMD, sizeof(topo), topo, NULL))
+            snprintf(out, size, "0000:%02x:%02x", topo[21], topo[22]);
+    }
+}
+
+/* auto's view (backend.h): GPUs, their PCI addresses and vendors. */
+static int cl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
+    char why[256];
+    if (psnrhvs_opencl_load(why, sizeof(why))) return 0;
+    ClDeviceList l;
+    list_all(&l);
+    for (int i = 0; i < l.n && i < max; i++) {
+        cl_device_type type = 0;
+        clGetDeviceInfo(l.device[i], CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+        cl_uint vendor = 0;
+        clGetDeviceInfo(l.device[i], CL_DEVICE_VENDOR_ID, sizeof(vendor), &vendor, NULL);
+        memset(&info[i], 0, sizeof(info[i]));
+        info[i].gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+        snprintf(info[i].vendor, sizeof(info[i].vendor), "%s",
+                 vendor == 0x10de   ? "nvidia"
+                 : vendor == 0x1002 ? "amd"
+                 : vendor == 0x8086 ? "intel"
+                                    : "");
+        if (info[i].gpu) pci_address(l.device[i], info[i].pci, sizeof(info[i].pci));
+    }
+    return l.n;
+}
+
 const PsnrHvsBackendOps psnrhvs_backend_opencl = {
     .name = "opencl",
     .id = PSNRHVS_BACKEND_OPENCL,
@@ -582,4 +652,5 @@ const PsnrHvsBackendOps psnrhvs_backend_opencl = {
     .collect = cl_collect,
     .close = cl_close,
     .list_devices = cl_list_devices,
+    .enumerate = cl_enumerate,
 };

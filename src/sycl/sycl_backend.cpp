@@ -318,7 +318,7 @@ int submit_impl(PsnrHvsContext *const c, const int si, const PsnrHvsPicture *con
     const double t0 = b->profile ? now_ms() : 0.0;
     /* The slot's last frame was collected, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
-    psnrhvs_frame_pack(g, ref, dist, s.host, b->pool);
+    psnrhvs_frame_pack_upload(g, ref, dist, s.host, b->pool);
     if (b->profile) s.copy_ms = now_ms() - t0;
     const sycl::event up = b->copy_q->memcpy(s.frame, s.host, g->frame_bytes);
     /* A ladder's renditions one after the other on the in-order queue: they
@@ -494,6 +494,27 @@ static double sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
     return err ? -1.0 : ms;
 }
 
+/* auto's view (backend.h): its GPUs, by the backend that drives them. */
+static int sycl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
+    int n = 0;
+    try {
+        for (const auto &d : list_all()) {
+            if (n == max) break;
+            PsnrHvsDeviceInfo &i = info[n++];
+            std::memset(&i, 0, sizeof(i));
+            i.gpu = d.is_gpu();
+            const sycl::backend b = d.get_backend();
+            std::snprintf(i.vendor, sizeof(i.vendor), "%s",
+                          b == sycl::backend::cuda  ? "nvidia"
+                          : b == sycl::backend::hip ? "amd"
+                                                    : "");
+        }
+    } catch (...) {
+        return 0;
+    }
+    return n;
+}
+
 extern "C" const PsnrHvsBackendOps psnrhvs_backend_sycl = {
     "sycl",
     PSNRHVS_BACKEND_SYCL,
@@ -506,4 +527,7 @@ extern "C" const PsnrHvsBackendOps psnrhvs_backend_sycl = {
     sycl_list_devices,
     nullptr,
     sycl_resident_ms,
+    sycl_enumerate,
+    nullptr,
+    nullptr,
 };

@@ -943,7 +943,7 @@ static int vk_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
      * staging memory is free. Host-coherent memory: the writes are visible
      * to the device at the submission. */
     const double t0 = b->profile ? now_ms() : 0.0;
-    psnrhvs_frame_pack(&c->geom, ref, dist, (unsigned char *)s->staging.map, b->pool);
+    psnrhvs_frame_pack_upload(&c->geom, ref, dist, (unsigned char *)s->staging.map, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
     const VkSubmitInfo si_ = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                               .commandBufferCount = 1,
@@ -987,6 +987,34 @@ static int vk_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
     for (int ri = 0; ri < nr; ri++)
         memcpy(sums[ri], &words[ri * 4], (size_t)c->geom.num_planes * sizeof(float));
     return 0;
+}
+
+/* auto's view (backend.h): GPUs that have every guarantee, by vendor (no
+ * PCI address: VK_EXT_pci_bus_info is optional). */
+static int vk_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
+    char why[256];
+    pthread_mutex_lock(&registry);
+    const int err = shared_instance(why, sizeof(why));
+    const PsnrHvsVkInstanceFns f = shared_vi;
+    const VkDeviceList l = shared_list;
+    pthread_mutex_unlock(&registry);
+    if (err) return 0;
+    for (int i = 0; i < l.n && i < max; i++) {
+        VkDeviceInfo d;
+        device_info(&f, l.dev[i], &d);
+        const char *reason;
+        const uint32_t v = d.props.vendorID;
+        memset(&info[i], 0, sizeof(info[i]));
+        info[i].gpu = d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU &&
+                      d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_OTHER &&
+                      !missing_property(&d, &reason);
+        snprintf(info[i].vendor, sizeof(info[i].vendor), "%s",
+                 v == 0x10de   ? "nvidia"
+                 : v == 0x1002 ? "amd"
+                 : v == 0x8086 ? "intel"
+                               : "");
+    }
+    return l.n;
 }
 
 static const char *yes(const VkBool32 v) {
@@ -1140,4 +1168,5 @@ const PsnrHvsBackendOps psnrhvs_backend_vulkan = {
     .collect = vk_collect,
     .close = vk_close,
     .list_devices = vk_list_devices,
+    .enumerate = vk_enumerate,
 };

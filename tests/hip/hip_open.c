@@ -65,7 +65,8 @@ int main(int argc, char **argv) {
     if (score(&fx, PSNRHVS_BACKEND_AUTO, aut, &name)) return 1;
     int diff = 0;
     for (int f = 0; f < fx.frames; f++) diff |= memcmp(cpu[f].raw, aut[f].raw, sizeof(cpu[f].raw));
-    if (diff || !strstr(logged, "backend hip unavailable")) {
+    /* auto without a GPU: the CPU, nothing said */
+    if (diff || strstr(name, "hip") || logged[0]) {
         printf("FAIL: auto ran %s (%s), said: %s\n", name, diff ? "different bits" : "same bits",
                logged);
         return 1;

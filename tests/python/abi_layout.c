@@ -36,6 +36,8 @@ int main(void) {
     OFF(PsnrHvsSettings, chroma_interleaved);
     OFF(PsnrHvsSettings, msb_aligned);
     OFF(PsnrHvsSettings, reference_on_host);
+    OFF(PsnrHvsSettings, num_devices);
+    OFF(PsnrHvsSettings, devices);
     OFF(PsnrHvsSettings, module_dir);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fixture.h"
 #include "test_hooks.h"
@@ -130,10 +131,13 @@ static int devices(void) {
     err = psnrhvs_open(&c, &s);
     CHECK(!err, "auto: %d '%s'", err, logged);
     if (!err) {
+        while (psnrhvs_opening(c)) {
+            const struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+        }
         const char *const name = psnrhvs_backend_name(c);
         if (cpu_device)
-            CHECK(strcmp(name, "vulkan") && strstr(logged, "is a CPU implementation"),
-                  "auto took %s with a CPU device 0: '%s'", name, logged);
+            CHECK(!strstr(name, "vulkan"), "auto took %s with a CPU device 0: '%s'", name, logged);
         printf("auto: %s (%s)\n", name, cpu_device ? "device 0 is a CPU device" : "a GPU");
         psnrhvs_close(&c);
     }

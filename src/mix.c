@@ -1,0 +1,418 @@
+/*
+ * Several scorers as one context: the CPU from the first frame, every GPU as
+ * it opens (auto), or the scorers a settings list names. Every backend gives
+ * the same bits, so a frame may go to any of them; lib.c's queue returns the
+ * scores in send order. Which scorers take frames is measured, not guessed:
+ * once the devices are open, their rate alone is measured, then with the
+ * CPU beside them, and the CPU keeps a share only if the mix is faster.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "test_hooks.h"
+
+#define MAX_CHILDREN PSNRHVS_MAX_DEVICES
+
+/* Frames in flight of a device in a mix with the CPU: enough to keep it busy
+ * while the CPU's older frame is still being scored. */
+#define MIX_DEVICE_SLOTS 8
+/* A CPU slower than this share of the devices is not worth measuring. */
+#define MIX_CPU_MIN_SHARE 0.08
+/* The mix must beat the devices alone by this much to keep the CPU. */
+#define MIX_GAIN 1.03
+
+enum Phase {
+    PHASE_OPENING,      ///< devices still opening: the CPU, and any device that joined
+    PHASE_DEVICES_RATE, ///< the devices alone, measured
+    PHASE_MIX_RATE,     ///< the devices and the CPU's share, measured
+    PHASE_SETTLED,      ///< the choice made: cpu_share is final
+};
+
+typedef struct Child {
+    PsnrHvsContext *ctx;
+    int is_cpu;
+    char label[24];  ///< "cuda:0"
+    uint64_t frames; ///< scored (received)
+} Child;
+
+typedef struct Mix {
+    pthread_mutex_t lock; ///< children joining (the opener) against submit
+    Child child[MAX_CHILDREN];
+    _Atomic int nchild; ///< joined, in order; only grows
+    int cpu;            ///< index of the CPU scorer, or -1
+    int slot_child[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
+
+    /* The opener thread (auto): discovery, then each device, stopping
+     * between steps once the context closes (close waits for the step under
+     * way: a driver's start-up cannot be interrupted). */
+    pthread_t opener;
+    int opener_started;
+    _Atomic int opening;  ///< the opener has work left
+    int closed;           ///< under lock: the context is closing
+    PsnrHvsSettings base; ///< for the scorers (no list, no module_dir change)
+    PsnrHvsDevice list[MAX_CHILDREN];
+    int nlist;
+    int discover;
+
+    /* The policy (under the context's lock: submit and collect). */
+    enum Phase phase;
+    double cpu_share, credit;
+    double t_first; ///< the phase's first frame received
+    int received;   ///< frames received in the phase (sent in it)
+    int window;
+    uint64_t sent_total;
+    uint64_t phase_first_frame; ///< frames sent from here on count for the phase
+    uint64_t slot_frame[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
+    double cpu_rate, device_rate;
+    int cpu_received;
+    double cpu_t0;
+
+    char name[MAX_CHILDREN * 24];
+} Mix;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void label(char *const out, const size_t size, const PsnrHvsContext *const c) {
+    if (c->ops->id == PSNRHVS_BACKEND_CPU)
+        snprintf(out, size, "cpu");
+    else
+        snprintf(out, size, "%s:%d", c->ops->name, c->s.device);
+}
+
+/* Children's settings: the context's, one scorer each. */
+static PsnrHvsSettings scorer_settings(const Mix *const m, const enum PsnrHvsBackend b,
+                                       const int device, const int with_cpu) {
+    PsnrHvsSettings s = m->base;
+    s.backend = b, s.device = device;
+    s.num_devices = 0, s.devices = NULL;
+    if (!s.frames_in_flight && with_cpu && b != PSNRHVS_BACKEND_CPU)
+        s.frames_in_flight = MIX_DEVICE_SLOTS;
+    return s;
+}
+
+static void join(Mix *const m, PsnrHvsContext *c) {
+    pthread_mutex_lock(&m->lock);
+    const int n = atomic_load(&m->nchild);
+    if (n < MAX_CHILDREN && !m->closed) {
+        m->child[n].ctx = c;
+        m->child[n].is_cpu = c->ops->id == PSNRHVS_BACKEND_CPU;
+        label(m->child[n].label, sizeof(m->child[n].label), c);
+        if (m->child[n].is_cpu) m->cpu = n;
+        atomic_store(&m->nchild, n + 1);
+        c = NULL;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (c) psnrhvs_close(&c);
+}
+
+static int is_closed(Mix *const m) {
+    pthread_mutex_lock(&m->lock);
+    const int closed = m->closed;
+    pthread_mutex_unlock(&m->lock);
+    return closed;
+}
+
+/* Opens one device scorer and joins it; a failure is logged, the others go on. */
+static void open_device(Mix *const m, const PsnrHvsDevice *const d) {
+    const int delay = psnrhvs_test_mix_open_delay_ms();
+    if (delay > 0) {
+        const struct timespec ts = {delay / 1000, (long)(delay % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (is_closed(m)) return;
+    const PsnrHvsSettings s = scorer_settings(m, d->backend, d->device, 1);
+    PsnrHvsContext *c = NULL;
+    if (!psnrhvs_open_scorer(&c, &s))
+        join(m, c);
+    else if (!is_closed(m))
+        psnrhvs_log_settings(&m->base, "%s:%d did not open: scoring without it",
+                             psnrhvs_backend_id_name(d->backend), d->device);
+}
+
+/* Is this GPU one a better backend has: the same PCI address or, without
+ * one, the same vendor? */
+static int covered(const PsnrHvsDeviceInfo *const seen, const enum PsnrHvsBackend *const by,
+                   const int nseen, const PsnrHvsDeviceInfo *const d, const enum PsnrHvsBackend b) {
+    for (int i = 0; i < nseen; i++) {
+        if (by[i] == b) continue;
+        if (d->pci[0] && seen[i].pci[0] && !strcmp(seen[i].pci, d->pci)) return 1;
+        if ((!d->pci[0] || !seen[i].pci[0]) && d->vendor[0] && !strcmp(seen[i].vendor, d->vendor))
+            return 1;
+    }
+    return 0;
+}
+
+/* auto: every GPU of every backend, best backend first, each physical GPU
+ * once; CPU devices (PoCL, SYCL's OpenMP device, lavapipe) never. Once a
+ * process: probing loads drivers, and some (PoCL) must not be probed twice
+ * at once. */
+static void discover(Mix *const m) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static int done, nfound;
+    static PsnrHvsDevice found[MAX_CHILDREN];
+    pthread_mutex_lock(&lock);
+    if (!done) {
+        PsnrHvsDeviceInfo seen[MAX_CHILDREN];
+        enum PsnrHvsBackend by[MAX_CHILDREN];
+        int nseen = 0, have_cuda = 0;
+        const int n = psnrhvs_registry_size();
+        for (int i = 0; i < n; i++) have_cuda |= psnrhvs_registry_id(i) == PSNRHVS_BACKEND_CUDA;
+        for (int i = 0; i < n && nfound < MAX_CHILDREN; i++) {
+            const enum PsnrHvsBackend id = psnrhvs_registry_id(i);
+            if (id == PSNRHVS_BACKEND_CPU) continue;
+            /* SYCL's GPUs here are CUDA's (its targets: OpenMP, CUDA). */
+            if (id == PSNRHVS_BACKEND_SYCL && (have_cuda || nseen)) continue;
+            const PsnrHvsBackendOps *const ops = psnrhvs_registry_ops(i, &m->base);
+            if (!ops || !ops->enumerate) continue;
+            PsnrHvsDeviceInfo info[MAX_CHILDREN];
+            const int nd = ops->enumerate(info, MAX_CHILDREN);
+            for (int k = 0; k < nd && k < MAX_CHILDREN && nfound < MAX_CHILDREN; k++) {
+                if (!info[k].gpu || covered(seen, by, nseen, &info[k], id)) continue;
+                by[nseen] = id;
+                seen[nseen++] = info[k];
+                found[nfound++] = (PsnrHvsDevice){id, k};
+            }
+        }
+        done = 1;
+    }
+    memcpy(m->list, found, (size_t)nfound * sizeof(*found));
+    m->nlist = nfound;
+    pthread_mutex_unlock(&lock);
+}
+
+static void *opener_main(void *const arg) {
+    Mix *const m = arg;
+    if (m->discover && !psnrhvs_test_mix_devices(m->list, &m->nlist, MAX_CHILDREN) && !is_closed(m))
+        discover(m);
+    for (int i = 0; i < m->nlist && !is_closed(m); i++) open_device(m, &m->list[i]);
+    atomic_store(&m->opening, 0);
+    return NULL;
+}
+
+static void mix_close(PsnrHvsContext *const c) {
+    Mix *const m = c->backend;
+    if (!m) return;
+    pthread_mutex_lock(&m->lock);
+    m->closed = 1;
+    pthread_mutex_unlock(&m->lock);
+    if (m->opener_started) pthread_join(m->opener, NULL);
+    for (int i = 0; i < atomic_load(&m->nchild); i++) psnrhvs_close(&m->child[i].ctx);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+    c->backend = NULL;
+}
+
+static int mix_open(PsnrHvsContext *const c) {
+    Mix *const m = calloc(1, sizeof(*m));
+    if (!m) return PSNRHVS_ERR(ENOMEM);
+    if (pthread_mutex_init(&m->lock, NULL)) {
+        free(m);
+        return PSNRHVS_ERR(ENOMEM);
+    }
+    c->backend = m;
+    m->base = c->s;
+    m->cpu = -1;
+    m->phase = PHASE_OPENING;
+    /* The parent's queue holds what its scorers hold. */
+    c->slots = PSNRHVS_MAX_FRAMES_IN_FLIGHT;
+    int err = 0;
+    if (!c->s.num_devices) {
+        /* auto: the CPU now, the devices on the opener's thread. */
+        m->discover = 1;
+        const PsnrHvsSettings s = scorer_settings(m, PSNRHVS_BACKEND_CPU, 0, 1);
+        PsnrHvsContext *cpu = NULL;
+        if ((err = psnrhvs_open_scorer(&cpu, &s))) goto error;
+        join(m, cpu);
+        atomic_store(&m->opening, 1);
+        m->opener_started = !pthread_create(&m->opener, NULL, opener_main, m);
+        if (!m->opener_started) opener_main(m);
+        return 0;
+    }
+    /* A list: every scorer opens here, or the context does not. */
+    int with_cpu = 0;
+    for (int i = 0; i < c->s.num_devices; i++)
+        with_cpu |= c->s.devices[i].backend == PSNRHVS_BACKEND_CPU;
+    for (int i = 0; i < c->s.num_devices; i++) {
+        const PsnrHvsSettings s =
+            scorer_settings(m, c->s.devices[i].backend, c->s.devices[i].device, with_cpu);
+        PsnrHvsContext *sc = NULL;
+        if ((err = psnrhvs_open_scorer(&sc, &s))) goto error;
+        join(m, sc);
+    }
+    return 0;
+error:
+    mix_close(c);
+    return err;
+}
+
+/* The device with the most room, or -1. */
+static int roomiest_device(const Mix *const m, const int n) {
+    int best = -1, room = 0;
+    for (int i = 0; i < n; i++) {
+        if (m->child[i].is_cpu) continue;
+        const int r = psnrhvs_scorer_room(m->child[i].ctx);
+        if (r > room) best = i, room = r;
+    }
+    return best;
+}
+
+static int has_devices(const Mix *const m, const int n) {
+    for (int i = 0; i < n; i++)
+        if (!m->child[i].is_cpu) return 1;
+    return 0;
+}
+
+static void start_phase(Mix *const m, const enum Phase p, const int n) {
+    m->phase = p;
+    m->received = 0;
+    m->phase_first_frame = m->sent_total;
+    int slots = 0;
+    for (int i = 0; i < n; i++)
+        if (!m->child[i].is_cpu) slots += m->child[i].ctx->slots;
+    m->window = 4 * slots > 32 ? 4 * slots : 32;
+}
+
+/* Which scorer takes the next frame, or -1 (wait: receive first). */
+static int choose(Mix *const m) {
+    const int n = atomic_load(&m->nchild);
+    const int cpu = m->cpu;
+    if (m->phase == PHASE_OPENING && !atomic_load(&m->opening) && has_devices(m, n) && cpu >= 0)
+        start_phase(m, PHASE_DEVICES_RATE, n);
+    if (m->phase == PHASE_OPENING && !atomic_load(&m->opening) && (!has_devices(m, n) || cpu < 0))
+        m->phase = PHASE_SETTLED, m->cpu_share = cpu >= 0 && !has_devices(m, n) ? 1.0 : 0.0;
+    const int dev = roomiest_device(m, n);
+    const int cpu_room = cpu >= 0 && psnrhvs_scorer_room(m->child[cpu].ctx) > 0;
+    switch (m->phase) {
+    case PHASE_OPENING:
+        /* The devices that joined first, the CPU while none has room. */
+        if (dev >= 0) return dev;
+        return cpu_room && !has_devices(m, n) ? cpu : -1;
+    case PHASE_DEVICES_RATE:
+        return dev;
+    case PHASE_MIX_RATE:
+    case PHASE_SETTLED:
+        if (cpu >= 0 && m->cpu_share > 0.0) {
+            if (m->cpu_share >= 1.0) return cpu_room ? cpu : -1;
+            m->credit += m->cpu_share;
+            if (m->credit >= 1.0 && cpu_room) {
+                m->credit -= 1.0;
+                return cpu;
+            }
+        }
+        return dev;
+    }
+    return -1;
+}
+
+static int mix_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPicture *const ref,
+                      const PsnrHvsPicture *const dist) {
+    Mix *const m = c->backend;
+    const int k = choose(m);
+    if (k < 0) return PSNRHVS_ERR(EAGAIN);
+    const int err = psnrhvs_scorer_submit(m->child[k].ctx, ref, dist);
+    if (err) return err;
+    m->slot_child[slot] = k;
+    m->slot_frame[slot] = m->sent_total++;
+    return 0;
+}
+
+/* The rates behind the policy, from the frames received. */
+static void measure(Mix *const m, const int k, const uint64_t frame) {
+    const double t = now_s();
+    const int n = atomic_load(&m->nchild);
+    if (m->phase == PHASE_OPENING && m->child[k].is_cpu) {
+        if (!m->cpu_received++) m->cpu_t0 = t;
+        if (m->cpu_received > 1) m->cpu_rate = (m->cpu_received - 1) / (t - m->cpu_t0);
+        return;
+    }
+    if ((m->phase != PHASE_DEVICES_RATE && m->phase != PHASE_MIX_RATE) ||
+        frame < m->phase_first_frame)
+        return;
+    if (!m->received++) m->t_first = t;
+    if (m->received < m->window) return;
+    const double rate = (m->received - 1) / (t - m->t_first);
+    if (m->phase == PHASE_DEVICES_RATE) {
+        m->device_rate = rate;
+        /* The CPU's own rate, measured before the devices came (none: try it). */
+        const double share = m->cpu_rate > 0 ? m->cpu_rate / (m->cpu_rate + rate) : 0.5;
+        if (m->cpu_received > 1 && share < MIX_CPU_MIN_SHARE) {
+            m->phase = PHASE_SETTLED, m->cpu_share = 0.0;
+            return;
+        }
+        m->cpu_share = share;
+        m->credit = 0.0;
+        start_phase(m, PHASE_MIX_RATE, n);
+        return;
+    }
+    if (rate < m->device_rate * MIX_GAIN) m->cpu_share = 0.0;
+    m->phase = PHASE_SETTLED;
+}
+
+static int mix_collect(PsnrHvsContext *const c, const int slot, float (*const sums)[3]) {
+    Mix *const m = c->backend;
+    const int k = m->slot_child[slot];
+    const int err = psnrhvs_scorer_collect(m->child[k].ctx, sums);
+    if (!err) measure(m, k, m->slot_frame[slot]);
+    m->child[k].frames++;
+    return err;
+}
+
+int psnrhvs_test_mix_children(const PsnrHvsContext *const c, char (*const labels)[24],
+                              uint64_t *const frames, const int max) {
+    if (!c || c->ops != &psnrhvs_backend_mix) return -1;
+    Mix *const m = c->backend;
+    pthread_mutex_lock(&m->lock);
+    const int n = atomic_load(&m->nchild);
+    for (int i = 0; i < n && i < max; i++) {
+        memcpy(labels[i], m->child[i].label, sizeof(labels[i]));
+        frames[i] = m->child[i].frames;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}
+
+static const char *mix_name(const PsnrHvsContext *const c) {
+    Mix *const m = c->backend;
+    pthread_mutex_lock(&m->lock);
+    size_t used = 0;
+    m->name[0] = '\0';
+    for (int i = 0; i < atomic_load(&m->nchild); i++)
+        used += (size_t)snprintf(m->name + used, sizeof(m->name) - used, "%s%s", i ? "+" : "",
+                                 m->child[i].label);
+    pthread_mutex_unlock(&m->lock);
+    return m->name;
+}
+
+static int mix_opening(const PsnrHvsContext *const c) {
+    Mix *const m = c->backend;
+    return atomic_load(&m->opening);
+}
+
+static const char *mix_isa(const PsnrHvsContext *const c) {
+    const Mix *const m = c->backend;
+    return m->cpu >= 0 ? psnrhvs_isa_name(m->child[m->cpu].ctx) : NULL;
+}
+
+const PsnrHvsBackendOps psnrhvs_backend_mix = {
+    .name = "mix",
+    .id = PSNRHVS_BACKEND_AUTO,
+    .default_slots = PSNRHVS_MAX_FRAMES_IN_FLIGHT,
+    .open = mix_open,
+    .submit = mix_submit,
+    .collect = mix_collect,
+    .close = mix_close,
+    .isa_name = mix_isa,
+    .context_name = mix_name,
+    .opening = mix_opening,
+};
