@@ -51,7 +51,14 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
 void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                         const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 
-/* The reference picture alone into dst (the packed layout's first picture). */
+/* The same into the staging buffer of an upload (a device's DMA reads it
+ * next, the CPU does not): large frames are stored past the caches. */
+void psnrhvs_frame_pack_upload(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                               const PsnrHvsPicture *dist, unsigned char *dst,
+                               PsnrHvsThreadPool *pool);
+
+/* The reference picture alone into dst (the packed layout's first picture),
+ * for an upload. */
 void psnrhvs_frame_pack_reference(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                                   unsigned char *dst, PsnrHvsThreadPool *pool);
 
