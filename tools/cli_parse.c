@@ -176,9 +176,11 @@ static void help(void) {
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
         "                           options: enable_chroma=true|false,\n"
         "                           mask_product=float|exact\n"
-        "     --backend B           cpu (default), cuda, opencl, hip, sycl, vulkan or auto\n"
+        "     --backend B           auto (default: the CPU from the first frame and every\n"
+        "                           GPU as it opens, frames dealt to whichever is faster),\n"
+        "                           cpu, cuda, opencl, hip, sycl or vulkan\n"
         "     --device N|LIST|all   GPU index for device backends; a list (0,1 or 0,0)\n"
-        "                           or all: one scorer per entry, frames dealt in turn\n"
+        "                           or all: one scorer per entry, frames dealt among them\n"
         "     --isa I               auto (default), scalar, avx2, avx512 (x86-64) or neon\n"
         "                           (AArch64) (CPU backend)\n"
         "     --threads N           CPU worker threads (0 = all cores)\n"
@@ -561,13 +563,16 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                                     cli->cpumask);
         }
     }
-    /* vmaf: a non-zero --gpumask turns CUDA off. */
+    /* vmaf: a non-zero --gpumask turns CUDA off: auto stays on the CPU. */
     if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
         psnrhvs_cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it",
                                 gpumask);
+    if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_AUTO)
+        lib->backend = PSNRHVS_BACKEND_CPU;
     if (have_gpumask && !cli->quiet)
-        fprintf(stderr, "psnrhvs: warning: --gpumask has no effect: libvmaf has no GPU code for "
-                        "psnr_hvs; psnrhvs picks its device with --backend (default cpu)\n");
+        fprintf(stderr, "psnrhvs: warning: --gpumask has no effect on libvmaf's psnr_hvs (it has "
+                        "no GPU code); psnrhvs picks its devices with --backend (default auto: "
+                        "the CPU and every GPU; a non-zero mask: the CPU)\n");
     if (aom_ctc && !cli->quiet)
         fprintf(stderr,
                 "psnrhvs: warning: --aom_ctc %s: only its psnr_hvs (default options) is computed, "

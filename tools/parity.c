@@ -55,15 +55,16 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     char *next = strchr(text, ':');
     if (next) *next++ = '\0';
     enum PsnrHvsBackend b;
-    if (psnrhvs_cli_backend_from_name(text, &b) < 0 || b == PSNRHVS_BACKEND_AUTO) {
+    if (psnrhvs_cli_backend_from_name(text, &b) < 0) {
         snprintf(err, err_size,
-                 "unknown backend '%s' in configuration '%s' (expected cpu, cuda, opencl, hip, "
-                 "sycl or vulkan)",
+                 "unknown backend '%s' in configuration '%s' (expected auto, cpu, cuda, opencl, "
+                 "hip, sycl or vulkan)",
                  text, c->label);
         return -1;
     }
     c->backend = b;
-    const int is_cpu = c->backend == PSNRHVS_BACKEND_CPU;
+    /* auto (the CPU and every GPU) takes the CPU's options */
+    const int is_cpu = c->backend == PSNRHVS_BACKEND_CPU || c->backend == PSNRHVS_BACKEND_AUTO;
     for (char *opt = next; opt; opt = next) {
         next = strchr(opt, ':');
         if (next) *next++ = '\0';
@@ -383,6 +384,9 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
         /* the explicit ISAs may not be built or supported here */
         cfg[(*n)++].optional = i >= 3;
     }
+    /* The default: the CPU and every GPU in one context. */
+    psnrhvs_parity_parse("auto", &cfg[*n], 1, err, sizeof(err));
+    cfg[(*n)++].optional = 0;
     for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
         if (!psnrhvs_backend_available(devices[i])) continue;
         if (devices[i] == PSNRHVS_BACKEND_VULKAN && !vulkan_gpu_first()) continue;

@@ -335,8 +335,6 @@ typedef struct Rendition {
     Results results;
 } Rendition;
 
-/* Scorers: one context per device, frames dealt in turn (frame k to context
- * k mod n) and taken back in the same turn, so the scores come in frame order. */
 /* A frame in flight: its pictures (in the mapped files) where the range
  * check was left to the library, to name the sample when the library
  * refuses it; the holds of frames kept on the GPU, freed once scored. */
@@ -354,9 +352,8 @@ static void free_holds(SentFrame *const f) {
 }
 
 typedef struct Scorer {
-    PsnrHvsContext *ctx[CLI_MAX_DEVICES];
-    int num;
-    int renditions; ///< > 1: ladder calls
+    PsnrHvsContext *ctx; ///< one context, over every scorer it spans (the library deals frames)
+    int renditions;      ///< > 1: ladder calls
     uint64_t sent, received;
     double first; ///< when the first score came back (PSNRHVS_TIMING)
     /* A ring of the frames in flight, for deferred range checks
@@ -389,7 +386,7 @@ static uint64_t make_tag(const unsigned idx, const unsigned active) {
 /* Take the oldest frame in flight. @return 0, EAGAIN (none) or an error (reported). */
 static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *const log) {
     if (sc->received == sc->sent) return PSNRHVS_ERR(EAGAIN);
-    PsnrHvsContext *const c = sc->ctx[sc->received % (uint64_t)sc->num];
+    PsnrHvsContext *const c = sc->ctx;
     PsnrHvsScore out[PSNRHVS_MAX_RENDITIONS];
     const unsigned before = log->count;
     const int mute = log->mute;
@@ -426,7 +423,7 @@ static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *con
 /* Queue one frame on its context, taking older frames back while it is full. */
 static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *const rend,
                        LogState *const log) {
-    PsnrHvsContext *const c = sc->ctx[sc->sent % (uint64_t)sc->num];
+    PsnrHvsContext *const c = sc->ctx;
     const uint64_t tag = make_tag(fp->idx, fp->active);
     PsnrHvsPicture dist[PSNRHVS_MAX_RENDITIONS];
     for (int r = 0; r < sc->renditions && sc->renditions > 1; r++) dist[r] = *fp->dists[r];
@@ -466,46 +463,22 @@ static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *c
     return 0;
 }
 
-/* Opening a context (a GPU's context creation, kernel builds) runs on a
- * thread of its own, while the reader reads the first frames. */
-typedef struct OpenJob {
+/* Opening the context runs on a thread of its own while the reader reads
+ * the first frames: a named device backend's context creation and kernel
+ * builds take their time (auto returns once the CPU is ready, the GPUs
+ * join as they open). */
+typedef struct Opener {
     PsnrHvsSettings s;
     PsnrHvsContext *ctx;
     int res;
-} OpenJob;
-
-typedef struct Opener {
-    OpenJob *jobs;
-    int num;
-    double done; ///< when the last context was open (PSNRHVS_TIMING)
+    double done; ///< when it was open (PSNRHVS_TIMING)
     pthread_t thread;
     int started;
 } Opener;
 
-static void *open_one(void *const arg) {
-    OpenJob *const j = arg;
-    j->res = psnrhvs_open(&j->ctx, &j->s);
-    return NULL;
-}
-
-/* The first context alone (it loads the driver; OpenCL platform discovery
- * is not safe to run twice at once: PoCL crashes), then the others: at once
- * on CUDA and HIP, whose runtimes are thread-safe, in turn on OpenCL. */
-static void *open_all(void *const arg) {
+static void *open_context(void *const arg) {
     Opener *const o = arg;
-    open_one(&o->jobs[0]);
-    o->done = now_seconds();
-    if (o->jobs[0].res < 0) return NULL;
-    const enum PsnrHvsBackend b = o->jobs[0].s.backend;
-    const int parallel = b == PSNRHVS_BACKEND_CUDA || b == PSNRHVS_BACKEND_HIP;
-    pthread_t t[CLI_MAX_DEVICES];
-    int started[CLI_MAX_DEVICES] = {0};
-    for (int i = 1; i < o->num; i++) {
-        if (parallel) started[i] = !cli_thread_start(&t[i], open_one, &o->jobs[i]);
-        if (!started[i]) open_one(&o->jobs[i]);
-    }
-    for (int i = 1; i < o->num; i++)
-        if (started[i]) pthread_join(t[i], NULL);
+    o->res = psnrhvs_open(&o->ctx, &o->s);
     o->done = now_seconds();
     return NULL;
 }
@@ -723,10 +696,8 @@ int main(const int argc, char *const *const argv) {
     const int ladder = n > 1;
     Input *ref = NULL;
     Rendition *const rend = calloc((size_t)n, sizeof(*rend));
-    Scorer sc = {.num = 0};
-    OpenJob *jobs = NULL;
-    int num_jobs = 0;
-    Opener opener = {0};
+    Scorer sc = {.ctx = NULL};
+    Opener opener = {.ctx = NULL};
     PairReader *pr = NULL;
     InputFormat fmt, ref_fmt;
     if (!rend) {
@@ -867,8 +838,10 @@ int main(const int argc, char *const *const argv) {
         goto end;
     }
 
-    /* The scorers: one per device of --device LIST or all, else one. */
-    num_jobs = cli.num_devices ? cli.num_devices : 1;
+    /* One context: --device LIST or all lists its devices, else the
+     * settings' backend (auto: the CPU and every GPU) say. */
+    PsnrHvsDevice devices[PSNRHVS_MAX_DEVICES];
+    int num_devices = cli.num_devices;
     if (cli.all_devices) {
         const int found = count_devices(lib.backend);
         if (found <= 0) {
@@ -880,42 +853,31 @@ int main(const int argc, char *const *const argv) {
                         psnrhvs_cli_backend_name(lib.backend));
             goto end;
         }
-        num_jobs = found < CLI_MAX_DEVICES ? found : CLI_MAX_DEVICES;
+        num_devices = found < PSNRHVS_MAX_DEVICES ? found : PSNRHVS_MAX_DEVICES;
     }
-    if (!(jobs = calloc((size_t)num_jobs, sizeof(*jobs)))) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
-        goto end;
-    }
+    for (int j = 0; j < num_devices; j++)
+        devices[j] = (PsnrHvsDevice){lib.backend, cli.all_devices ? j : cli.devices[j]};
+    if (num_devices > 1) lib.num_devices = num_devices, lib.devices = devices;
     /* Device start-up (a GPU context, kernel builds) overlaps reading the
      * first frames: files are read at once; a pipe only once the scorers are
      * open, so a scorer that fails never waits on it. */
     const unsigned log_before = log.count;
-    for (int j = 0; j < num_jobs; j++) {
-        jobs[j].s = lib;
-        if (cli.all_devices) jobs[j].s.device = j;
-        if (cli.num_devices) jobs[j].s.device = cli.devices[j];
-    }
-    opener = (Opener){.jobs = jobs, .num = num_jobs};
+    opener = (Opener){.s = lib};
     t_open_start = now_seconds();
-    opener.started = !cli_thread_start(&opener.thread, open_all, &opener);
-    if (!opener.started) open_all(&opener);
+    opener.started = !cli_thread_start(&opener.thread, open_context, &opener);
+    if (!opener.started) open_context(&opener);
     if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
         fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
         goto end;
     }
     if (opener.started) pthread_join(opener.thread, NULL);
     opener.started = 0;
-    int open_failed = 0;
-    for (int j = 0; j < num_jobs; j++) {
-        if (!jobs[j].ctx && !open_failed) {
-            open_failed = 1;
-            if (log.count == log_before)
-                report_open_error(jobs[j].res ? jobs[j].res : PSNRHVS_ERR(ENODEV), &jobs[j].s);
-        }
-    }
-    for (int j = 0; j < num_jobs; j++) sc.ctx[sc.num++] = jobs[j].ctx;
+    sc.ctx = opener.ctx;
+    opener.ctx = NULL;
+    if (!sc.ctx && log.count == log_before)
+        report_open_error(opener.res ? opener.res : PSNRHVS_ERR(ENODEV), &opener.s);
     if (defer_range || on_gpu) {
-        sc.ring_size = (size_t)sc.num * PSNRHVS_MAX_FRAMES_IN_FLIGHT + 1;
+        sc.ring_size = PSNRHVS_MAX_FRAMES_IN_FLIGHT + 1;
         if (!(sc.ring = calloc(sc.ring_size, sizeof(*sc.ring)))) {
             fprintf(stderr, "psnrhvs: out of memory\n");
             goto end;
@@ -925,7 +887,7 @@ int main(const int argc, char *const *const argv) {
         sc.ref_in = ref;
         for (int r = 0; r < n; r++) sc.dist_in[r] = rend[r].in;
     }
-    if (open_failed) goto end;
+    if (!sc.ctx) goto end;
     sc.renditions = n;
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
@@ -968,11 +930,12 @@ int main(const int argc, char *const *const argv) {
     const double elapsed = now_seconds() - start;
     if (timing)
         fprintf(stderr,
-                "psnrhvs: timing: inputs and outputs open %.1f ms, scorers open %.1f ms (%d, on "
-                "their thread), first frame read %.1f ms, first score %.1f ms, all %.1f ms "
+                "psnrhvs: timing: inputs and outputs open %.1f ms, scorers open %.1f ms (%s so "
+                "far, on their thread), first frame read %.1f ms, first score %.1f ms, all %.1f ms "
                 "(from start)\n",
-                (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3, num_jobs,
-                (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3, (now_seconds() - t0) * 1e3);
+                (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3,
+                psnrhvs_backend_name(sc.ctx), (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3,
+                (now_seconds() - t0) * 1e3);
     if (show_progress && idx) progress(idx, total, start, 1);
     if (batch_fd >= 0) psnrhvs_batch_child_progress(batch_fd, idx, total);
     for (int r = 0; r < n; r++) {
@@ -983,12 +946,19 @@ int main(const int argc, char *const *const argv) {
     }
 
     char engine[64];
-    const char *const isa = psnrhvs_isa_name(sc.ctx[0]);
-    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(sc.ctx[0]), isa ? ":" : "",
+    const char *const isa = psnrhvs_isa_name(sc.ctx);
+    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(sc.ctx), isa ? ":" : "",
              isa ? isa : "");
     for (int r = 0; r < n; r++)
         if (write_rendition(&rend[r], ref, &cli, muxer, engine, elapsed, ladder) < 0) goto end;
     ret = 0;
+    /* Done, every output in place, while a GPU still opens (a short run on
+     * auto): the process ends now instead of waiting for it, and no thread
+     * is left in a driver's start-up while exit tears the libraries down.
+     * Sanitizer builds close as usual, for their reports. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    if (psnrhvs_opening(sc.ctx) && !fflush(NULL)) _exit(0);
+#endif
 
 end:
     for (int r = 0; r < n; r++) {
@@ -996,9 +966,8 @@ end:
         psnrhvs_output_abort(&rend[r].plot_of);
     }
     if (opener.started) pthread_join(opener.thread, NULL);
-    for (int j = 0; j < num_jobs; j++)
-        if (jobs[j].ctx) psnrhvs_close(&jobs[j].ctx);
-    free(jobs);
+    if (opener.ctx) psnrhvs_close(&opener.ctx);
+    if (sc.ctx) psnrhvs_close(&sc.ctx);
     /* The contexts are closed: nothing reads the GPU frames still held. */
     for (size_t i = 0; sc.holds && i < sc.ring_size; i++) free_holds(&sc.ring[i]);
     free(sc.ring);

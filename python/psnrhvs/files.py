@@ -393,7 +393,7 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
                    bitdepth: Optional[int] = None, frame_cnt: Optional[int] = None,
                    frame_skip_ref: int = 0, frame_skip_dist: int = 0, subsample: int = 1,
                    enable_chroma: bool = True, mask_product: str = "float",
-                   backend: str = "cpu", device: int = 0, threads: int = 0,
+                   backend: str = "auto", device: int = 0, threads: int = 0,
                    isa: str = "auto", **_ignored: Any) -> Result:
     """Run ``psnrhvs --json --precision max --raw -o TMP`` and read its output.
     The values are the CLI's bits (raw scores as %a, dB values as %.17g)."""
@@ -459,7 +459,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                 height: Optional[int] = None, pixel_format: Any = None,
                 bitdepth: Optional[int] = None, frame_cnt: Optional[int] = None,
                 frame_skip_ref: int = 0, frame_skip_dist: int = 0, subsample: int = 1,
-                enable_chroma: bool = True, mask_product: str = "float", backend: str = "cpu",
+                enable_chroma: bool = True, mask_product: str = "float", backend: str = "auto",
                 device: int = 0, threads: int = 0, isa: str = "auto",
                 exact_helpers: bool = False, frames_in_flight: int = 0, quiet: bool = False,
                 container: str = "auto", library: Any = None,

@@ -78,7 +78,7 @@ class Scorer:
     """
 
     def __init__(self, width: int, height: int, *, pixel_format: Any = "420", bitdepth: int = 8,
-                 enable_chroma: bool = True, mask_product: str = "float", backend: str = "cpu",
+                 enable_chroma: bool = True, mask_product: str = "float", backend: str = "auto",
                  device: int = 0, threads: int = 0, isa: str = "auto",
                  exact_helpers: bool = False, frames_in_flight: int = 0,
                  library: Any = None):

@@ -31,8 +31,9 @@ def main():
     # usage errors need no device
     ref = os.path.join(d, "yuv420p_176x144_ref.y4m")
     dist = os.path.join(d, "yuv420p_176x144_dist.y4m")
-    for args, phrase in ((["--device", "0,1"], "the cpu backend has no devices"),
-                         (["--device", "all"], "the cpu backend has no devices"),
+    for args, phrase in ((["--backend", "cpu", "--device", "0,1"], "the cpu backend has no devices"),
+                         (["--backend", "cpu", "--device", "all"], "the cpu backend has no devices"),
+                         (["--device", "0,1"], "needs --backend cuda, hip, opencl or vulkan"),
                          (["--backend", "auto", "--device", "0,1"], "needs --backend cuda, hip, opencl or vulkan"),
                          (["--backend", "opencl", "--device", "0,,1"], "invalid --device '0,,1'"),
                          (["--backend", "opencl", "--device", "0,x"], "invalid --device 'x'"),
