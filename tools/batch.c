@@ -1,14 +1,14 @@
 /*
- * psnrhvs: `psnrhvs batch JOBS.csv`. Each job is a scoring run of its own:
- * this binary executed again with the job's flags, so a job does exactly
- * what `psnrhvs -r REF -d DIST ... -o OUT` does (its output written through
- * outfile.c: a temporary file renamed into place), a crash or a bad input
- * ends one job and not the batch, and the kernel reclaims whatever a job
- * held. The parent only schedules: one job per GPU, CPU jobs within a budget
- * of cores, progress read from a pipe per job.
+ * psnrhvs: `psnrhvs batch JOBS.csv`. Each job is the score command with the
+ * job's flags (score.c), so it does exactly what `psnrhvs -r REF -d DIST
+ * ... -o OUT` does (its output written through outfile.c: a temporary file
+ * renamed into place), on a thread of this process: the contexts a job used
+ * stay open for the next job of the same settings (a GPU's is opened once
+ * for the batch, not once a job), and a bad input fails its job only. The
+ * main thread schedules: one job per GPU, CPU jobs within a budget of cores.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-/* sched_getaffinity, CPU_COUNT, prctl, strsignal */
+/* sched_getaffinity, CPU_COUNT, open_memstream */
 #define _GNU_SOURCE
 
 #include <errno.h>
@@ -17,9 +17,11 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,42 +29,23 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "psnrhvs.h"
 #include "batch.h"
 #include "cli_parse.h"
 #include "csv.h"
+#include "msg.h"
 #include "output/output.h"
+#include "score.h"
 #include "scores.h"
+#include "thread.h"
 
-#define BATCH_ENV      "PSNRHVS_BATCH_FD"
-#define CHILD_PROG_FD  3
 #define MAX_GPU_SLOTS  64
 #define MAX_LINE_BYTES 1024
-
-/* ---- the child's side: progress on the pipe batch gave it ---- */
-
-int psnrhvs_batch_child_fd(void) {
-    const char *const v = getenv(BATCH_ENV);
-    if (!v || strcmp(v, "3")) return -1;
-    struct stat st;
-    /* Only a pipe: a stray variable never makes a run write to a file or terminal. */
-    if (fstat(CHILD_PROG_FD, &st) || !S_ISFIFO(st.st_mode)) return -1;
-    return CHILD_PROG_FD;
-}
-
-void psnrhvs_batch_child_progress(const int fd, const unsigned frames, const long long total) {
-    char line[64];
-    const int n = snprintf(line, sizeof(line), "F %u %lld\n", frames, total);
-    /* One short write is atomic on a pipe; a parent gone is not this run's error. */
-    while (write(fd, line, (size_t)n) < 0 && errno == EINTR) continue;
-}
+/* Contexts kept open between jobs, at most. */
+#define MAX_POOL 32
 
 /* ---- jobs ---- */
 
@@ -84,19 +67,21 @@ typedef struct Job {
     int threads;     ///< -1: batch decides
 
     enum JobState state;
-    pid_t pid;
-    int err_fd, prog_fd;
-    int gpu_slot; ///< -1: on the CPU budget
-    int cores;    ///< of the budget, while running
+    pthread_t thread;
+    int status;       ///< the score command's exit status, once done
+    _Atomic int done; ///< the thread has finished (finish_job joins it)
+    int gpu_slot;     ///< -1: on the CPU budget
+    int cores;        ///< of the budget, while running
     int threads_used;
     char device_name[32];
-    char err_buf[MAX_LINE_BYTES]; ///< a stderr line being read
-    size_t err_len;
-    char message[MAX_LINE_BYTES]; ///< the last stderr line (the error, or a warning)
-    char prog_buf[128];
-    size_t prog_len;
-    unsigned long long frames;
-    long long total; ///< expected frames, -1 unknown
+    char message[MAX_LINE_BYTES]; ///< the last message line (the error, or a warning)
+    char **argv;                  ///< the job's command line, owned
+    int argc;
+    CLISettings cli;
+    PsnrHvsSettings lib;
+    struct Batch *batch;
+    _Atomic unsigned long long frames;
+    _Atomic long long total; ///< expected frames, -1 unknown
     double start, seconds;
     /* read back from the output */
     size_t num_frames;
@@ -110,24 +95,35 @@ typedef struct GpuSlot {
     int busy;
 } GpuSlot;
 
+/* A context kept open for the next job of the same settings. */
+typedef struct PoolEntry {
+    PsnrHvsSettings key; ///< the settings it was opened with (no logger)
+    PsnrHvsDevice devices[PSNRHVS_MAX_DEVICES];
+    PsnrHvsContext *ctx;
+    int busy;
+    double last_used;
+} PoolEntry;
+
 typedef struct Batch {
     Job *jobs;
     int num_jobs;
     const char *jobs_path;
     char *base_dir; ///< relative paths are relative to the jobs file
-    char *exe;
     int cores, cores_used;
     int max_cpu_jobs, cpu_jobs;
     int threads; ///< --threads, -1: shared out
     GpuSlot gpu[MAX_GPU_SLOTS];
     int num_gpus, gpu_cores;
     int force, quiet, tty;
-    int stdin_fd; ///< a pipe with no writer: the jobs' stdin
     double start, last_draw;
     int drawn; ///< a progress line is on the terminal
     int running, finished;
     Job **run_list; ///< the running jobs (b->running of them), so a long list costs no scans
     int pending, first_pending;
+    int done_pipe[2]; ///< a job's thread writes a byte when it ends
+    pthread_mutex_t pool_lock;
+    PoolEntry pool[MAX_POOL];
+    int pool_n;
 } Batch;
 
 static volatile sig_atomic_t interrupted;
@@ -350,7 +346,6 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
     j->any_backend = 1;
     j->backend = PSNRHVS_BACKEND_AUTO;
     j->gpu_slot = -1;
-    j->err_fd = j->prog_fd = -1;
     j->total = -1;
     if (row->n > ncols) {
         for (int i = ncols; i < row->n; i++)
@@ -661,11 +656,6 @@ static int pipe_cloexec(int fds[2]) {
     return 0;
 }
 
-static void close_fd(int *const fd) {
-    if (*fd >= 0) close(*fd);
-    *fd = -1;
-}
-
 /* The progress line: rewritten in place on a terminal, a plain line otherwise. */
 static void draw(Batch *const b, const int final) {
     const double t = now_seconds(), elapsed = t - b->start;
@@ -802,49 +792,51 @@ static int output_complete(Batch *const b, Job *const j) {
     return 1;
 }
 
-static char **job_argv(const Batch *const b, const Job *const j) {
+/* The job's command line (strings its own: the parsed settings point at them). */
+static void job_argv(const Batch *const b, Job *const j) {
     char **const argv = xmalloc((size_t)(j->num_opts + 24) * sizeof(char *));
     int n = 0;
-    argv[n++] = b->exe;
-    argv[n++] = "-r";
-    argv[n++] = j->reference;
-    argv[n++] = "-d";
-    argv[n++] = j->distorted;
-    for (int i = 0; i < j->num_opts; i++) argv[n++] = j->opts[i];
-    static char threads[16], device[16];
+    argv[n++] = xstrdup("psnrhvs");
+    argv[n++] = xstrdup("-r");
+    argv[n++] = xstrdup(j->reference);
+    argv[n++] = xstrdup("-d");
+    argv[n++] = xstrdup(j->distorted);
+    for (int i = 0; i < j->num_opts; i++) argv[n++] = xstrdup(j->opts[i]);
     if (j->gpu_slot >= 0) {
-        argv[n++] = "--backend";
-        argv[n++] = (char *)psnrhvs_cli_backend_name(b->gpu[j->gpu_slot].backend);
-        snprintf(device, sizeof(device), "%d", b->gpu[j->gpu_slot].device);
-        argv[n++] = "--device";
-        argv[n++] = device;
+        argv[n++] = xstrdup("--backend");
+        argv[n++] = xstrdup(psnrhvs_cli_backend_name(b->gpu[j->gpu_slot].backend));
+        argv[n++] = xstrdup("--device");
+        argv[n++] = xprintf("%d", b->gpu[j->gpu_slot].device);
     } else if (!j->any_backend) {
-        argv[n++] = "--backend";
-        argv[n++] = (char *)psnrhvs_cli_backend_name(j->backend);
+        argv[n++] = xstrdup("--backend");
+        argv[n++] = xstrdup(psnrhvs_cli_backend_name(j->backend));
         if (j->device >= 0) {
-            snprintf(device, sizeof(device), "%d", j->device);
-            argv[n++] = "--device";
-            argv[n++] = device;
+            argv[n++] = xstrdup("--device");
+            argv[n++] = xprintf("%d", j->device);
         }
     } else {
-        argv[n++] = "--backend";
-        argv[n++] = "cpu";
+        argv[n++] = xstrdup("--backend");
+        argv[n++] = xstrdup("cpu");
     }
-    snprintf(threads, sizeof(threads), "%d", j->threads_used);
-    argv[n++] = "--threads";
-    argv[n++] = threads;
-    static char format[8];
-    snprintf(format, sizeof(format), "--%s", j->format);
-    argv[n++] = format;
-    argv[n++] = "-o";
-    argv[n++] = j->output;
+    argv[n++] = xstrdup("--threads");
+    argv[n++] = xprintf("%d", j->threads_used);
+    argv[n++] = xprintf("--%s", j->format);
+    argv[n++] = xstrdup("-o");
+    argv[n++] = xstrdup(j->output);
     if (j->plot) {
-        argv[n++] = "--plot";
-        argv[n++] = j->plot;
+        argv[n++] = xstrdup("--plot");
+        argv[n++] = xstrdup(j->plot);
     }
-    if (b->quiet) argv[n++] = "-q";
+    argv[n++] = xstrdup("-q"); /* no progress line; warnings are the job's message */
     argv[n] = NULL;
-    return argv;
+    j->argv = argv;
+    j->argc = n;
+}
+
+static void free_argv(Job *const j) {
+    for (int i = 0; j->argv && i < j->argc; i++) free(j->argv[i]);
+    free(j->argv);
+    j->argv = NULL;
 }
 
 static void fail_job(Batch *const b, Job *const j, const char *const msg) {
@@ -857,8 +849,128 @@ static void fail_job(Batch *const b, Job *const j, const char *const msg) {
     say(b, "psnrhvs: batch: job %s failed: %s", j->id, msg);
 }
 
+/* The last line of a job's messages: its error, or its last warning. */
+static void take_message(Job *const j, const char *const text, const size_t len) {
+    size_t end = len;
+    while (end && (text[end - 1] == '\n' || text[end - 1] == '\r')) end--;
+    size_t start = end;
+    while (start && text[start - 1] != '\n') start--;
+    const char *line = text + start;
+    size_t n = end - start;
+    if (n > 9 && !strncmp(line, "psnrhvs: ", 9)) line += 9, n -= 9; /* the job's own prefix */
+    if (n >= sizeof(j->message)) n = sizeof(j->message) - 1;
+    memcpy(j->message, line, n);
+    j->message[n] = '\0';
+}
+
+/* ---- contexts kept open between jobs ---- */
+
+static int same_settings(const PoolEntry *const e, const PsnrHvsSettings *const s) {
+    const PsnrHvsSettings *const k = &e->key;
+    if (k->width != s->width || k->height != s->height || k->layout != s->layout ||
+        k->bitdepth != s->bitdepth || k->enable_chroma != s->enable_chroma ||
+        k->mask_product != s->mask_product || k->backend != s->backend || k->device != s->device ||
+        k->threads != s->threads || k->isa != s->isa || k->exact_helpers != s->exact_helpers ||
+        k->frames_in_flight != s->frames_in_flight || k->memory != s->memory ||
+        k->renditions != s->renditions || k->chroma_interleaved != s->chroma_interleaved ||
+        k->msb_aligned != s->msb_aligned || k->reference_on_host != s->reference_on_host ||
+        k->num_devices != s->num_devices)
+        return 0;
+    return !s->num_devices ||
+           !memcmp(e->devices, s->devices, (size_t)s->num_devices * sizeof(*s->devices));
+}
+
+static int pool_open(void *const cookie, PsnrHvsContext **const c, const PsnrHvsSettings *const s) {
+    Batch *const b = ((Job *)cookie)->batch;
+    pthread_mutex_lock(&b->pool_lock);
+    for (int i = 0; i < b->pool_n; i++) {
+        PoolEntry *const e = &b->pool[i];
+        if (!e->busy && same_settings(e, s)) {
+            e->busy = 1;
+            *c = e->ctx;
+            pthread_mutex_unlock(&b->pool_lock);
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&b->pool_lock);
+    const int err = psnrhvs_open(c, s);
+    if (err) return err;
+    pthread_mutex_lock(&b->pool_lock);
+    int slot = b->pool_n < MAX_POOL ? b->pool_n++ : -1;
+    if (slot < 0) { /* full: the idle one used longest ago makes room */
+        for (int i = 0; i < b->pool_n; i++)
+            if (!b->pool[i].busy && (slot < 0 || b->pool[i].last_used < b->pool[slot].last_used))
+                slot = i;
+        if (slot >= 0) psnrhvs_close(&b->pool[slot].ctx);
+    }
+    if (slot >= 0) {
+        PoolEntry *const e = &b->pool[slot];
+        e->key = *s;
+        e->key.logger = (PsnrHvsLogger){0};
+        if (s->num_devices)
+            memcpy(e->devices, s->devices, (size_t)s->num_devices * sizeof(*s->devices));
+        e->key.devices = NULL;
+        e->ctx = *c;
+        e->busy = 1;
+    }
+    pthread_mutex_unlock(&b->pool_lock);
+    return 0; /* no room at all: used once, closed when given back */
+}
+
+static void pool_close(void *const cookie, PsnrHvsContext **const c) {
+    Batch *const b = ((Job *)cookie)->batch;
+    pthread_mutex_lock(&b->pool_lock);
+    for (int i = 0; i < b->pool_n; i++) {
+        if (b->pool[i].ctx == *c) {
+            b->pool[i].busy = 0;
+            b->pool[i].last_used = now_seconds();
+            *c = NULL;
+        }
+    }
+    pthread_mutex_unlock(&b->pool_lock);
+    if (*c) psnrhvs_close(c);
+}
+
+static void job_progress(void *const cookie, const unsigned frames, const long long total) {
+    Job *const j = cookie;
+    atomic_store(&j->frames, frames);
+    atomic_store(&j->total, total);
+}
+
+/* ---- running a job ---- */
+
+/* A job's thread: the score command, its messages kept. */
+static void *job_main(void *const arg) {
+    Job *const j = arg;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *const f = open_memstream(&text, &len);
+    const ScoreEnv env = {
+        .open = pool_open,
+        .close = pool_close,
+        .progress = job_progress,
+        .cookie = j,
+        .cancel = &interrupted,
+        .keep_process = 1,
+    };
+    jmp_buf usage;
+    cli_msg_set(f, &usage);
+    if (!f)
+        j->status = 1, snprintf(j->message, sizeof(j->message), "out of memory");
+    else if (setjmp(usage))
+        j->status = 2; /* a usage error in the run (a ladder's names) */
+    else
+        j->status = cli_score(&j->cli, j->lib, &env);
+    cli_msg_set(NULL, NULL);
+    if (f && !fclose(f)) take_message(j, text, len);
+    free(text);
+    atomic_store(&j->done, 1);
+    const char byte = 1;
+    while (write(j->batch->done_pipe[1], &byte, 1) < 0 && errno == EINTR) continue;
+    return NULL;
+}
+
 static void start_job(Batch *const b, Job *const j) {
-    int err_pipe[2], prog_pipe[2];
     char why[4096];
     /* Outputs in folders that are not there yet: the folders are made. */
     if (output_make_parents(j->output, why, sizeof(why)) ||
@@ -866,109 +978,46 @@ static void start_job(Batch *const b, Job *const j) {
         fail_job(b, j, why);
         return;
     }
-    char **const argv = job_argv(b, j);
-    if (pipe_cloexec(err_pipe)) {
-        fail_job(b, j, strerror(errno));
-        free(argv);
+    job_argv(b, j);
+    /* The job's flags parsed here, on the main thread (getopt's state is
+     * the process's); a usage error is the job's. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *const f = open_memstream(&text, &len);
+    jmp_buf usage;
+    int bad = !f;
+    cli_msg_set(f, &usage);
+    if (f && !setjmp(usage)) {
+        optind = 0; /* glibc: a fresh scan */
+        psnrhvs_default_settings(&j->lib);
+        psnrhvs_cli_parse(j->argc, j->argv, &j->cli, &j->lib);
+    } else {
+        bad = 1;
+    }
+    cli_msg_set(NULL, NULL);
+    if (f && !fclose(f)) take_message(j, text, len);
+    free(text);
+    if (bad) {
+        fail_job(b, j, j->message[0] ? j->message : "out of memory");
+        free_argv(j);
         return;
     }
-    if (pipe_cloexec(prog_pipe)) {
-        fail_job(b, j, strerror(errno));
-        close(err_pipe[0]), close(err_pipe[1]);
-        free(argv);
+    j->message[0] = '\0';
+    j->batch = b;
+    atomic_store(&j->done, 0);
+    if (cli_thread_start(&j->thread, job_main, j)) {
+        fail_job(b, j, "cannot start its thread");
+        free_argv(j);
         return;
     }
-    const pid_t parent = getpid();
-    fflush(stderr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-#ifdef __linux__
-        /* Dies with batch, whatever kills it: SIGTERM, and outfile.c's handler
-         * removes the job's temporary file. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent) _exit(127);
-#endif
-        /* Above 9 first, so no descriptor is overwritten before it is copied. */
-        const int in = fcntl(b->stdin_fd, F_DUPFD, 10), err = fcntl(err_pipe[1], F_DUPFD, 10),
-                  prog = fcntl(prog_pipe[1], F_DUPFD, 10);
-        if (in < 0 || err < 0 || prog < 0 || dup2(in, 0) < 0 || dup2(err, 1) < 0 ||
-            dup2(err, 2) < 0 || dup2(prog, CHILD_PROG_FD) < 0)
-            _exit(127);
-        close(in), close(err), close(prog);
-        execv(b->exe, argv);
-        static const char msg[] = "psnrhvs: batch: cannot run the scoring binary\n";
-        (void)!write(2, msg, sizeof(msg) - 1);
-        _exit(127);
-    }
-    free(argv);
-    close(err_pipe[1]);
-    close(prog_pipe[1]);
-    if (pid < 0) {
-        close(err_pipe[0]), close(prog_pipe[0]);
-        fail_job(b, j, strerror(errno));
-        return;
-    }
-    j->pid = pid;
-    j->err_fd = err_pipe[0];
-    j->prog_fd = prog_pipe[0];
     j->state = JOB_RUNNING;
     j->start = now_seconds();
     b->run_list[b->running++] = j;
 }
 
-static void take_err_line(Job *const j) {
-    j->err_buf[j->err_len] = '\0';
-    const char *s = j->err_buf;
-    if (!strncmp(s, "psnrhvs: ", 9)) s += 9;
-    if (*s) snprintf(j->message, sizeof(j->message), "%s", s);
-    j->err_len = 0;
-}
-
-static void read_err(Job *const j) {
-    char buf[4096];
-    const ssize_t n = read(j->err_fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) return;
-    if (n <= 0) {
-        if (j->err_len) take_err_line(j);
-        close_fd(&j->err_fd);
-        return;
-    }
-    for (ssize_t i = 0; i < n; i++) {
-        if (buf[i] == '\n') {
-            take_err_line(j);
-        } else if (buf[i] != '\r' && j->err_len + 1 < sizeof(j->err_buf)) {
-            j->err_buf[j->err_len++] = buf[i];
-        }
-    }
-}
-
-static void read_prog(Job *const j) {
-    char buf[1024];
-    const ssize_t n = read(j->prog_fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) return;
-    if (n <= 0) {
-        close_fd(&j->prog_fd);
-        return;
-    }
-    for (ssize_t i = 0; i < n; i++) {
-        if (buf[i] != '\n') {
-            if (j->prog_len + 1 < sizeof(j->prog_buf)) j->prog_buf[j->prog_len++] = buf[i];
-            continue;
-        }
-        j->prog_buf[j->prog_len] = '\0';
-        unsigned frames;
-        long long total;
-        if (sscanf(j->prog_buf, "F %u %lld", &frames, &total) == 2) {
-            j->frames = frames;
-            j->total = total;
-        }
-        j->prog_len = 0;
-    }
-}
-
 static void finish_job(Batch *const b, Job *const j) {
-    int status;
-    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
+    pthread_join(j->thread, NULL);
+    free_argv(j);
     j->seconds = now_seconds() - j->start;
     for (int i = 0; i < b->running; i++)
         if (b->run_list[i] == j) b->run_list[i] = b->run_list[--b->running];
@@ -978,7 +1027,7 @@ static void finish_job(Batch *const b, Job *const j) {
         b->cpu_jobs--;
     b->cores_used -= j->cores;
     char msg[MAX_LINE_BYTES + 64];
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (j->status == 0) {
         char why[600];
         if (read_back(j, why, sizeof(why)) < 0) {
             fail_job(b, j, why);
@@ -989,13 +1038,10 @@ static void finish_job(Batch *const b, Job *const j) {
         if (j->message[0] && !b->quiet) say(b, "psnrhvs: batch: job %s: %s", j->id, j->message);
         return;
     }
-    if (WIFSIGNALED(status))
-        snprintf(msg, sizeof(msg), "%s%skilled by signal %d (%s)", j->message,
-                 j->message[0] ? "; " : "", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else if (j->message[0])
+    if (j->message[0])
         snprintf(msg, sizeof(msg), "%s", j->message);
     else
-        snprintf(msg, sizeof(msg), "exit status %d", WEXITSTATUS(status));
+        snprintf(msg, sizeof(msg), "exit status %d", j->status);
     if (interrupted) snprintf(msg, sizeof(msg), "interrupted");
     fail_job(b, j, msg);
 }
@@ -1269,28 +1315,17 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
     if (psnrhvs_output_open(&of, summary_path) < 0) return 1;
     psnrhvs_output_abort(&of);
 
-    char exe[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        b.exe = xstrdup(exe);
-    } else {
-        b.exe = xstrdup(prog); /* without /proc: the path it was started by */
-    }
+    (void)prog;
     b.cores = cores ? cores : cpu_count();
     b.gpu_cores = b.num_gpus ? b.cores / (2 * b.num_gpus) : 1;
     if (b.gpu_cores < 1) b.gpu_cores = 1;
     if (b.gpu_cores > 4) b.gpu_cores = 4;
     b.tty = !b.quiet && isatty(STDERR_FILENO);
 
-    int empty[2];
-    if (pipe_cloexec(empty)) {
+    if (pipe_cloexec(b.done_pipe) || pthread_mutex_init(&b.pool_lock, NULL)) {
         fprintf(stderr, "psnrhvs: batch: %s\n", strerror(errno));
         return 1;
     }
-    close(empty[1]);
-    b.stdin_fd = empty[0];
-    setenv(BATCH_ENV, "3", 1);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -1316,40 +1351,37 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
     }
     b.run_list = xmalloc((size_t)b.num_jobs * sizeof(Job *));
 
-    struct pollfd *const pfd = xmalloc((size_t)b.num_jobs * 2 * sizeof(struct pollfd));
-    Job **const owner = xmalloc((size_t)b.num_jobs * 2 * sizeof(Job *));
-    int forwarded = 0, drawn_finished = 0;
+    int drawn_finished = 0;
     schedule(&b);
     if (!b.quiet) draw(&b, 0);
+    double t_interrupted = 0;
     while (b.running || (!interrupted && b.finished < b.num_jobs)) {
-        if (interrupted && !forwarded) {
-            /* stop: no new job, the running ones end (their temporary files go) */
-            for (int i = 0; i < b.running; i++) kill(b.run_list[i]->pid, SIGTERM);
-            forwarded = 1;
+        /* On an interrupt the running jobs stop at their next frame (cancel);
+         * one blocked on its input (a pipe no one writes) is given up after a
+         * second: the process ends with the signal, its temporary file gone. */
+        if (interrupted && !t_interrupted) t_interrupted = now_seconds();
+        if (interrupted && now_seconds() - t_interrupted > 1.0) {
+            for (int i = 0; i < b.running; i++) {
+                b.run_list[i]->state = JOB_FAILED;
+                snprintf(b.run_list[i]->message, sizeof(b.run_list[i]->message), "interrupted");
+            }
+            b.running = 0;
+            break;
         }
-        int np = 0;
-        for (int i = 0; i < b.running; i++) {
-            Job *const j = b.run_list[i];
-            if (j->err_fd >= 0) pfd[np] = (struct pollfd){j->err_fd, POLLIN, 0}, owner[np++] = j;
-            if (j->prog_fd >= 0) pfd[np] = (struct pollfd){j->prog_fd, POLLIN, 0}, owner[np++] = j;
-        }
-        const int r = poll(pfd, (nfds_t)np, b.tty ? 250 : 1000);
+        /* A job that ends writes a byte; the wait also paces the progress line. */
+        struct pollfd pfd = {b.done_pipe[0], POLLIN, 0};
+        const int r = poll(&pfd, 1, b.tty ? 250 : 1000);
         if (r < 0 && errno != EINTR) {
             fprintf(stderr, "psnrhvs: batch: poll: %s\n", strerror(errno));
             break;
         }
-        for (int i = 0; r > 0 && i < np; i++) {
-            if (!pfd[i].revents) continue;
-            Job *const j = owner[i];
-            if (pfd[i].fd == j->err_fd)
-                read_err(j);
-            else if (pfd[i].fd == j->prog_fd)
-                read_prog(j);
+        if (r > 0) {
+            char drain[64];
+            while (read(b.done_pipe[0], drain, sizeof(drain)) < 0 && errno == EINTR) continue;
         }
-        /* both pipes closed: the job has ended (finish_job takes it off the list) */
         for (int i = b.running - 1; i >= 0; i--) {
             Job *const j = b.run_list[i];
-            if (j->err_fd < 0 && j->prog_fd < 0) finish_job(&b, j);
+            if (atomic_load(&j->done)) finish_job(&b, j);
         }
         schedule(&b);
         /* a terminal: 4 times a second; a log: at most once a second, at least every 10 s */
@@ -1362,8 +1394,6 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
         /* nothing running and nothing to start: cannot happen, but never spin */
         if (b.running == 0 && !interrupted && !b.pending) break;
     }
-    free(pfd);
-    free(owner);
     free(b.run_list);
     int failed = 0;
     for (int i = 0; i < b.num_jobs; i++) {
@@ -1380,9 +1410,11 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
     if (!b.quiet && !interrupted) fprintf(stderr, "psnrhvs: batch: summary in %s\n", summary_path);
     if (interrupted) {
         fprintf(stderr, "psnrhvs: batch: interrupted; the summary is in %s\n", summary_path);
+        output_remove_temporaries(); /* a job still blocked ends with the process */
         signal(interrupted, SIG_DFL);
         raise(interrupted);
     }
+    for (int i = 0; i < b.pool_n; i++) psnrhvs_close(&b.pool[i].ctx);
     for (int i = 0; i < b.num_jobs; i++) {
         Job *const j = &b.jobs[i];
         free(j->id), free(j->reference), free(j->distorted), free(j->output), free(j->plot);
@@ -1391,8 +1423,7 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
     }
     free(b.jobs);
     free(b.base_dir);
-    free(b.exe);
     free(summary_path);
-    close(b.stdin_fd);
+    close(b.done_pipe[0]), close(b.done_pipe[1]);
     return ret;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#include "msg.h"
 #include "input/convert.h"
 #include "input/input.h"
 
@@ -227,11 +228,11 @@ static void help(void) {
 void psnrhvs_cli_usage_error(const char *const fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "psnrhvs: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see psnrhvs --help)\n");
+    fprintf(cli_err(), "psnrhvs: ");
+    vfprintf(cli_err(), fmt, ap);
+    fprintf(cli_err(), " (see psnrhvs --help)\n");
     va_end(ap);
-    exit(2);
+    cli_usage_exit();
 }
 
 static unsigned parse_unsigned(const char *const arg, const char *const opt, const unsigned min,

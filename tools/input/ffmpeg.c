@@ -28,6 +28,7 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 
+#include "msg.h"
 #include "input/ffmpeg.h"
 #include "input/input.h"
 
@@ -186,7 +187,7 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
     }
     if (!found) {
         if (!s->opt->quiet)
-            fprintf(stderr,
+            fprintf(cli_err(),
                     "psnrhvs: warning: --hwaccel cuda: FFmpeg has no CUDA decoder for %s (%s): "
                     "decoding it on the CPU\n",
                     s->name, codec->name);
@@ -434,7 +435,7 @@ int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uin
 static void ffmpeg_close(void *const priv) {
     FFmpegInput *const d = priv;
     if (d->log_errors && !d->failed && !d->quiet)
-        fprintf(stderr,
+        fprintf(cli_err(),
                 "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
                 "frames were scored as decoded, as ffmpeg decodes them\n",
                 d->name, d->log_errors, d->log_errors > 1 ? "s" : "", d->first_error);
@@ -531,7 +532,7 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     if (!res) res = next_frame(d, s);
     if (res < 0) return d->failed = 1, -1;
     if (d->hw_fallback && !s->opt->quiet)
-        fprintf(stderr,
+        fprintf(cli_err(),
                 "psnrhvs: warning: --hwaccel cuda: NVDEC cannot decode %s (%s): decoding it on "
                 "the CPU\n",
                 s->name, d->dec->codec->name);

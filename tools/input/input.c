@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "input/convert.h"
 #include "input/input.h"
 #ifdef PSNRHVS_HAVE_FFMPEG
@@ -184,6 +186,7 @@ static struct {
 } guarded[MAX_GUARDED];
 static volatile sig_atomic_t num_guarded;
 static struct sigaction guard_old;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static int guard_installed;
 
 static void guard_handler(const int sig, siginfo_t *const si, void *const uc) {
@@ -208,13 +211,18 @@ static void guard_handler(const int sig, siginfo_t *const si, void *const uc) {
 }
 
 void psnrhvs_input_guard_mappings(void) {
-    if (guard_installed || !num_guarded) return;
+    pthread_mutex_lock(&guard_lock);
+    if (guard_installed || !num_guarded) {
+        pthread_mutex_unlock(&guard_lock);
+        return;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = guard_handler;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     if (!sigaction(SIGBUS, &sa, &guard_old)) guard_installed = 1;
+    pthread_mutex_unlock(&guard_lock);
 }
 
 int psnrhvs_input_mapping_lost(const Input *const in) {
@@ -242,11 +250,19 @@ static void try_map(Input *const in, const char *const path) {
     in->map = m;
     in->map_size = (size_t)st.st_size;
     in->guard = -1;
-    if (num_guarded < MAX_GUARDED) {
-        guarded[num_guarded].start = (uintptr_t)m;
-        guarded[num_guarded].size = (size_t)st.st_size;
-        in->guard = num_guarded++;
+    /* A slot a closed input left (size 0), else a new one; batch's jobs map
+     * files on several threads. The size goes last: the handler matches it. */
+    pthread_mutex_lock(&guard_lock);
+    int slot = 0;
+    while (slot < num_guarded && guarded[slot].size) slot++;
+    if (slot < MAX_GUARDED) {
+        guarded[slot].lost = 0;
+        guarded[slot].start = (uintptr_t)m;
+        guarded[slot].size = (size_t)st.st_size;
+        in->guard = slot;
+        if (slot == num_guarded) num_guarded = slot + 1;
     }
+    pthread_mutex_unlock(&guard_lock);
     in->map_pos = logical;
     const long page = sysconf(_SC_PAGESIZE);
     in->page = page > 0 ? (size_t)page : 4096;
@@ -338,7 +354,7 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
                         const InputOptions *const opt) {
     Input *in = calloc(1, sizeof(*in));
     if (!in) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
+        fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;
     }
     if (opt) in->opt = *opt;
@@ -348,12 +364,12 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
         in->s.f = stdin;
         in->s.name = "stdin";
     } else if (!(in->s.f = fopen(path, "rb"))) {
-        fprintf(stderr, "psnrhvs: cannot open %s: %s\n", path, strerror(errno));
+        fprintf(cli_err(), "psnrhvs: cannot open %s: %s\n", path, strerror(errno));
         free(in);
         return -1;
     }
     if (open_stream(in, path, 1) < 0) {
-        fprintf(stderr, "psnrhvs: %s\n", in->s.err);
+        fprintf(cli_err(), "psnrhvs: %s\n", in->s.err);
         psnrhvs_input_close(&in);
         return -1;
     }
@@ -432,8 +448,8 @@ int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
     const InputFormat native = read && !in->has_format ? *read : in->has_format ? in->nfmt : *fmt;
     if (psnrhvs_plane_geometry(fmt, &in->geo) < 0 ||
         psnrhvs_plane_geometry(&native, &in->ngeo) < 0) {
-        fprintf(stderr, "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width, fmt->height,
-                in->s.name);
+        fprintf(cli_err(), "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width,
+                fmt->height, in->s.name);
         return -1;
     }
     in->nfmt = native;
@@ -445,12 +461,12 @@ int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
         return 0;
     char err[256];
     if (psnrhvs_converter_open(&in->conv, &native, fmt, in->opt.scale_algo, err, sizeof(err)) < 0) {
-        fprintf(stderr, "psnrhvs: %s: %s\n", in->s.name, err);
+        fprintf(cli_err(), "psnrhvs: %s: %s\n", in->s.name, err);
         return -1;
     }
     in->scratch.buf = malloc(in->ngeo.frame_bytes ? in->ngeo.frame_bytes : 1);
     if (!in->scratch.buf) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
+        fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;
     }
     size_t off = 0;
@@ -473,7 +489,7 @@ int psnrhvs_input_frame_alloc(const Input *const in, InputFrame *const frame) {
     /* 16-bit planes are read into place and used as uint16_t: malloc aligns them. */
     frame->buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
     if (!frame->buf) {
-        fprintf(stderr, "psnrhvs: cannot allocate %zu bytes for a frame of %s\n",
+        fprintf(cli_err(), "psnrhvs: cannot allocate %zu bytes for a frame of %s\n",
                 in->geo.frame_bytes, in->s.name);
         return -1;
     }
@@ -700,7 +716,11 @@ void psnrhvs_input_close(Input **const in_p) {
     psnrhvs_input_frame_free(&in->scratch);
     free(in->priv);
     if (in->map) {
-        if (in->guard >= 0) guarded[in->guard].size = 0; /* no longer ours */
+        if (in->guard >= 0) { /* no longer ours: the slot is free again */
+            pthread_mutex_lock(&guard_lock);
+            guarded[in->guard].size = 0;
+            pthread_mutex_unlock(&guard_lock);
+        }
         munmap((void *)(uintptr_t)in->map, in->map_size);
     }
     if (in->s.f && in->s.f != stdin) fclose(in->s.f);

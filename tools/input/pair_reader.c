@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "input/pair_reader.h"
 #include "thread.h"
 
@@ -69,12 +70,12 @@ int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *
                                const int n, const PairReaderSettings *const s) {
     *out = NULL;
     if (n < 1 || n > MAX_DISTS) {
-        fprintf(stderr, "psnrhvs: %d distorted inputs: 1 to %d are read\n", n, MAX_DISTS);
+        fprintf(cli_err(), "psnrhvs: %d distorted inputs: 1 to %d are read\n", n, MAX_DISTS);
         return -1;
     }
     PairReader *const pr = calloc(1, sizeof(*pr));
     if (!pr) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
+        fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;
     }
     pr->ref = ref;
@@ -89,7 +90,7 @@ int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *
     while (pr->depth > 2 && (size_t)pr->depth * frame_bytes > MAX_RING_BYTES) pr->depth--;
     if (pthread_mutex_init(&pr->lock, NULL)) {
         free(pr);
-        fprintf(stderr, "psnrhvs: cannot create the reader's lock\n");
+        fprintf(cli_err(), "psnrhvs: cannot create the reader's lock\n");
         return -1;
     }
     *out = pr;
@@ -283,7 +284,7 @@ int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
     /* An input with no frame at all is the caller's one error line, not a warning. */
     for (int i = 0; !status && !pr->s.quiet && i < pr->num_notes; i++)
         if (pr->notes[i].idx)
-            fprintf(stderr, "psnrhvs: warning: %s ended before %s, after %u frames\n",
+            fprintf(cli_err(), "psnrhvs: warning: %s ended before %s, after %u frames\n",
                     psnrhvs_input_name(pr->notes[i].ended), psnrhvs_input_name(pr->notes[i].longer),
                     pr->notes[i].idx);
     pr->num_notes = 0; /* warn once */

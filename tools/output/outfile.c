@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "output/output.h"
 
 enum OutputMode {
@@ -52,15 +53,20 @@ static const int fatal_signals[] = {
 static int handled[NUM_FATAL_SIGNALS];
 /* Computed before the handlers are installed: the handler only calls unlink().
  * Several at once: a ladder writes an output and a plot per rendition. */
-#define MAX_PENDING (2 * PSNRHVS_MAX_RENDITIONS + 4)
+#define MAX_PENDING 2048 /* a ladder's outputs and plots, or batch's jobs at once */
 static char *volatile pending_tmp[MAX_PENDING];
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void remove_tmp_and_die(const int sig) {
-    const int saved_errno = errno;
+void output_remove_temporaries(void) {
     for (int i = 0; i < MAX_PENDING; i++) {
         char *const tmp = pending_tmp[i];
         if (tmp) unlink(tmp); /* async-signal-safe */
     }
+}
+
+static void remove_tmp_and_die(const int sig) {
+    const int saved_errno = errno;
+    output_remove_temporaries();
     /* SA_RESETHAND restored the default action and the signal stays blocked
      * while this handler runs: raised again, it ends the process as soon as
      * the handler returns (a fault that repeats ends it the same way). */
@@ -92,27 +98,33 @@ static void watch_signals(void) {
     }
 }
 
-/* Forget tmp; the handlers go once no temporary file is left. */
+/* Forget tmp; the handlers go once no temporary file is left (batch's jobs
+ * write outputs on several threads), each only if it is still ours: the
+ * mapped-file guard (input.c) may sit on top of SIGBUS's. */
 static void unwatch_signals(const char *const tmp) {
+    pthread_mutex_lock(&tmp_lock);
     int left = 0;
     for (int i = 0; i < MAX_PENDING; i++) {
         if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
         left += pending_tmp[i] != NULL;
     }
-    if (left) return;
-    for (size_t i = 0; i < NUM_FATAL_SIGNALS; i++) {
+    for (size_t i = 0; i < NUM_FATAL_SIGNALS && !left; i++) {
         if (!handled[i]) continue;
-        signal(fatal_signals[i], SIG_DFL);
+        struct sigaction cur;
+        if (!sigaction(fatal_signals[i], NULL, &cur) && !(cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_handler == remove_tmp_and_die)
+            signal(fatal_signals[i], SIG_DFL);
         handled[i] = 0;
     }
+    pthread_mutex_unlock(&tmp_lock);
 }
 
 /* ---- deciding what the path is ---- */
 
 static void report(const char *const fmt, const char *const name, const int err) {
-    fprintf(stderr, "psnrhvs: ");
-    fprintf(stderr, fmt, name, strerror(err));
-    fprintf(stderr, "\n");
+    fprintf(cli_err(), "psnrhvs: ");
+    fprintf(cli_err(), fmt, name, strerror(err));
+    fprintf(cli_err(), "\n");
 }
 
 /* "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the descriptor, else -1. */
@@ -330,6 +342,7 @@ static int create_temporary(OutputFile *const of) {
     sigemptyset(&block);
     for (size_t i = 0; i < NUM_FATAL_SIGNALS; i++) sigaddset(&block, fatal_signals[i]);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+    pthread_mutex_lock(&tmp_lock);
     int slot = 0;
     while (slot < MAX_PENDING && pending_tmp[slot]) slot++;
     of->fd = slot < MAX_PENDING ? mkstemp(of->tmp) : (errno = EMFILE, -1);
@@ -339,6 +352,7 @@ static int create_temporary(OutputFile *const of) {
         watch_signals();
         fcntl(of->fd, F_SETFD, FD_CLOEXEC);
     }
+    pthread_mutex_unlock(&tmp_lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (of->fd < 0) {
         free(of->tmp);
@@ -386,11 +400,11 @@ static int choose_destination(OutputFile *const of) {
 
     const mode_t type = of->st.st_mode & S_IFMT;
     if (type == S_IFDIR) {
-        fprintf(stderr, "psnrhvs: output file %s is a directory\n", name);
+        fprintf(cli_err(), "psnrhvs: output file %s is a directory\n", name);
         return -1;
     }
     if (type == S_IFBLK) {
-        fprintf(stderr,
+        fprintf(cli_err(),
                 "psnrhvs: output file %s is a block device: scores are not written over it\n",
                 name);
         return -1;
@@ -445,7 +459,7 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
     OutputFile *of = calloc(1, sizeof(*of));
     if (!of || !(of->name = strdup(path))) {
         free(of);
-        fprintf(stderr, "psnrhvs: out of memory\n");
+        fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;
     }
     of->fd = -1;
@@ -652,7 +666,7 @@ int psnrhvs_output_commit_with(OutputFile **const of_p,
     }
     if (of->mode == OUTPUT_ATOMIC) {
         if (rename(of->tmp, of->target)) {
-            fprintf(stderr, "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
+            fprintf(cli_err(), "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
                     strerror(errno));
             psnrhvs_output_abort(of_p);
             return -1;

@@ -121,6 +121,10 @@ int psnrhvs_output_commit_with(OutputFile **of, int (*write)(FILE *f, const void
 /** Remove any temporary file and leave an existing one as it was; frees of. */
 void psnrhvs_output_abort(OutputFile **of);
 
+/** Remove every temporary file of the outputs open (async-signal-safe): a
+ *  process ending by a signal it caught itself (batch). */
+void output_remove_temporaries(void);
+
 /** A file of a run and what it is to the user ("-o", "the reference"...). */
 typedef struct NamedFile {
     const char *path;

@@ -1,0 +1,846 @@
+/*
+ * psnrhvs: the score command (psnrhvs -r REF -d DIST...): inputs, the
+ * library's context, outputs. A batch job runs it on a thread of its own.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "psnrhvs.h"
+#include "cli_parse.h"
+#include "format.h"
+#include "input/input.h"
+#include "input/pair_reader.h"
+#include "msg.h"
+#include "output/outname.h"
+#include "output/output.h"
+#include "parity.h"
+#include "report.h"
+#include "score.h"
+#include "scores.h"
+#include "thread.h"
+
+typedef struct LogState {
+    _Atomic unsigned count; ///< scorers may open on several threads at once
+    int mute;               ///< a probe whose failure is expected: count, do not print
+    char last[1024];        ///< the last message muted
+} LogState;
+
+/* The run this thread scores (a batch job runs on a thread of its own). */
+static _Thread_local LogState *current_log;
+
+/* Library messages explain failures; count them so we do not add a second
+ * line. A context kept from an earlier job logs into the run now using it;
+ * a thread of the library's (a GPU opening) has no run: its messages go
+ * straight out. */
+static void log_message(void *const cookie, const char *const msg) {
+    (void)cookie;
+    LogState *const log = current_log;
+    if (log) log->count++;
+    if (!log || !log->mute)
+        fprintf(cli_err(), "psnrhvs: %s\n", msg);
+    else
+        snprintf(log->last, sizeof(log->last), "%s", msg);
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void report_open_error(const int res, const PsnrHvsSettings *const s) {
+    switch (res) {
+    case PSNRHVS_ERR(ENOSYS):
+        fprintf(cli_err(), "psnrhvs: the %s backend is not built into this psnrhvs\n",
+                psnrhvs_cli_backend_name(s->backend));
+        break;
+    case PSNRHVS_ERR(ENODEV):
+        fprintf(cli_err(), "psnrhvs: the %s backend found no device %d\n",
+                psnrhvs_cli_backend_name(s->backend), s->device);
+        break;
+    case PSNRHVS_ERR(ERANGE):
+        fprintf(cli_err(), "psnrhvs: a plane to score is smaller than 8x8\n");
+        break;
+    default:
+        fprintf(cli_err(), "psnrhvs: cannot open the scorer: %s\n", strerror(-res));
+        break;
+    }
+}
+
+typedef struct Results {
+    OutputFrame *frames;
+    size_t num, cap;
+} Results;
+
+static int results_reserve(Results *const r, const size_t n) {
+    if (n <= r->cap) return 0;
+    size_t cap = r->cap ? r->cap * 2 : 64;
+    while (cap < n) cap *= 2;
+    OutputFrame *const f = realloc(r->frames, cap * sizeof(*f));
+    if (!f) {
+        fprintf(cli_err(), "psnrhvs: out of memory\n");
+        return -1;
+    }
+    r->frames = f;
+    r->cap = cap;
+    return 0;
+}
+
+/* "1:02:03" or "2:03" */
+static const char *clock_time(char *const buf, const size_t size, const double seconds) {
+    const unsigned long s = seconds < 0       ? 0
+                            : seconds > 3.6e8 ? 360000000ul
+                                              : (unsigned long)seconds;
+    if (s >= 3600)
+        snprintf(buf, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
+    return buf;
+}
+
+/* One line, rewritten in place; "\033[K" clears what a longer line left. */
+static void progress(const unsigned frames, const long long total, const double start,
+                     const int final) {
+    const double elapsed = now_seconds() - start;
+    const double fps = elapsed > 0 ? frames / elapsed : 0.0;
+    char t[32];
+    if (final)
+        fprintf(cli_err(), "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
+                clock_time(t, sizeof(t), elapsed));
+    else if (total >= (long long)frames && fps > 0)
+        fprintf(cli_err(), "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
+                clock_time(t, sizeof(t), (double)(total - (long long)frames) / fps));
+    else
+        fprintf(cli_err(), "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
+    fflush(stderr);
+}
+
+/* One line: which side had no frame to pair (after its skip). */
+static void report_no_frames(Input *const ref, Input *const dist, const CLISettings *const cli) {
+    const int ref_none = psnrhvs_input_frames_read(ref) <= cli->frame_skip_ref;
+    const int dist_none = psnrhvs_input_frames_read(dist) <= cli->frame_skip_dist;
+    const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
+    if (ref_none && dist_none && strcmp(rn, dn))
+        fprintf(cli_err(), "psnrhvs: no frames to score: neither %s nor %s has a frame%s\n", rn, dn,
+                cli->frame_skip_ref || cli->frame_skip_dist ? " after skipping" : "");
+    else if (ref_none || dist_none)
+        fprintf(cli_err(), "psnrhvs: no frames to score: %s has no frame%s\n", ref_none ? rn : dn,
+                (ref_none ? cli->frame_skip_ref : cli->frame_skip_dist) ? " after skipping" : "");
+    else
+        fprintf(cli_err(), "psnrhvs: no frames to score\n");
+}
+
+/*
+ * vmaf's --cpumask turns instruction sets off; psnrhvs's settings say which
+ * one to use: no AVX2 leaves the scalar path (both SIMD kernels need AVX2),
+ * no AVX-512 leaves AVX2 where the CPU has it. The scores are the same bits
+ * either way; only the speed changes. SSE and AVX512ICL bits change nothing:
+ * psnrhvs has no kernels for them. On AArch64 vmaf's mask is its ARM one:
+ * bit 0 is NEON, and the x86 bits mean nothing.
+ */
+static void apply_cpumask(const CLISettings *const cli, PsnrHvsSettings *const lib,
+                          LogState *const log) {
+    if (!cli->have_cpumask || cli->have_isa) return; /* an explicit --isa was checked at parsing */
+#if defined(__aarch64__)
+    /* vmaf's ARM mask has one bit, NEON; without it the scalar path runs */
+    if (cli->cpumask & CLI_CPUMASK_NEON) lib->isa = PSNRHVS_ISA_SCALAR;
+    return;
+#endif
+    if (cli->cpumask & CLI_CPUMASK_AVX2) {
+        lib->isa = PSNRHVS_ISA_SCALAR;
+        return;
+    }
+    if (!(cli->cpumask & CLI_CPUMASK_AVX512)) return;
+    /* AVX2 if this CPU and library have it: a small probe tells. */
+    PsnrHvsSettings probe = *lib;
+    probe.backend = PSNRHVS_BACKEND_CPU;
+    probe.width = probe.height = 16;
+    probe.layout = PSNRHVS_PIXEL_LAYOUT_I400;
+    probe.bitdepth = 8;
+    probe.threads = 1;
+    probe.isa = PSNRHVS_ISA_AVX2;
+    PsnrHvsContext *ctx = NULL;
+    log->mute = 1;
+    const int res = psnrhvs_open(&ctx, &probe);
+    log->mute = 0;
+    if (ctx) psnrhvs_close(&ctx);
+    lib->isa = res ? PSNRHVS_ISA_SCALAR : PSNRHVS_ISA_AVX2;
+}
+
+/* One distorted input (a rendition of a ladder when several -d are given). */
+typedef struct Rendition {
+    const char *path;
+    Input *in;
+    InputFormat fmt, read_fmt; ///< scored (the run's) and as read
+    char out_name[4096], plot_name[4096];
+    OutputFile *of, *plot_of;
+    Results results;
+} Rendition;
+
+/* A frame in flight: its pictures (in the mapped files) where the range
+ * check was left to the library, to name the sample when the library
+ * refuses it; the holds of frames kept on the GPU, freed once scored. */
+typedef struct SentFrame {
+    PsnrHvsPicture ref, dist[PSNRHVS_MAX_RENDITIONS];
+    unsigned idx, active;
+    void *hold[1 + PSNRHVS_MAX_RENDITIONS];
+} SentFrame;
+
+static void free_holds(SentFrame *const f) {
+    for (int k = 0; k <= PSNRHVS_MAX_RENDITIONS; k++) {
+        psnrhvs_input_hold_free(f->hold[k]);
+        f->hold[k] = NULL;
+    }
+}
+
+typedef struct Scorer {
+    PsnrHvsContext *ctx; ///< one context, over every scorer it spans (the library deals frames)
+    int renditions;      ///< > 1: ladder calls
+    uint64_t sent, received;
+    double first; ///< when the first score came back (PSNRHVS_TIMING)
+    /* A ring of the frames in flight, for deferred range checks
+     * (psnrhvs_input_defer_range_check: defer, with the inputs) and for
+     * frames kept on the GPU (holds). */
+    Input *ref_in, *dist_in[PSNRHVS_MAX_RENDITIONS];
+    SentFrame *ring;
+    size_t ring_size;
+    int defer, holds;
+} Scorer;
+
+/* The frame the library refused: the read path's message for its first
+ * sample out of range, if that is why. */
+static int deferred_range_message(const Scorer *const sc, const SentFrame *const f) {
+    char msg[1024];
+    int found = psnrhvs_input_range_message(sc->ref_in, &f->ref, f->idx, msg, sizeof(msg));
+    for (int r = 0; r < sc->renditions && !found; r++)
+        if (f->active >> r & 1)
+            found =
+                psnrhvs_input_range_message(sc->dist_in[r], &f->dist[r], f->idx, msg, sizeof(msg));
+    if (found) fprintf(cli_err(), "psnrhvs: %s\n", msg);
+    return found;
+}
+
+/* The tag carries the frame number and which renditions have a frame in it. */
+static uint64_t make_tag(const unsigned idx, const unsigned active) {
+    return (uint64_t)idx | (uint64_t)active << 32;
+}
+
+/* Take the oldest frame in flight. @return 0, EAGAIN (none) or an error (reported). */
+static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *const log) {
+    if (sc->received == sc->sent) return PSNRHVS_ERR(EAGAIN);
+    PsnrHvsContext *const c = sc->ctx;
+    PsnrHvsScore out[PSNRHVS_MAX_RENDITIONS];
+    const unsigned before = log->count;
+    const int mute = log->mute;
+    if (sc->defer) log->mute = 1, log->last[0] = '\0';
+    const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
+    log->mute = mute;
+    /* Scored (or refused): the GPU frames it read may be reused. */
+    if (sc->holds) free_holds(&sc->ring[sc->received % sc->ring_size]);
+    if (res < 0) {
+        const int named =
+            sc->defer && deferred_range_message(sc, &sc->ring[sc->received % sc->ring_size]);
+        if (!named && sc->defer && log->last[0])
+            fprintf(cli_err(), "psnrhvs: %s\n", log->last);
+        else if (!named && log->count == before)
+            fprintf(cli_err(), "psnrhvs: scoring failed: %s\n", strerror(-res));
+        return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
+    }
+    if (!sc->received) sc->first = now_seconds();
+    sc->received++;
+    const unsigned idx = (unsigned)(out[0].tag & 0xffffffffu);
+    const unsigned active = (unsigned)(out[0].tag >> 32);
+    for (int r = 0; r < sc->renditions; r++) {
+        if (!(active >> r & 1)) continue;
+        Results *const rs = &rend[r].results;
+        if (results_reserve(rs, rs->num + 1) < 0) return PSNRHVS_ERR(ENOMEM);
+        rs->frames[rs->num].frame_num = idx;
+        rs->frames[rs->num].score = out[r];
+        rs->frames[rs->num].score.tag = idx;
+        rs->num++;
+    }
+    return 0;
+}
+
+/* Queue one frame on its context, taking older frames back while it is full. */
+static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *const rend,
+                       LogState *const log) {
+    PsnrHvsContext *const c = sc->ctx;
+    const uint64_t tag = make_tag(fp->idx, fp->active);
+    PsnrHvsPicture dist[PSNRHVS_MAX_RENDITIONS];
+    for (int r = 0; r < sc->renditions && sc->renditions > 1; r++) dist[r] = *fp->dists[r];
+    if (sc->defer) {
+        SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
+        f->ref = *fp->ref;
+        for (int r = 0; r < sc->renditions; r++) f->dist[r] = *fp->dists[r];
+        f->idx = fp->idx;
+        f->active = fp->active;
+    }
+    for (;;) {
+        const unsigned before = log->count;
+        const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
+                                           : psnrhvs_send(c, fp->ref, fp->dist, tag);
+        if (!res) {
+            /* The library reads GPU frames until the frame is received. */
+            if (sc->holds) {
+                SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
+                for (int k = 0; k <= sc->renditions; k++)
+                    if (fp->holds[k]) f->hold[k] = *fp->holds[k], *fp->holds[k] = NULL;
+            }
+            break;
+        }
+        if (res != PSNRHVS_ERR(EAGAIN)) {
+            if (log->count == before)
+                fprintf(cli_err(), "psnrhvs: scoring frame %u failed: %s\n", fp->idx,
+                        strerror(-res));
+            return -1;
+        }
+        const int rres = scorer_receive(sc, rend, log);
+        if (rres == PSNRHVS_ERR(EAGAIN)) {
+            fprintf(cli_err(), "psnrhvs: the scorer is full with nothing queued\n");
+            return -1;
+        }
+        if (rres < 0) return -1;
+    }
+    sc->sent++;
+    return 0;
+}
+
+/* Opening the context runs on a thread of its own while the reader reads
+ * the first frames: a named device backend's context creation and kernel
+ * builds take their time (auto returns once the CPU is ready, the GPUs
+ * join as they open). */
+typedef struct Opener {
+    PsnrHvsSettings s;
+    const ScoreEnv *env;
+    PsnrHvsContext *ctx;
+    int res;
+    double done; ///< when it was open (PSNRHVS_TIMING)
+    pthread_t thread;
+    int started;
+    LogState *log; ///< the run's: messages of the opening count and go where its others go
+    FILE *err;
+} Opener;
+
+static void *open_context(void *const arg) {
+    Opener *const o = arg;
+    current_log = o->log;
+    if (cli_err() != o->err) cli_msg_set(o->err, NULL); /* a thread of its own */
+    o->res =
+        o->env->open ? o->env->open(o->env->cookie, &o->ctx, &o->s) : psnrhvs_open(&o->ctx, &o->s);
+    o->done = now_seconds();
+    return NULL;
+}
+
+/* Given back to the batch's pool, or closed. */
+static void close_context(const ScoreEnv *const e, PsnrHvsContext **const c) {
+    if (!*c) return;
+    if (e->close)
+        e->close(e->cookie, c);
+    else
+        psnrhvs_close(c);
+    *c = NULL;
+}
+
+/* --device all: the devices the backend lists, one a line. */
+static int count_devices(const enum PsnrHvsBackend b) {
+    static char buf[65536];
+    buf[0] = '\0';
+    const int res = psnrhvs_list_devices(b, 0, buf, sizeof(buf));
+    if (res < 0) return res;
+    int n = 0;
+    for (const char *p = buf; *p; p++) n += *p == '\n';
+    if (buf[0] && buf[strlen(buf) - 1] != '\n') n++;
+    return n;
+}
+
+/* The frames to expect: the smallest bound known (file sizes, --frame_cnt),
+ * the longest rendition's for a ladder, or -1. */
+static long long expected_frames(Input *const ref, const Rendition *const rend, const int n,
+                                 const CLISettings *const cli) {
+    const long long ref_left = psnrhvs_input_frames_left(ref);
+    long long total = ref_left < 0                                ? -1
+                      : ref_left > (long long)cli->frame_skip_ref ? ref_left - cli->frame_skip_ref
+                                                                  : 0;
+    long long dist_max = -2; /* -2: none yet, -1: one unknown */
+    for (int r = 0; r < n; r++) {
+        const long long left = psnrhvs_input_frames_left(rend[r].in);
+        const long long d = left < 0                                 ? -1
+                            : left > (long long)cli->frame_skip_dist ? left - cli->frame_skip_dist
+                                                                     : 0;
+        if (d < 0 || dist_max == -1)
+            dist_max = -1;
+        else if (d > dist_max)
+            dist_max = d;
+    }
+    if (dist_max >= 0 && (total < 0 || dist_max < total)) total = dist_max;
+    if (cli->frame_cnt && (total < 0 || (long long)cli->frame_cnt < total))
+        total = (long long)cli->frame_cnt;
+    return total;
+}
+
+/* A raw or Y4M file can be read without ever blocking (not a pipe, not stdin). */
+static int is_regular_file(const char *const path) {
+    struct stat st;
+    return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Several -d: each rendition's output and plot name, checked before any frame is read. */
+static int name_outputs(const CLISettings *const cli, const Muxer *const muxer,
+                        Rendition *const rend, const int n) {
+    char err[512];
+    for (int r = 0; r < n; r++) {
+        if (cli->output &&
+            psnrhvs_output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
+                                rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
+            psnrhvs_cli_usage_error("%s", err);
+        if (cli->plot &&
+            psnrhvs_output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
+                                rend[r].path, r, "svg", err, sizeof(err)) < 0)
+            psnrhvs_cli_usage_error("--plot: %s", err);
+    }
+    for (int a = 0; a < n; a++) {
+        for (int b = a + 1; b < n; b++) {
+            if (cli->output && !strcmp(rend[a].out_name, rend[b].out_name))
+                psnrhvs_cli_usage_error(
+                    "-d %s and -d %s would both write %s: use %%d in the -o pattern, or "
+                    "give the files different names",
+                    rend[a].path, rend[b].path, rend[a].out_name);
+            if (cli->plot && !strcmp(rend[a].plot_name, rend[b].plot_name))
+                psnrhvs_cli_usage_error("-d %s and -d %s would both plot to %s: use %%d in the "
+                                        "--plot pattern",
+                                        rend[a].path, rend[b].path, rend[a].plot_name);
+        }
+    }
+    return 0;
+}
+
+/* Write one rendition's plot (first: a complete output then means a complete
+ * plot, batch's resume) and output, or its summary. @return 0 or -1 (reported). */
+static int write_rendition(Rendition *const rd, Input *const ref, const CLISettings *const cli,
+                           const Muxer *const muxer, const char *const engine, const double elapsed,
+                           const int labelled) {
+    char version[64];
+    snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
+    const PsnrHvsScore first = rd->results.frames[0].score;
+    OutputData data = {
+        .version = version,
+        .engine = engine,
+        .width = rd->fmt.width,
+        .height = rd->fmt.height,
+        .fps = elapsed > 0 ? (double)rd->results.num / elapsed : 0.0,
+        .num_planes = first.num_planes == 1 ? 1 : 3,
+        .frames = rd->results.frames,
+        .num_frames = rd->results.num,
+        .precision = cli->precision,
+        .raw = cli->raw,
+    };
+    psnrhvs_output_pool(&data);
+    if (rd->plot_of) {
+        ScoreSet plot_scores;
+        if (psnrhvs_scores_from_output(&plot_scores, &data) < 0) {
+            fprintf(cli_err(), "psnrhvs: out of memory\n");
+            return -1;
+        }
+        char title[512];
+        const char *const dn = psnrhvs_input_name(rd->in), *const rn = psnrhvs_input_name(ref);
+        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
+        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
+        const PlotData pd = {.scores = &plot_scores, .title = title};
+        const int pres = psnrhvs_output_commit_with(&rd->plot_of, psnrhvs_plot_write, &pd);
+        psnrhvs_scores_free(&plot_scores);
+        if (pres < 0) return -1;
+    }
+    if (rd->of) return psnrhvs_output_commit(&rd->of, muxer, &data);
+    if (labelled) printf("%s\n", psnrhvs_input_name(rd->in));
+    if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
+        fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* A mapped input cut short while its frames were being sent: they may hold
+ * zeros, so the run fails (reported). */
+static int mapping_lost(Input *const ref, const Rendition *const rend, const int n) {
+    const Input *lost = psnrhvs_input_mapping_lost(ref) ? ref : NULL;
+    for (int r = 0; r < n && !lost; r++)
+        if (psnrhvs_input_mapping_lost(rend[r].in)) lost = rend[r].in;
+    if (lost)
+        fprintf(cli_err(), "psnrhvs: %s was cut short while being read: its frames are truncated\n",
+                psnrhvs_input_name(lost));
+    return lost != NULL;
+}
+
+static int same_device_frames(const DeviceFrames *const a, const DeviceFrames *const b) {
+    return a->chroma_interleaved == b->chroma_interleaved && a->msb_aligned == b->msb_aligned;
+}
+
+/*
+ * --hwaccel cuda: frames decoded on the GPU stay there when every distorted
+ * input is (and none is converted) and the CUDA backend scores them, the
+ * default then: the library reads NVDEC's frames in place (NV12/P010 as they
+ * are). The reference joins them when it is decoded there too, else it is
+ * uploaded from host memory (a raw or Y4M source, a shifted one). Otherwise
+ * they are copied to host memory, with a note saying why.
+ * PSNRHVS_HWACCEL_COPY=1 forces the copy (bench/hwaccel_gpu.sh compares).
+ * @return 1 when kept on the GPU (lib set up for it), else 0.
+ */
+static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *const lib,
+                              Input *const ref, const Rendition *const rend, const int n) {
+    DeviceFrames first, df, rf;
+    int any = 0, all = 1;
+    for (int r = 0; r < n; r++) {
+        const int on = psnrhvs_input_device_frames(rend[r].in, r ? &df : &first);
+        any |= on;
+        all = all && on && (!r || same_device_frames(&df, &first));
+    }
+    const int ref_on = psnrhvs_input_device_frames(ref, &rf);
+    if (!any && !ref_on) return 0;
+    if (!cli->backend_given) lib->backend = PSNRHVS_BACKEND_CUDA;
+    const char *why = NULL;
+    const char *const copy = getenv("PSNRHVS_HWACCEL_COPY");
+    if (copy && strcmp(copy, "0"))
+        why = "PSNRHVS_HWACCEL_COPY is set";
+    else if (!all)
+        why = "not every distorted input is decoded on the GPU as it is (a raw or Y4M input, a "
+              "codec NVDEC lacks, --scale)";
+    else if (lib->backend != PSNRHVS_BACKEND_CUDA)
+        why = "they are scored by another backend than cuda";
+    else if (cli->parity)
+        why = "parity runs score host copies";
+    if (why) {
+        if (!cli->quiet)
+            fprintf(cli_err(),
+                    "psnrhvs: note: --hwaccel cuda: decoded frames are copied to host memory: %s\n",
+                    why);
+        return 0;
+    }
+    lib->memory = PSNRHVS_MEMORY_DEVICE;
+    lib->chroma_interleaved = first.chroma_interleaved;
+    lib->msb_aligned = first.msb_aligned;
+    /* A reference decoded on the GPU stored otherwise than the encodes
+     * (4:4:4 against NV12 cannot be; P016 against P010 can) is copied. */
+    lib->reference_on_host = !ref_on || !same_device_frames(&rf, &first);
+    if (!lib->reference_on_host) psnrhvs_input_keep_on_device(ref);
+    for (int r = 0; r < n; r++) psnrhvs_input_keep_on_device(rend[r].in);
+    return 1;
+}
+
+int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreEnv *const env) {
+    static const ScoreEnv alone = {0};
+    const ScoreEnv *const e = env ? env : &alone;
+    CLISettings cli = *cli_in;
+    LogState log = {0};
+    LogState *const outer_log = current_log;
+    current_log = &log;
+    lib.logger.cookie = NULL;
+    lib.logger.callback = log_message;
+    /* PSNRHVS_TIMING=1: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
+    const double t0 = now_seconds();
+    const int timing = getenv("PSNRHVS_TIMING") != NULL;
+    double t_open_start = 0, t_first_frame = 0;
+
+    int ret = 1;
+    const int n = cli.num_dists;
+    const int ladder = n > 1;
+    Input *ref = NULL;
+    Rendition *const rend = calloc((size_t)n, sizeof(*rend));
+    Scorer sc = {.ctx = NULL};
+    Opener opener = {.ctx = NULL};
+    PairReader *pr = NULL;
+    InputFormat fmt, ref_fmt;
+    if (!rend) {
+        fprintf(cli_err(), "psnrhvs: out of memory\n");
+        current_log = outer_log;
+        return 1;
+    }
+    const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
+    if (ladder) {
+        /* Names first: a usage error before any file is opened. */
+        if (!cli.output && cli.muxer)
+            psnrhvs_cli_usage_error("--%s with several -d needs -o DIR/ or an -o pattern: the "
+                                    "renditions' scores would be mixed on stdout",
+                                    cli.muxer->name);
+        for (int r = 0; r < n; r++) rend[r].path = cli.dists[r];
+        name_outputs(&cli, muxer, rend, n);
+    }
+
+    /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
+    InputOptions iopt = {.hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
+    if (psnrhvs_input_open2(&ref, cli.reference, &iopt) < 0) goto end;
+    psnrhvs_input_set_role(ref, "reference");
+    iopt.scale_algo = cli.scale_algo;
+    int any_decoded = psnrhvs_input_decoded(ref), all_files = is_regular_file(cli.reference);
+    for (int r = 0; r < n; r++) {
+        rend[r].path = cli.dists[r];
+        if (psnrhvs_input_open2(&rend[r].in, cli.dists[r], &iopt) < 0) goto end;
+        psnrhvs_input_set_role(rend[r].in, "distorted");
+        any_decoded |= psnrhvs_input_decoded(rend[r].in);
+        all_files &= is_regular_file(cli.dists[r]);
+    }
+    if (cli.hwaccel && !cli.quiet && !any_decoded)
+        fprintf(cli_err(), "psnrhvs: warning: --hwaccel has no effect: no input is compressed\n");
+    for (int r = 0; r < n; r++) {
+        InputFormat rf;
+        const int fmt_res =
+            format_resolve(&cli, ref, rend[r].in, &rend[r].fmt, &rf, &rend[r].read_fmt);
+        if (fmt_res) {
+            ret = fmt_res;
+            goto end;
+        }
+        if (!r) {
+            fmt = rend[0].fmt;
+            ref_fmt = rf;
+        } else if (!format_same(&rend[r].fmt, &fmt) || !format_same(&rf, &ref_fmt)) {
+            /* One scorer for the ladder: every rendition at the reference's geometry. */
+            fprintf(cli_err(),
+                    "psnrhvs: rendition %s would be scored as %dx%d %s %d-bit and %s as %dx%d %s "
+                    "%d-bit: every -d of a ladder needs the reference's size, pixel format and "
+                    "bit depth (after --scale and --common_bitdepth)\n",
+                    rend[r].path, rend[r].fmt.width, rend[r].fmt.height,
+                    psnrhvs_layout_name(rend[r].fmt.layout), rend[r].fmt.bitdepth, rend[0].path,
+                    fmt.width, fmt.height, psnrhvs_layout_name(fmt.layout), fmt.bitdepth);
+            goto end;
+        }
+    }
+    if (format_check_planes(&fmt, lib.enable_chroma) < 0) goto end;
+    if (psnrhvs_input_set_formats(ref, &ref_fmt, &fmt) < 0) goto end;
+    for (int r = 0; r < n; r++)
+        if (psnrhvs_input_set_formats(rend[r].in, &rend[r].read_fmt, &fmt) < 0) goto end;
+
+    /* Create the outputs early, so a bad path fails before the scoring; none
+     * that would write over an input or another output. */
+    const char *out_path[PSNRHVS_MAX_RENDITIONS], *plot_path[PSNRHVS_MAX_RENDITIONS];
+    NamedFile outs[2 * PSNRHVS_MAX_RENDITIONS], ins[1 + PSNRHVS_MAX_RENDITIONS];
+    int nout = 0, nin = 0;
+    ins[nin++] = (NamedFile){cli.reference, "the reference"};
+    for (int r = 0; r < n; r++) {
+        ins[nin++] = (NamedFile){cli.dists[r], "the distorted"};
+        out_path[r] = ladder       ? (cli.output ? rend[r].out_name : NULL)
+                      : cli.output ? cli.output
+                      : cli.muxer  ? "-"
+                                   : NULL;
+        plot_path[r] = ladder ? (cli.plot ? rend[r].plot_name : NULL) : cli.plot;
+        if (out_path[r]) outs[nout++] = (NamedFile){out_path[r], "output file"};
+        if (plot_path[r]) outs[nout++] = (NamedFile){plot_path[r], "plot file"};
+    }
+    char why[8192];
+    if (output_check_clobber(outs, nout, ins, nin, why, sizeof(why)) < 0) {
+        fprintf(cli_err(), "psnrhvs: %s\n", why);
+        goto end;
+    }
+    for (int r = 0; r < n; r++) {
+        /* -o DIR/ (--plot DIR/) of a ladder: the folder is made. */
+        if (ladder && ((out_path[r] && cli.output[strlen(cli.output) - 1] == '/' &&
+                        output_make_parents(out_path[r], why, sizeof(why))) ||
+                       (plot_path[r] && cli.plot[strlen(cli.plot) - 1] == '/' &&
+                        output_make_parents(plot_path[r], why, sizeof(why))))) {
+            fprintf(cli_err(), "psnrhvs: %s\n", why);
+            goto end;
+        }
+        if (out_path[r] && psnrhvs_output_open(&rend[r].of, out_path[r]) < 0) goto end;
+        if (plot_path[r] && psnrhvs_output_open(&rend[r].plot_of, plot_path[r]) < 0) goto end;
+    }
+
+    /* Mapped files cut short under us: an error, not a SIGBUS (after the
+     * outputs' handlers, which it passes other SIGBUS on to). */
+    psnrhvs_input_guard_mappings();
+
+    lib.width = fmt.width;
+    lib.height = fmt.height;
+    lib.layout = fmt.layout;
+    lib.bitdepth = fmt.bitdepth;
+    lib.renditions = n;
+    /* Frames that stay where they are in the mapped files until the end: the
+     * library may read them after psnrhvs_send() returns, so the CPU backend
+     * scores frames in flight without copying them. */
+    const int on_gpu = cli.hwaccel && keep_frames_on_gpu(&cli, &lib, ref, rend, n);
+    int in_place = psnrhvs_input_in_place(ref);
+    for (int r = 0; r < n; r++) in_place = in_place && psnrhvs_input_in_place(rend[r].in);
+    if (in_place && lib.memory == PSNRHVS_MEMORY_HOST) lib.memory = PSNRHVS_MEMORY_HOST_RETAINED;
+    /* Every frame read is scored: the library's range check (every backend
+     * has one) stands in for the readers' scan of each 16-bit sample. */
+    const int defer_range = in_place && !cli.parity && cli.subsample <= 1 && !cli.frame_skip_ref &&
+                            !cli.frame_skip_dist;
+    if (defer_range) {
+        psnrhvs_input_defer_range_check(ref);
+        for (int r = 0; r < n; r++) psnrhvs_input_defer_range_check(rend[r].in);
+    }
+    apply_cpumask(&cli, &lib, &log);
+    const long long total = expected_frames(ref, rend, n, &cli);
+    const PairReaderSettings prs = {
+        .skip_ref = cli.frame_skip_ref,
+        .skip_dist = cli.frame_skip_dist,
+        .frame_cnt = cli.frame_cnt,
+        .quiet = cli.quiet,
+    };
+    Input *dists[PSNRHVS_MAX_RENDITIONS];
+    for (int r = 0; r < n; r++) dists[r] = rend[r].in;
+    if (psnrhvs_pair_reader_open_n(&pr, ref, dists, n, &prs) < 0) goto end;
+    if (cli.parity) {
+        const ParityOptions po = {
+            .configs = cli.num_configs ? cli.configs : NULL,
+            .num_configs = cli.num_configs,
+            .subsample = cli.subsample,
+            .quiet = cli.quiet,
+        };
+        ret = psnrhvs_parity_run(&po, &lib, pr);
+        goto end;
+    }
+
+    /* One context: --device LIST or all lists its devices, else the
+     * settings' backend (auto: the CPU and every GPU) say. */
+    PsnrHvsDevice devices[PSNRHVS_MAX_DEVICES];
+    int num_devices = cli.num_devices;
+    if (cli.all_devices) {
+        const int found = count_devices(lib.backend);
+        if (found <= 0) {
+            if (found == PSNRHVS_ERR(ENOSYS))
+                fprintf(cli_err(), "psnrhvs: the %s backend is not built into this psnrhvs\n",
+                        psnrhvs_cli_backend_name(lib.backend));
+            else
+                fprintf(cli_err(), "psnrhvs: --device all: the %s backend found no device\n",
+                        psnrhvs_cli_backend_name(lib.backend));
+            goto end;
+        }
+        num_devices = found < PSNRHVS_MAX_DEVICES ? found : PSNRHVS_MAX_DEVICES;
+    }
+    for (int j = 0; j < num_devices; j++)
+        devices[j] = (PsnrHvsDevice){lib.backend, cli.all_devices ? j : cli.devices[j]};
+    if (num_devices > 1) lib.num_devices = num_devices, lib.devices = devices;
+    /* Device start-up (a GPU context, kernel builds) overlaps reading the
+     * first frames: files are read at once; a pipe only once the scorers are
+     * open, so a scorer that fails never waits on it. */
+    const unsigned log_before = log.count;
+    opener = (Opener){.s = lib, .env = e, .log = current_log, .err = cli_err()};
+    t_open_start = now_seconds();
+    opener.started = !cli_thread_start(&opener.thread, open_context, &opener);
+    if (!opener.started) open_context(&opener);
+    if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
+        fprintf(cli_err(), "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+        goto end;
+    }
+    if (opener.started) pthread_join(opener.thread, NULL);
+    opener.started = 0;
+    sc.ctx = opener.ctx;
+    opener.ctx = NULL;
+    if (!sc.ctx && log.count == log_before)
+        report_open_error(opener.res ? opener.res : PSNRHVS_ERR(ENODEV), &opener.s);
+    if (defer_range || on_gpu) {
+        sc.ring_size = PSNRHVS_MAX_FRAMES_IN_FLIGHT + 1;
+        if (!(sc.ring = calloc(sc.ring_size, sizeof(*sc.ring)))) {
+            fprintf(cli_err(), "psnrhvs: out of memory\n");
+            goto end;
+        }
+        sc.defer = defer_range;
+        sc.holds = on_gpu;
+        sc.ref_in = ref;
+        for (int r = 0; r < n; r++) sc.dist_in[r] = rend[r].in;
+    }
+    if (!sc.ctx) goto end;
+    sc.renditions = n;
+
+    const int show_progress = !cli.quiet && isatty(fileno(stderr));
+    if (e->progress) e->progress(e->cookie, 0, total);
+    const double start = now_seconds();
+    double last_progress = start;
+    unsigned idx = 0;
+    FramePair fp;
+    int read_res;
+    while ((read_res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+        if (!t_first_frame) t_first_frame = now_seconds();
+        idx = fp.idx;
+        /* Keep frames in flight: send until the queue is full, then take the oldest. */
+        if (idx % cli.subsample == 0 && scorer_send(&sc, &fp, rend, &log) < 0) goto end;
+        if (mapping_lost(ref, rend, n)) goto end;
+        psnrhvs_pair_reader_release(pr);
+        idx++;
+        if (e->cancel && *e->cancel) {
+            fprintf(cli_err(), "psnrhvs: interrupted\n");
+            goto end;
+        }
+        if (show_progress || e->progress) {
+            const double t = now_seconds();
+            if (t - last_progress >= 0.25) {
+                if (show_progress) progress(idx, total, start, 0);
+                if (e->progress) e->progress(e->cookie, idx, total);
+                last_progress = t;
+            }
+        }
+    }
+    /* The frames before a read error are scored first: errors come in frame order. */
+    for (;;) {
+        const int res = scorer_receive(&sc, rend, &log);
+        if (res == PSNRHVS_ERR(EAGAIN)) break;
+        if (res < 0) goto end;
+    }
+    /* The library read retained frames until now. */
+    if (mapping_lost(ref, rend, n)) goto end;
+    if (read_res < 0) {
+        fprintf(cli_err(), "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+        goto end;
+    }
+    const double elapsed = now_seconds() - start;
+    if (timing)
+        fprintf(cli_err(),
+                "psnrhvs: timing: inputs and outputs open %.1f ms, scorers open %.1f ms (%s so "
+                "far, on their thread), first frame read %.1f ms, first score %.1f ms, all %.1f ms "
+                "(from start)\n",
+                (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3,
+                psnrhvs_backend_name(sc.ctx), (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3,
+                (now_seconds() - t0) * 1e3);
+    if (show_progress && idx) progress(idx, total, start, 1);
+    if (e->progress) e->progress(e->cookie, idx, total);
+    for (int r = 0; r < n; r++) {
+        if (!rend[r].results.num) {
+            report_no_frames(ref, rend[r].in, &cli);
+            goto end;
+        }
+    }
+
+    char engine[64];
+    const char *const isa = psnrhvs_isa_name(sc.ctx);
+    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(sc.ctx), isa ? ":" : "",
+             isa ? isa : "");
+    for (int r = 0; r < n; r++)
+        if (write_rendition(&rend[r], ref, &cli, muxer, engine, elapsed, ladder) < 0) goto end;
+    ret = 0;
+    /* Done, every output in place, while a GPU still opens (a short run on
+     * auto): the process ends now instead of waiting for it, and no thread
+     * is left in a driver's start-up while exit tears the libraries down.
+     * Sanitizer builds close as usual, for their reports. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    if (!e->keep_process && psnrhvs_opening(sc.ctx) && !fflush(NULL)) _exit(0);
+#endif
+
+end:
+    for (int r = 0; r < n; r++) {
+        psnrhvs_output_abort(&rend[r].of);
+        psnrhvs_output_abort(&rend[r].plot_of);
+    }
+    if (opener.started) pthread_join(opener.thread, NULL);
+    close_context(e, &opener.ctx);
+    close_context(e, &sc.ctx);
+    /* The contexts are closed: nothing reads the GPU frames still held. */
+    for (size_t i = 0; sc.holds && i < sc.ring_size; i++) free_holds(&sc.ring[i]);
+    free(sc.ring);
+    psnrhvs_pair_reader_close(&pr);
+    psnrhvs_input_close(&ref);
+    for (int r = 0; r < n; r++) {
+        psnrhvs_input_close(&rend[r].in);
+        free(rend[r].results.frames);
+    }
+    free(rend);
+    current_log = outer_log;
+    return ret;
+}
