@@ -38,7 +38,11 @@ done
 # Libraries carried as they are: FFmpeg's and what decoding needs.
 # libOpenCL (the ICD loader, 50 KB) too: libavutil links it, and the CLI's
 # OpenCL backend opens the same soname; a stub would stand in for both.
-keep_re='^(libavformat|libavcodec|libavutil|libswscale|libswresample|libdav1d|libz|liblzma|libbz2|libOpenCL)\.so'
+# X11, DRM, VA-API and VDPAU too (2 MB): GPU drivers a process opens later
+# (Vulkan's ICDs) link them, and would meet a stub of the same soname.
+keep_re='^(libavformat|libavcodec|libavutil|libswscale|libswresample|libdav1d|libz|liblzma|libbz2|libOpenCL'
+keep_re+='|libdrm|libX11|libX11-xcb|libxcb|libXext|libXfixes|libXau|libXdmcp|libva|libva-drm|libva-x11'
+keep_re+='|libvdpau|libbsd|libmd)\.so'
 # glibc: the GPU machine's own (newer) one is used.
 glibc_re='^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64)\.so'
 
@@ -65,6 +69,19 @@ skip_re=${FFMPEG_CARRY_SKIP:-}
 for so in $(needed "$cli"); do
     [[ $so =~ $glibc_re ]] && continue
     [ -n "$skip_re" ] && [[ $so =~ $skip_re ]] && continue
+    # The library itself, and its backend modules beside it (lib/psnrhvs,
+    # found from the library's own path): those that need only glibc (CUDA's,
+    # HIP's); SYCL's runtime comes with tests/sycl/pack-gpu.sh.
+    if [[ $so =~ ^libpsnrhvs\.so ]]; then
+        [ -n "${path_of[$so]:-}" ] || { echo "ffmpeg_carry.sh: cannot find $so" >&2; exit 1; }
+        cp "${path_of[$so]}" "$out/lib/$so"
+        mkdir -p "$out/lib/psnrhvs"
+        for m in "$(dirname "${path_of[$so]}")"/psnrhvs/backend-*.so; do
+            [ -f "$m" ] || continue
+            [ -z "$(needed "$m" | grep -vE "$glibc_re")" ] && cp "$m" "$out/lib/psnrhvs/"
+        done
+        continue
+    fi
     [[ $so =~ $keep_re ]] || { echo "ffmpeg_carry.sh: $cli needs $so, not an FFmpeg library" >&2; exit 1; }
     queue+=("$so")
 done
@@ -157,7 +174,7 @@ LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$drv" exec "$d/bin/p
 EOF
 chmod +x "$out/psnrhvs"
 
-# The clips bench/hwaccel_gpu.sh scores (CLIPS=0: none): 60 frames of 3840x2160
+# The clips bench/hwaccel_gpu.sh scores (CLIPS=0: none): CLIP_FRAMES (60) frames of 3840x2160
 # at 30 fps, a grainy test pattern; the references an H.264 at 16 Mbit/s and
 # a 10-bit HEVC at 8, the encodes H.264 at 6 and HEVC at 4 Mbit/s, 8 and 10
 # bits (9.5 MB together).
@@ -165,7 +182,9 @@ if [ "${CLIPS:-1}" != 0 ]; then
     command -v ffmpeg >/dev/null || { echo "ffmpeg_carry.sh: no ffmpeg CLI for the clips" >&2; exit 1; }
     mkdir -p "$out/clips"
     src="testsrc2=size=3840x2160:rate=30,noise=alls=3:allf=t"
-    enc() { ffmpeg -v error -nostdin -y -f lavfi -i "$src" -frames:v 60 "$@"; }
+    nf=${CLIP_FRAMES:-60}
+    enc() { ffmpeg -v error -nostdin -y -f lavfi -i "$src" -frames:v "$nf" "$@"; }
+    echo "$nf" >"$out/clips/FRAMES"
     x265=(-c:v libx265 -preset ultrafast -b:v 4M -x265-params log-level=none)
     enc -c:v libx264 -preset ultrafast -b:v 16M "$out/clips/ref8.mkv"
     enc -c:v libx264 -preset veryfast -b:v 6M "$out/clips/dist_h264.mp4"

@@ -55,11 +55,11 @@ step "ctest (whole suite; OpenCL tests on device $PSNRHVS_OPENCL_DEVICE, CUDA te
 say "ctest rc=$? : $(grep -E 'tests passed|tests failed' "$L/ctest.log")"
 grep -E "Failed|\*\*\*|Skipped|Not Run" "$L/ctest.log" | head -20 | tee -a "$S"
 
-# CLI arguments of a golden fixture (tests/data/golden/*.json).
+# CLI arguments of a golden fixture (its pair lies in the folder above its JSON's).
 fixture_args() {
-    python3 - "$1" "$D" <<'EOF'
-import json, sys
-g = json.load(open(sys.argv[1])); d = sys.argv[2]
+    python3 - "$1" <<'EOF'
+import json, os, sys
+g = json.load(open(sys.argv[1])); d = os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1])))
 a = ["-r", f"{d}/{g['reference']}", "-d", f"{d}/{g['distorted']}"]
 if g["container"] == "yuv":
     a += ["-w", str(g["width"]), "-h", str(g["height"]), "-p", g["pixel_format"], "-b", str(g["bitdepth"])]
@@ -68,10 +68,10 @@ EOF
 }
 D="$ROOT/tests/data"
 
-step "psnrhvs parity over every fixture: cpu scalar/avx2/avx512/threads, cuda, opencl (native, integer helpers)"
+step "psnrhvs parity over every fixture: cpu scalar/avx2/avx512/threads, cuda, opencl (native, integer helpers), auto"
 G=$PSNRHVS_OPENCL_DEVICE
 LIST="cpu:scalar:threads=1,cpu:avx2:threads=1,cpu:avx512:threads=1,cpu:auto,cuda"
-LIST="$LIST,opencl:device=$G,opencl:device=$G:exact_helpers=1"
+LIST="$LIST,opencl:device=$G,opencl:device=$G:exact_helpers=1,auto"
 bad=0
 n=0
 for j in "$D"/golden/*.json; do
@@ -94,6 +94,31 @@ for bits in 10 12; do
     n=$((n + 1))
 done
 say "parity: $n runs, $bad with differences ($(grep -c identical "$L/parity.log") identical lines)"
+
+# The installed tree tests/sycl/pack-gpu.sh carries (.device/sycl/inst: the
+# CLI, the core, lib/psnrhvs/ with the CUDA and SYCL modules built on the CPU
+# machine): what it links, and its modules' parity on every fixture.
+RUN=$ROOT/.device/sycl/run.sh
+if [ -x "$RUN" ] && [ -d "$ROOT/.device/sycl/inst/lib/psnrhvs" ]; then
+    step "the installed tree (.device/sycl/inst): NEEDED, devices, parity of its modules on every fixture"
+    I=$ROOT/.device/sycl/inst
+    say "modules: $(cd "$I/lib/psnrhvs" && ls backend-*.so | tr '\n' ' ')"
+    say "bin/psnrhvs NEEDED: $(readelf -d "$I/bin/psnrhvs" | awk '/NEEDED/ {gsub(/[][]/, "", $5); printf "%s ", $5}')"
+    say "lib/libpsnrhvs.so.1 NEEDED: $(readelf -d "$I/lib/libpsnrhvs.so.1" | awk '/NEEDED/ {gsub(/[][]/, "", $5); printf "%s ", $5}')"
+    "$RUN" psnrhvs --list-devices >"$L/inst_devices.txt" 2>&1
+    tee -a "$S" <"$L/inst_devices.txt"
+    ILIST="cpu:scalar:threads=1,cuda,sycl,sycl:exact_helpers=1,auto"
+    ibad=0
+    in=0
+    for j in "$D"/golden/*.json "$D"/stress/golden/*.json; do
+        args=$(fixture_args "$j")
+        # shellcheck disable=SC2086
+        timeout 120 "$RUN" psnrhvs parity $args --backends "$ILIST" >>"$L/parity_inst.log" 2>&1 ||
+            { ibad=$((ibad + 1)); say "installed parity FAILED: $(basename "$j")"; }
+        in=$((in + 1))
+    done
+    say "installed tree, psnrhvs parity ($ILIST): $in runs, $ibad with differences ($(grep -c identical "$L/parity_inst.log") identical lines)"
+fi
 
 step "the HIP backend's device code paths in a CUDA build (shared memory staging, integer sqrt/division): parity"
 B2=${B}-hip-paths
@@ -139,18 +164,31 @@ done
 
 step "CPU backend, 16 threads (scalar reference vs SIMD, chain vs engine)"
 "$B/bench/cpu/cpu_bench" --threads=16 2>&1 | tee -a "$S"
-# The same benchmark built from an earlier tree carried in .device/old (git
-# archive of a commit), run right after it: before/after in one call.
+# The same benchmarks built from an earlier tree carried in .device/old (git
+# archive of a commit), run interleaved with this tree's: before/after in one
+# call (CPU backend, CUDA kernels and uploads, the CLI end to end).
+BO=""
 if [ -d "$ROOT/.device/old/src" ]; then
     BO=${B}-old
-    if cmake -S "$ROOT/.device/old" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=OFF \
-        -DPSNRHVS_OPENCL=OFF >"$L/build_old.log" 2>&1 &&
-        cmake --build "$BO" -j"$JOBS" --target cpu_bench >>"$L/build_old.log" 2>&1; then
+    if cmake -S "$ROOT/.device/old" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
+        -DPSNRHVS_OPENCL=OFF -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF \
+        -DPSNRHVS_VULKAN=OFF >"$L/build_old.log" 2>&1 &&
+        cmake --build "$BO" -j"$JOBS" --target cpu_bench cuda_bench psnrhvs >>"$L/build_old.log" 2>&1; then
         say "the earlier tree ($(cat "$ROOT/.device/old/COMMIT" 2>/dev/null || echo unknown)), same machine, same run:"
-        "$BO/bench/cpu/cpu_bench" --threads=16 2>&1 | tee -a "$S"
+        "$BO/bench/cpu/cpu_bench" --threads=16 2>&1 | sed 's/^/earlier tree: /' | tee -a "$S"
         "$B/bench/cpu/cpu_bench" --threads=16 2>&1 | sed 's/^/again, this tree: /' | tee -a "$S"
+        for g in "3840 2160 8" "3840 2160 10" "1920 1080 8"; do
+            set -- $g
+            for t in old new; do
+                cb="$B/tests/cuda/cuda_bench"
+                [ $t = old ] && cb="$BO/tests/cuda/cuda_bench"
+                "$cb" $1 $2 $3 16 24 400 >"$L/cuda_bench_${t}_$1x$2_$3.log" 2>&1
+                grep -h -E "SUMMARY|RESULT" "$L/cuda_bench_${t}_$1x$2_$3.log" | sed "s/^/$t tree: /" | tee -a "$S"
+            done
+        done
     else
         tail -5 "$L/build_old.log" | tee -a "$S"
+        BO=""
     fi
 fi
 
@@ -175,26 +213,31 @@ mkdir -p $T
 head -c $((3840 * 2160 * 3 / 2 * 80)) $T/ref.yuv >$T/ref80.yuv
 head -c $((3840 * 2160 * 3 / 2 * 80)) $T/dist.yuv >$T/dist80.yuv
 cat $T/*.yuv >/dev/null
-for be in cuda cpu opencl; do
-    extra=""
-    [ $be = opencl ] && extra="--device $PSNRHVS_OPENCL_DEVICE"
+CLIS="cuda cpu opencl auto"
+[ -n "$BO" ] && CLIS="$CLIS old-cuda"
+for be in $CLIS; do
+    extra="--backend $be"
+    bin=$CLI
+    [ $be = opencl ] && extra="$extra --device $PSNRHVS_OPENCL_DEVICE"
+    [ $be = auto ] && extra="" # the default
+    [ $be = old-cuda ] && extra="--backend cuda" && bin=$BO/tools/psnrhvs
     for n in 80 320; do
         r=$T/ref.yuv d=$T/dist.yuv
         [ $n = 80 ] && r=$T/ref80.yuv d=$T/dist80.yuv
         t0=$(date +%s.%N)
         # shellcheck disable=SC2086
-        "$CLI" -r $r -d $d -w 3840 -h 2160 -p 420 -b 8 --backend $be $extra -q --json \
+        "$bin" -r $r -d $d -w 3840 -h 2160 -p 420 -b 8 $extra -q --json \
             --precision max --raw -o $T/$be$n.json >"$L/cli_$be$n.log" 2>&1
         rc=$?
         t1=$(date +%s.%N)
         echo "rc=$rc" >>"$L/cli_$be$n.log"
         [ $rc -ne 0 ] && say "cli --backend $be ($n frames) FAILED rc=$rc: $(head -1 "$L/cli_$be$n.log")"
-        eval "t_${be}_$n=\$(awk -v a=$t0 -v b=$t1 'BEGIN{print b-a}')"
+        eval "t_${be//-/_}_$n=\$(awk -v a=$t0 -v b=$t1 'BEGIN{print b-a}')"
     done
-    eval "a=\$t_${be}_80 b=\$t_${be}_320"
+    eval "a=\$t_${be//-/_}_80 b=\$t_${be//-/_}_320"
     say "cli --backend $be: 80 frames $a s, 320 frames $b s, steady $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", 240/(b-a)}') fps, whole 320-frame run $(awk -v b="$b" 'BEGIN{printf "%.1f", 320/b}') fps"
 done
-for be in cuda opencl; do
+for be in cuda opencl auto; do
     if cmp -s <(grep -v '"fps"' $T/${be}320.json) <(grep -v '"fps"' $T/cpu320.json) && [ -s $T/cpu320.json ]; then
         say "cli json $be vs cpu (320 frames, %.17g and %a): identical"
     else

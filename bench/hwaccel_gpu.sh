@@ -47,7 +47,8 @@ say "$(cat "$L/version.txt"), carried $(du -sbL "$CARRY" | cut -f1) bytes"
 "$P" --list-devices >"$L/devices.txt" 2>&1
 tee -a "$S" <"$L/devices.txt"
 backends="cpu"
-grep -q '^cuda:$' "$L/devices.txt" && backends="cpu cuda"
+# auto: the default command (no --backend), the CPU and the GPU together.
+grep -q '^cuda:$' "$L/devices.txt" && backends="cpu cuda auto"
 ls -l "$C" | tee -a "$S"
 
 # name | reference | distorted | extra flags
@@ -70,7 +71,8 @@ for pr in "${pairs[@]}"; do
         for be in $backends; do
             [ "$dec" = gpu-copy ] && [ "$be" != cuda ] && continue
             tag="${name}_${dec}_${be}"
-            flags=(--backend "$be" --threads 0)
+            flags=(--threads 0)
+            [ "$be" != auto ] && flags+=(--backend "$be")
             [ "$dec" != cpu ] && flags+=(--hwaccel cuda)
             copy=0
             [ "$dec" = gpu-copy ] && copy=1
@@ -92,7 +94,7 @@ for pr in "${pairs[@]}"; do
                 fi
                 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')
                 best=$(awk -v w="$wall" -v b="${best:-1e9}" 'BEGIN {print (w < b ? w : b)}')
-                s1=$(awk -v n=59 '/timing:/ {for (i = 1; i <= NF; i++) {if ($i == "first" && $(i+1) == "score") f = $(i+2); if ($i == "all") a = $(i+1)}} END {if (a > f) printf "%.1f", n / ((a - f) / 1e3)}' "$L/$tag.err")
+                s1=$(awk -v n=$(($(cat "$C/FRAMES" 2>/dev/null || echo 60) - 1)) '/timing:/ {for (i = 1; i <= NF; i++) {if ($i == "first" && $(i+1) == "score") f = $(i+2); if ($i == "all") a = $(i+1)}} END {if (a > f) printf "%.1f", n / ((a - f) / 1e3)}' "$L/$tag.err")
                 steady=$(awk -v s="${s1:-0}" -v b="${steady:-0}" 'BEGIN {print (s > b ? s : b)}')
             done
             grep -q "NVDEC cannot decode\|no CUDA decoder" "$L/$tag.err" 2>/dev/null &&

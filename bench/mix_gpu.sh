@@ -1,0 +1,204 @@
+#!/bin/bash
+# The default command (no --backend: the CPU and every GPU in one context)
+# against each backend pinned alone, on the GPU machine, in one call:
+#
+#   whole `psnrhvs` runs from page-cached raw files, 1920x1080 8-bit (24,
+#   120, 480, 960 frames), 3840x2160 8-bit and 10-bit (24, 120, 480): the
+#   default, --backend cpu --threads 16 and --backend cuda, median of REPS;
+#   libvmaf's vmaf --threads 16 on the same files (built here in the same
+#   call from .device/vmaf); the host-to-device bandwidth (cuda_bench);
+#   batch in one process against the fork-per-job batch of the earlier tree
+#   (.device/old); NVDEC and CPU decoding of 4K encodes with the default
+#   and pinned backends (bench/hwaccel_gpu.sh, .device/ffmpeg).
+#
+# Here:   CLIP_FRAMES=120 bench/ffmpeg_carry.sh build .device/ffmpeg
+#         bench/vulkan_carry.sh; .device/old = git archive of the earlier
+#         commit (with COMMIT); .device/vmaf/libvmaf-*.tar.gz
+# There:  bash bench/mix_gpu.sh OUT_DIR   (carry those four; about 8 minutes)
+# Results: OUT_DIR/summary.txt, logs in OUT_DIR/logs.tar.gz.
+# SPDX-License-Identifier: BSD-2-Clause
+set -u
+OUT=${1:-${OUT:-/tmp/mix_gpu_out}}
+mkdir -p "$OUT"
+ROOT=$(pwd)
+L=$(mktemp -d /tmp/mix_logs.XXXXXX)
+trap 'tar czf "$OUT/logs.tar.gz" -C "$L" . 2>/dev/null' EXIT
+S="$OUT/summary.txt"
+: >"$S"
+say() { echo "$*" | tee -a "$S"; }
+step() { say "== $* ($(date +%T))"; }
+calc() { awk "BEGIN {printf \"%.4f\", $*}"; }
+REPS=${REPS:-3}
+DEADLINE=${DEADLINE:-540}
+T0=$(date +%s)
+left() { [ $(($(date +%s) - T0)) -lt "$1" ]; }
+export PATH=/usr/local/cuda/bin:$PATH
+B=/tmp/mix-new BO=/tmp/mix-old W=/tmp/mix-clips
+JOBS=$(nproc)
+
+step machine
+nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max \
+    --format=csv,noheader 2>&1 | tee -a "$S"
+say "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+if ldconfig -p | grep -q libnvidia-opencl.so.1; then
+    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd
+    export OCL_ICD_VENDORS=/tmp/icd
+fi
+VK=$ROOT/.device/vulkan
+vk_args=(-DPSNRHVS_VULKAN=OFF)
+if [ -f "$VK/spirv/SOURCES.sha256" ]; then
+    vk_args=(-DPSNRHVS_VULKAN=ON -DPSNRHVS_VULKAN_INCLUDE_HINT="$VK/include" -DPSNRHVS_VULKAN_SPIRV_DIR="$VK/spirv")
+    ldconfig -p | grep -q 'libvulkan\.so\.1 ' || export LD_LIBRARY_PATH=$VK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+
+step "builds: this tree (cpu, cuda, opencl, vulkan), the earlier tree, libvmaf (in parallel)"
+(cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON -DPSNRHVS_OPENCL=ON \
+    -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF "${vk_args[@]}" &&
+    cmake --build "$B" -j10 --target psnrhvs cuda_bench) >"$L/build_new.log" 2>&1 &
+p_new=$!
+OLDC=$(cat "$ROOT/.device/old/COMMIT" 2>/dev/null || echo unknown)
+(cmake -S "$ROOT/.device/old" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
+    -DPSNRHVS_OPENCL=OFF -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF -DPSNRHVS_VULKAN=OFF &&
+    cmake --build "$BO" -j4 --target psnrhvs cuda_bench) >"$L/build_old.log" 2>&1 &
+p_old=$!
+VMAF=""
+tarball=$(ls "$ROOT"/.device/vmaf/libvmaf-*.tar.gz 2>/dev/null | head -1)
+if [ -n "$tarball" ]; then
+    V=/tmp/vmaf-src
+    rm -rf $V && mkdir -p $V && tar xzf "$tarball" -C $V
+    src=$(dirname "$(find $V -name meson.build -path '*libvmaf/meson.build' | head -1)")
+    meson=(meson)
+    command -v meson >/dev/null || meson=(python3 -m mesonbuild.mesonmain)
+    (cd "$src" && "${meson[@]}" setup /tmp/vmaf-build --buildtype release -Denable_asm=false \
+        -Dbuilt_in_models=false -Denable_tests=false -Denable_docs=false &&
+        ninja -C /tmp/vmaf-build -j2 tools/vmaf) >"$L/vmaf_build.log" 2>&1 && VMAF=/tmp/vmaf-build/tools/vmaf
+fi
+# content while the builds run: 8 distinct frames repeated, written once
+mkdir -p $W
+cc -O2 -o $W/gen "$ROOT/bench/gen_frames.c"
+$W/gen 1920 1080 8 960 8 0 0 $W/hd8_ref.yuv & $W/gen 1920 1080 8 960 8 6 2 $W/hd8_dist.yuv &
+$W/gen 3840 2160 8 480 8 0 0 $W/uhd8_ref.yuv & $W/gen 3840 2160 8 480 8 6 1 $W/uhd8_dist.yuv &
+$W/gen 3840 2160 10 480 8 0 0 $W/uhd10_ref.yuv & $W/gen 3840 2160 10 480 8 20 3 $W/uhd10_dist.yuv &
+wait $p_new || { tail -30 "$L/build_new.log" | tee -a "$S"; say "BUILD FAILED"; exit 1; }
+wait
+say "vmaf: ${VMAF:-not built ($(tail -1 "$L/vmaf_build.log" 2>/dev/null))}"
+[ -x "$BO/tools/psnrhvs" ] || { tail -5 "$L/build_old.log" | tee -a "$S"; say "earlier tree: build failed"; }
+cat $W/*.yuv >/dev/null
+say "clips: $(du -sh $W | cut -f1) page-cached"
+P=$B/tools/psnrhvs
+"$P" --list-devices >"$L/devices.txt" 2>&1
+tee -a "$S" <"$L/devices.txt"
+PSNRHVS_TIMING=1 "$P" -r $W/uhd8_ref.yuv -d $W/uhd8_dist.yuv -w 3840 -h 2160 --frame_cnt 24 -q \
+    -o $L/t.xml 2>&1 | sed 's/^/default, 24 frames: /' | tee -a "$S"
+
+step "host-to-device bandwidth, the library's pinned path and resident kernels (cuda_bench), this tree and the earlier one"
+for g in "3840 2160 10" "3840 2160 8" "1920 1080 8"; do
+    set -- $g
+    "$B/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_$1x$2_$3.log" 2>&1
+    grep -h "RESULT" "$L/cuda_bench_$1x$2_$3.log" | tee -a "$S"
+    if [ -x "$BO/tests/cuda/cuda_bench" ]; then
+        "$BO/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_old_$1x$2_$3.log" 2>&1
+        grep -h "RESULT" "$L/cuda_bench_old_$1x$2_$3.log" | sed "s/^/earlier tree: /" | tee -a "$S"
+    fi
+done
+H2D10=$(awk '/3840x2160 10-bit.*h2d bandwidth/ {for (i = 1; i <= NF; i++) if ($i == "(") print $(i + 1); else if (substr($i, 1, 1) == "(") print substr($i, 2)}' \
+    "$L/cuda_bench_3840x2160_10.log" | head -1)
+
+step "whole runs: the default, --backend cpu --threads 16, --backend cuda (median of $REPS; seconds, fps)"
+timed() { # seconds of one run, or fail
+    local s e
+    s=$(date +%s.%N)
+    timeout 120 "$@" >"$L/run.log" 2>&1 || { echo fail; return; }
+    e=$(date +%s.%N)
+    calc "$e - $s"
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+declare -A T
+say "clip | frames | default | cpu-16 | cuda | default / best pinned"
+for c in "hd8 1920 1080 8 24 120 480 960" "uhd8 3840 2160 8 24 120 480" "uhd10 3840 2160 10 24 120 480"; do
+    set -- $c
+    name=$1 w=$2 h=$3 bits=$4
+    shift 4
+    for n in "$@"; do
+        left $((DEADLINE - 200)) || { say "# deadline: skipped $name $n"; continue; }
+        row="$name | $n"
+        for cfg in default cpu cuda; do
+            flags=()
+            [ $cfg = cpu ] && flags=(--backend cpu --threads 16)
+            [ $cfg = cuda ] && flags=(--backend cuda)
+            t=()
+            for r in $(seq "$REPS"); do
+                v=$(timed "$P" -r $W/${name}_ref.yuv -d $W/${name}_dist.yuv -w $w -h $h -b $bits \
+                    "${flags[@]}" --frame_cnt $n -q --json --precision max --raw -o $L/$name-$n-$cfg.json)
+                [ "$v" = fail ] && { say "FAILED $cfg $name $n: $(tail -1 $L/run.log)"; break; }
+                t+=("$v")
+            done
+            m=$(median "${t[@]:-999}")
+            T[$name-$n-$cfg]=$m
+            row="$row | $(printf %.3f "$m") s $(calc "$n / $m" | xargs printf %.0f) fps"
+        done
+        best=$(awk -v a="${T[$name-$n-cpu]}" -v b="${T[$name-$n-cuda]}" 'BEGIN {print a < b ? a : b}')
+        say "$row | $(calc "${T[$name-$n-default]} / $best" | xargs printf %.3f)"
+        for cfg in cpu cuda; do
+            cmp -s <(grep -v '"fps"' $L/$name-$n-default.json) <(grep -v '"fps"' $L/$name-$n-$cfg.json) ||
+                say "  $name $n: default and $cfg outputs DIFFER"
+        done
+    done
+done
+say "(outputs: every default run's JSON, %.17g and %a, compared with cpu's and cuda's: differences listed above, if any)"
+for name in hd8 uhd8 uhd10; do
+    a=${T[$name-120-default]:-} b=${T[$name-480-default]:-}
+    [ -n "$a" ] && [ -n "$b" ] && say "steady, default, $name (120 to 480 frames): $(calc "360 / ($b - $a)" | xargs printf %.0f) fps"
+done
+if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ]; then
+    st=$(calc "360 / (${T[uhd10-480-default]} - ${T[uhd10-120-default]})")
+    say "3840x2160 10-bit: default steady $(printf %.0f "$st") fps = $(calc "100 * $st / $H2D10" | xargs printf %.1f)% of the h2d limit ($H2D10 frame pairs/s)"
+fi
+
+if [ -x "$BO/tools/psnrhvs" ]; then
+    step "the earlier tree's CLI, --backend cuda and --backend cpu --threads 16, 3840x2160 8-bit (median of $REPS)"
+    for cfg in cuda cpu; do
+        for n in 120 480; do
+            flags=(--backend $cfg)
+            [ $cfg = cpu ] && flags+=(--threads 16)
+            t=()
+            for r in $(seq "$REPS"); do
+                t+=("$(timed "$BO/tools/psnrhvs" -r $W/uhd8_ref.yuv -d $W/uhd8_dist.yuv -w 3840 -h 2160 \
+                    "${flags[@]}" --frame_cnt $n -q -o $L/old.xml)")
+            done
+            m=$(median "${t[@]}")
+            say "earlier tree --backend $cfg uhd8 $n: $(printf %.3f "$m") s ($(calc "$n / $m" | xargs printf %.0f) fps); this tree: ${T[uhd8-$n-$cfg]:-?} s"
+        done
+    done
+fi
+
+if [ -n "$VMAF" ]; then
+    step "libvmaf's vmaf --threads 16 --feature psnr_hvs on the same files (one run each)"
+    for c in "uhd8 3840 2160 8 120 480" "hd8 1920 1080 8 960"; do
+        set -- $c
+        name=$1 w=$2 h=$3 bits=$4
+        shift 4
+        for n in "$@"; do
+            v=$(timed "$VMAF" --threads 16 --feature psnr_hvs --no_prediction -r $W/${name}_ref.yuv \
+                -d $W/${name}_dist.yuv --width $w --height $h --pixel_format 420 --bitdepth $bits \
+                --frame_cnt $n -q -o $L/vmaf.xml)
+            [ "$v" = fail ] && { say "vmaf $name $n FAILED: $(tail -1 $L/run.log)"; continue; }
+            d=${T[$name-$n-default]:-}
+            say "vmaf $name $n frames: $(printf %.3f "$v") s ($(calc "$n / $v" | xargs printf %.1f) fps)${d:+; default psnrhvs $(printf %.3f "$d") s: $(calc "$v / $d" | xargs printf %.1f)x}"
+        done
+    done
+fi
+
+if [ -x "$BO/tools/psnrhvs" ] && left $((DEADLINE - 200)); then
+    step "batch: 200 jobs of 60-frame 1920x1080 pairs, in one process against fork per job ($OLDC)"
+    timeout 200 bash "$ROOT/bench/batch/batch_bench.sh" "$P" "$BO/tools/psnrhvs" 200 60 1920 1080 3 2>&1 | tee -a "$S"
+fi
+
+if [ -x "$ROOT/.device/ffmpeg/psnrhvs" ] && left $((DEADLINE - 90)); then
+    step "encodes, 3840x2160: NVDEC or CPU decoding, the default against cpu and cuda pinned"
+    REPS=2 timeout $((DEADLINE - ($(date +%s) - T0))) bash "$ROOT/bench/hwaccel_gpu.sh" "$ROOT/.device/ffmpeg" "$OUT/hwaccel" \
+        >/dev/null 2>&1
+    grep -v "^== machine\|^cpu:\|^glibc" "$OUT/hwaccel/hwaccel.txt" | tee -a "$S"
+fi
+rm -rf $W
+step "done in $(($(date +%s) - T0)) s"
