@@ -53,7 +53,9 @@ else
     say "loader: none installed and none carried (run bench/vulkan_carry.sh first): the Vulkan steps will fail"
 fi
 ICD=""
-for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d /usr/share/glvnd/egl_vendor.d; do
+# The driver's own manifest first (/usr/local/nvidia: the container's
+# mounted driver); one under /usr/share may name a library that is not there.
+for d in /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d /usr/share/glvnd/egl_vendor.d; do
     for f in "$d"/nvidia*.json; do
         [ -f "$f" ] && grep -q '"ICD"' "$f" && { ICD=$f; break 2; }
     done
@@ -71,6 +73,8 @@ if [ -z "$ICD" ] && [ -n "$GLX" ]; then
     say "NVIDIA ICD: no nvidia_icd.json installed; wrote $ICD naming $GLX"
 fi
 GPU=1
+egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$egl
 if [ -n "$ICD" ]; then
     export VK_DRIVER_FILES=$ICD VK_ICD_FILENAMES=$ICD
     say "NVIDIA ICD: $ICD ($(grep -o '"library_path"[^,]*' "$ICD" | tr -d '\n'))"

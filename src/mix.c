@@ -27,6 +27,10 @@
 #define MIX_CPU_MIN_SHARE 0.08
 /* The mix must beat the devices alone by this much to keep the CPU. */
 #define MIX_GAIN 1.03
+/* Frames between two measurements once settled: a rate taken while a device
+ * was still warming up (first uses of its pinned buffers) must not decide
+ * for the whole clip. */
+#define MIX_RECHECK 2048
 
 enum Phase {
     PHASE_OPENING,      ///< devices still opening: the CPU, and any device that joined
@@ -66,7 +70,9 @@ typedef struct Mix {
     double cpu_share, credit;
     double t_first; ///< the phase's first frame received
     int received;   ///< frames received in the phase (sent in it)
+    int warm;       ///< of which the first are not measured: the pipeline filling
     int window;
+    uint64_t settled_at; ///< sent_total when the phase became PHASE_SETTLED
     uint64_t sent_total;
     uint64_t phase_first_frame; ///< frames sent from here on count for the phase
     uint64_t slot_frame[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
@@ -154,48 +160,54 @@ static int covered(const PsnrHvsDeviceInfo *const seen, const enum PsnrHvsBacken
 }
 
 /* auto: every GPU of every backend, best backend first, each physical GPU
- * once; CPU devices (PoCL, SYCL's OpenMP device, lavapipe) never. Once a
- * process: probing loads drivers, and some (PoCL) must not be probed twice
- * at once. */
-static void discover(Mix *const m) {
+ * once; CPU devices (PoCL, SYCL's OpenMP device, lavapipe) never. Each GPU
+ * opens as soon as its backend lists it, so that CUDA's scores while
+ * OpenCL's and Vulkan's drivers load to be asked. The list is made once a
+ * process (probing loads drivers, and some, PoCL, must not be probed twice
+ * at once); later contexts open from it. */
+static void discover_and_open(Mix *const m) {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static int done, nfound;
     static PsnrHvsDevice found[MAX_CHILDREN];
     pthread_mutex_lock(&lock);
-    if (!done) {
-        PsnrHvsDeviceInfo seen[MAX_CHILDREN];
-        enum PsnrHvsBackend by[MAX_CHILDREN];
-        int nseen = 0, have_cuda = 0;
-        const int n = psnrhvs_registry_size();
-        for (int i = 0; i < n; i++) have_cuda |= psnrhvs_registry_id(i) == PSNRHVS_BACKEND_CUDA;
-        for (int i = 0; i < n && nfound < MAX_CHILDREN; i++) {
-            const enum PsnrHvsBackend id = psnrhvs_registry_id(i);
-            if (id == PSNRHVS_BACKEND_CPU) continue;
-            /* SYCL's GPUs here are CUDA's (its targets: OpenMP, CUDA). */
-            if (id == PSNRHVS_BACKEND_SYCL && (have_cuda || nseen)) continue;
-            const PsnrHvsBackendOps *const ops = psnrhvs_registry_ops(i, &m->base);
-            if (!ops || !ops->enumerate) continue;
-            PsnrHvsDeviceInfo info[MAX_CHILDREN];
-            const int nd = ops->enumerate(info, MAX_CHILDREN);
-            for (int k = 0; k < nd && k < MAX_CHILDREN && nfound < MAX_CHILDREN; k++) {
-                if (!info[k].gpu || covered(seen, by, nseen, &info[k], id)) continue;
-                by[nseen] = id;
-                seen[nseen++] = info[k];
-                found[nfound++] = (PsnrHvsDevice){id, k};
-            }
-        }
-        done = 1;
+    if (done) {
+        pthread_mutex_unlock(&lock);
+        for (int i = 0; i < nfound && !is_closed(m); i++) open_device(m, &found[i]);
+        return;
     }
-    memcpy(m->list, found, (size_t)nfound * sizeof(*found));
-    m->nlist = nfound;
+    PsnrHvsDeviceInfo seen[MAX_CHILDREN];
+    enum PsnrHvsBackend by[MAX_CHILDREN];
+    int nseen = 0, have_cuda = 0;
+    const int n = psnrhvs_registry_size();
+    for (int i = 0; i < n; i++) have_cuda |= psnrhvs_registry_id(i) == PSNRHVS_BACKEND_CUDA;
+    for (int i = 0; i < n && nfound < MAX_CHILDREN; i++) {
+        const enum PsnrHvsBackend id = psnrhvs_registry_id(i);
+        if (id == PSNRHVS_BACKEND_CPU) continue;
+        /* SYCL's GPUs here are CUDA's (its targets: OpenMP, CUDA). */
+        if (id == PSNRHVS_BACKEND_SYCL && (have_cuda || nseen)) continue;
+        const PsnrHvsBackendOps *const ops = psnrhvs_registry_ops(i, &m->base);
+        if (!ops || !ops->enumerate) continue;
+        PsnrHvsDeviceInfo info[MAX_CHILDREN];
+        const int nd = ops->enumerate(info, MAX_CHILDREN);
+        for (int k = 0; k < nd && k < MAX_CHILDREN && nfound < MAX_CHILDREN; k++) {
+            if (!info[k].gpu || covered(seen, by, nseen, &info[k], id)) continue;
+            by[nseen] = id;
+            seen[nseen++] = info[k];
+            found[nfound++] = (PsnrHvsDevice){id, k};
+            if (!is_closed(m)) open_device(m, &found[nfound - 1]);
+        }
+    }
+    done = 1;
     pthread_mutex_unlock(&lock);
 }
 
 static void *opener_main(void *const arg) {
     Mix *const m = arg;
-    if (m->discover && !psnrhvs_test_mix_devices(m->list, &m->nlist, MAX_CHILDREN) && !is_closed(m))
-        discover(m);
-    for (int i = 0; i < m->nlist && !is_closed(m); i++) open_device(m, &m->list[i]);
+    if (m->discover && !psnrhvs_test_mix_devices(m->list, &m->nlist, MAX_CHILDREN)) {
+        if (!is_closed(m)) discover_and_open(m);
+    } else {
+        for (int i = 0; i < m->nlist && !is_closed(m); i++) open_device(m, &m->list[i]);
+    }
     atomic_store(&m->opening, 0);
     return NULL;
 }
@@ -280,7 +292,14 @@ static void start_phase(Mix *const m, const enum Phase p, const int n) {
     int slots = 0;
     for (int i = 0; i < n; i++)
         if (!m->child[i].is_cpu) slots += m->child[i].ctx->slots;
-    m->window = 4 * slots > 32 ? 4 * slots : 32;
+    m->warm = 2 * slots;
+    m->window = 8 * slots > 64 ? 8 * slots : 64;
+}
+
+static void settle(Mix *const m, const double cpu_share) {
+    m->phase = PHASE_SETTLED;
+    m->cpu_share = cpu_share;
+    m->settled_at = m->sent_total;
 }
 
 /* Which scorer takes the next frame, or -1 (wait: receive first). */
@@ -290,7 +309,10 @@ static int choose(Mix *const m) {
     if (m->phase == PHASE_OPENING && !atomic_load(&m->opening) && has_devices(m, n) && cpu >= 0)
         start_phase(m, PHASE_DEVICES_RATE, n);
     if (m->phase == PHASE_OPENING && !atomic_load(&m->opening) && (!has_devices(m, n) || cpu < 0))
-        m->phase = PHASE_SETTLED, m->cpu_share = cpu >= 0 && !has_devices(m, n) ? 1.0 : 0.0;
+        settle(m, cpu >= 0 && !has_devices(m, n) ? 1.0 : 0.0), m->settled_at = UINT64_MAX;
+    if (m->phase == PHASE_SETTLED && m->sent_total - m->settled_at > MIX_RECHECK &&
+        m->settled_at != UINT64_MAX)
+        start_phase(m, PHASE_DEVICES_RATE, n);
     const int dev = roomiest_device(m, n);
     const int cpu_room = cpu >= 0 && psnrhvs_scorer_room(m->child[cpu].ctx) > 0;
     switch (m->phase) {
@@ -339,15 +361,15 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
     if ((m->phase != PHASE_DEVICES_RATE && m->phase != PHASE_MIX_RATE) ||
         frame < m->phase_first_frame)
         return;
-    if (!m->received++) m->t_first = t;
-    if (m->received < m->window) return;
-    const double rate = (m->received - 1) / (t - m->t_first);
+    if (++m->received == m->warm + 1) m->t_first = t;
+    if (m->received < m->warm + 1 + m->window) return;
+    const double rate = (m->received - m->warm - 1) / (t - m->t_first);
     if (m->phase == PHASE_DEVICES_RATE) {
         m->device_rate = rate;
         /* The CPU's own rate, measured before the devices came (none: try it). */
         const double share = m->cpu_rate > 0 ? m->cpu_rate / (m->cpu_rate + rate) : 0.5;
         if (m->cpu_received > 1 && share < MIX_CPU_MIN_SHARE) {
-            m->phase = PHASE_SETTLED, m->cpu_share = 0.0;
+            settle(m, 0.0);
             return;
         }
         m->cpu_share = share;
@@ -355,8 +377,7 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
         start_phase(m, PHASE_MIX_RATE, n);
         return;
     }
-    if (rate < m->device_rate * MIX_GAIN) m->cpu_share = 0.0;
-    m->phase = PHASE_SETTLED;
+    settle(m, rate < m->device_rate * MIX_GAIN ? 0.0 : m->cpu_share);
 }
 
 static int mix_collect(PsnrHvsContext *const c, const int slot, float (*const sums)[3]) {
