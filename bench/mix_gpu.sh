@@ -14,7 +14,9 @@
 # Here:   CLIP_FRAMES=120 bench/ffmpeg_carry.sh build .device/ffmpeg
 #         bench/vulkan_carry.sh; .device/old = git archive of the earlier
 #         commit (with COMMIT); .device/vmaf/libvmaf-*.tar.gz
-# There:  bash bench/mix_gpu.sh OUT_DIR   (carry those four; about 8 minutes)
+# There:  bash bench/mix_gpu.sh OUT_DIR   (carry those four; about 6 minutes;
+#         OLD_BENCH=0 leaves out the earlier tree's cuda_bench and CLI runs,
+#         HW=0 the encodes)
 # Results: OUT_DIR/summary.txt, logs in OUT_DIR/logs.tar.gz.
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
@@ -54,12 +56,12 @@ fi
 step "builds: this tree (cpu, cuda, opencl, vulkan), the earlier tree, libvmaf (in parallel)"
 (cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON -DPSNRHVS_OPENCL=ON \
     -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF "${vk_args[@]}" &&
-    cmake --build "$B" -j10 --target psnrhvs cuda_bench) >"$L/build_new.log" 2>&1 &
+    cmake --build "$B" -j10 --target psnrhvs_cli cuda_bench) >"$L/build_new.log" 2>&1 &
 p_new=$!
 OLDC=$(cat "$ROOT/.device/old/COMMIT" 2>/dev/null || echo unknown)
 (cmake -S "$ROOT/.device/old" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
     -DPSNRHVS_OPENCL=OFF -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF -DPSNRHVS_VULKAN=OFF &&
-    cmake --build "$BO" -j4 --target psnrhvs cuda_bench) >"$L/build_old.log" 2>&1 &
+    cmake --build "$BO" -j4 --target psnrhvs_cli cuda_bench) >"$L/build_old.log" 2>&1 &
 p_old=$!
 VMAF=""
 tarball=$(ls "$ROOT"/.device/vmaf/libvmaf-*.tar.gz 2>/dev/null | head -1)
@@ -96,7 +98,7 @@ for g in "3840 2160 10" "3840 2160 8" "1920 1080 8"; do
     set -- $g
     "$B/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_$1x$2_$3.log" 2>&1
     grep -h "RESULT" "$L/cuda_bench_$1x$2_$3.log" | tee -a "$S"
-    if [ -x "$BO/tests/cuda/cuda_bench" ]; then
+    if [ -x "$BO/tests/cuda/cuda_bench" ] && [ "${OLD_BENCH:-1}" = 1 ]; then
         "$BO/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_old_$1x$2_$3.log" 2>&1
         grep -h "RESULT" "$L/cuda_bench_old_$1x$2_$3.log" | sed "s/^/earlier tree: /" | tee -a "$S"
     fi
@@ -155,7 +157,7 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ]; then
     say "3840x2160 10-bit: default steady $(printf %.0f "$st") fps = $(calc "100 * $st / $H2D10" | xargs printf %.1f)% of the h2d limit ($H2D10 frame pairs/s)"
 fi
 
-if [ -x "$BO/tools/psnrhvs" ]; then
+if [ -x "$BO/tools/psnrhvs" ] && [ "${OLD_BENCH:-1}" = 1 ]; then
     step "the earlier tree's CLI, --backend cuda and --backend cpu --threads 16, 3840x2160 8-bit (median of $REPS)"
     for cfg in cuda cpu; do
         for n in 120 480; do
@@ -194,7 +196,7 @@ if [ -x "$BO/tools/psnrhvs" ] && left $((DEADLINE - 200)); then
     timeout 200 bash "$ROOT/bench/batch/batch_bench.sh" "$P" "$BO/tools/psnrhvs" 200 60 1920 1080 3 2>&1 | tee -a "$S"
 fi
 
-if [ -x "$ROOT/.device/ffmpeg/psnrhvs" ] && left $((DEADLINE - 90)); then
+if [ -x "$ROOT/.device/ffmpeg/psnrhvs" ] && [ "${HW:-1}" = 1 ] && left $((DEADLINE - 90)); then
     step "encodes, 3840x2160: NVDEC or CPU decoding, the default against cpu and cuda pinned"
     REPS=2 timeout $((DEADLINE - ($(date +%s) - T0))) bash "$ROOT/bench/hwaccel_gpu.sh" "$ROOT/.device/ffmpeg" "$OUT/hwaccel" \
         >/dev/null 2>&1

@@ -4,7 +4,8 @@
  * the same bits, so a frame may go to any of them; lib.c's queue returns the
  * scores in send order. Which scorers take frames is measured, not guessed:
  * once the devices are open, their rate alone is measured, then with the
- * CPU beside them, and the CPU keeps a share only if the mix is faster.
+ * CPU beside them; the CPU keeps a share only if the mix is faster, and
+ * takes every frame if it alone is the fastest.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -377,7 +378,13 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
         start_phase(m, PHASE_MIX_RATE, n);
         return;
     }
-    settle(m, rate < m->device_rate * MIX_GAIN ? 0.0 : m->cpu_share);
+    /* The best of three: the CPU alone (its rate before the devices came),
+     * the devices alone, the mix; a GPU slower than the CPU (a software
+     * Vulkan device, a small GPU) is left idle. */
+    if (m->cpu_rate > rate && m->cpu_rate > m->device_rate)
+        settle(m, 1.0);
+    else
+        settle(m, rate < m->device_rate * MIX_GAIN ? 0.0 : m->cpu_share);
 }
 
 static int mix_collect(PsnrHvsContext *const c, const int slot, float (*const sums)[3]) {
