@@ -377,8 +377,11 @@ static void VS_CC metric_create(const VSMap *in, VSMap *out, void *user_data, VS
     const int res = psnrhvs_open(&d->ctx, &s);
     if (res < 0) {
         take_log(d, why, sizeof(why));
-        snprintf(msg, sizeof(msg), "Metric: cannot open the %s scorer for %dx%d %s: %s", backend,
-                 s.width, s.height, rname, why[0] ? why : strerror(-res));
+        /* The library names its own setting; here it is chroma=0. */
+        const int chroma_hint = res == PSNRHVS_ERR(ERANGE) && strstr(why, "enable_chroma");
+        snprintf(msg, sizeof(msg), "Metric: cannot open the %s scorer for %dx%d %s: %s%s", backend,
+                 s.width, s.height, rname, why[0] ? why : strerror(-res),
+                 chroma_hint ? " (chroma=0 here)" : "");
         vsapi->mapSetError(out, msg);
         filter_destroy(d, vsapi);
         return;
