@@ -149,6 +149,7 @@ static void help(void) {
         "       psnrhvs parity -r REF -d DIST [input and scoring options] [--backends LIST]\n"
         "       psnrhvs batch JOBS.csv [options]       (psnrhvs batch --help)\n"
         "       psnrhvs report SCORES... -o PAGE.html  (psnrhvs report --help)\n"
+        "       psnrhvs bdrate ANCHOR.csv TEST.csv    (psnrhvs bdrate --help)\n"
         "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
         "\n"
         "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"

@@ -21,6 +21,7 @@
 #include "parity.h"
 #include "batch.h"
 #include "report.h"
+#include "bdrate.h"
 #include "output/outname.h"
 #include "thread.h"
 
@@ -685,6 +686,7 @@ int main(const int argc, char *const *const argv) {
     if (argc > 1 && !strcmp(argv[1], "batch"))
         return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
     if (argc > 1 && !strcmp(argv[1], "report")) return psnrhvs_report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "bdrate")) return bdrate_main(argc - 1, argv + 1);
     psnrhvs_default_settings(&lib);
     lib.logger.cookie = &log;
     lib.logger.callback = log_message;
