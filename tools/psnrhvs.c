@@ -740,6 +740,7 @@ int main(const int argc, char *const *const argv) {
             ret = fmt_res;
             goto end;
         }
+        if (input_colour_check(ref, rend[r].in, cli.colour_error, cli.quiet) < 0) goto end;
         if (!r) {
             fmt = rend[0].fmt;
             ref_fmt = rf;
