@@ -30,6 +30,8 @@ PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distribute
 # VapourSynth (built from third_party/vapoursynth by cmake/vapoursynth/build-vs.sh)
 # for the plugin's tests; SciPy is the bdrate test's independent oracle.
 PACKAGES="$PACKAGES autoconf automake libtool libzimg-dev cython3 python3-dev python3-scipy"
+# pip installs python/ (setup.py bundles the C build) into a venv in its test.
+PACKAGES="$PACKAGES python3-venv python3-pip python3-wheel python3-setuptools"
 # Headless Chromium renders the report page of `psnrhvs report` in its test.
 PACKAGES="$PACKAGES chromium"
 # The AArch64 cross tree (NEON kernels): GCC and C library for aarch64-linux-gnu,

@@ -217,6 +217,25 @@ for n in range(m.num_frames):
     check_frame(props, {**want, "psnr_hvs_cb": None, "psnr_hvs_cr": None}, True, f"luma {n}")
 print("luma only: the CLI's bits")
 
+# ---- an 8-bit source against a 10-bit encode: resize.Point as --common_bitdepth ----
+ref8, _, g8, _, _ = clips["yuv420p_176x144"]
+_, dist10, g10, D10, fmt10 = clips["yuv420p10_176x144"]
+up = core.resize.Point(ref8, format=fmt10.id)[:g10["frames"]]
+for n in range(up.num_frames):
+    a = np.asarray(up.get_frame(n)[0]).astype(np.uint16)
+    b = np.asarray(ref8.get_frame(n)[0]).astype(np.uint16) << 2
+    check(np.array_equal(a, b), f"resize.Point 8 -> 10 bits is not v << 2 (frame {n})")
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "cb.json")
+    subprocess.run([CLI, "-r", str(DATA / "yuv420p_176x144_ref.y4m"), "-d",
+                    str(DATA / "yuv420p10_176x144_dist.y4m"), "--common_bitdepth", "--json",
+                    "--precision", "max", "-q", "-o", out], check=True)
+    cli = json.load(open(out))["frames"]
+m = metric(up, dist10)
+for n in range(m.num_frames):
+    check_frame(m.get_frame(n).props, cli[n]["metrics"], False, f"common_bitdepth {n}")
+print("resize.Point to 10 bits: the CLI's --common_bitdepth bits")
+
 # ---- errors -----------------------------------------------------------------
 
 
