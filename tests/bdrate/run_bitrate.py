@@ -8,7 +8,8 @@ Clips encoded at test time (x264 in MP4 with B-frames and in Matroska, a raw
 H.264 stream, VP9 in IVF and WebM, FFV1 in NUT, with an audio track beside
 the video in one): the bitrate must be, bit for bit, what ffprobe's packet
 list of the video stream gives: bytes x 8 / (packets x den / num) / 1000,
-the same operations in the same order. Raw and Y4M files are not
+the same operations in the same order; an image sequence (jpg%03d.jpg) too.
+Raw and Y4M files are not
 compressed (exit 3); a missing file and an audio-only file are errors.
 """
 import shutil
@@ -68,6 +69,7 @@ clips = [
     ("ffv1.nut", "ffv1", ["-c:v", "ffv1"]),
     ("audio.mkv", "libx264", ["-f", "lavfi", "-i", "sine=duration=0.2", "-c:v", "libx264",
                               "-c:a", "pcm_s16le", "-shortest"]),
+    ("jpg%03d.jpg", "mjpeg", ["-c:v", "mjpeg", "-pix_fmt", "yuvj420p"]),  # an image sequence
 ]
 with tempfile.TemporaryDirectory(prefix="psnrhvs-bitrate-") as tmp:
     tmp = Path(tmp)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input/bitrate.h"
 #include "input/input.h"
@@ -35,7 +36,9 @@ static int uncompressed(const char *const path, char *const err, const size_t er
 int input_bitrate(const char *const path, InputBitrate *const b, char *const err,
                   const size_t err_size) {
     memset(b, 0, sizeof(*b));
-    const int raw = uncompressed(path, err, err_size);
+    /* An image sequence (frames/%05d.png) is no file of its own: image2 reads it. */
+    const int sequence = input_image_pattern(path) && access(path, F_OK);
+    const int raw = sequence ? 0 : uncompressed(path, err, err_size);
     if (raw) return raw;
 #ifndef PSNRHVS_HAVE_FFMPEG
     snprintf(err, err_size, "psnrhvs was built without FFmpeg: no bitrate for %s", path);
@@ -45,7 +48,9 @@ int input_bitrate(const char *const path, InputBitrate *const b, char *const err
     psnrhvs_ffmpeg_log_init(); /* FFmpeg's messages are not printed */
     AVPacket *pkt = av_packet_alloc();
     int ret = -1;
-    int res = pkt ? avformat_open_input(&fc, path, NULL, NULL) : AVERROR(ENOMEM);
+    int res =
+        pkt ? avformat_open_input(&fc, path, sequence ? av_find_input_format("image2") : NULL, NULL)
+            : AVERROR(ENOMEM);
     if (res < 0) {
         snprintf(err, err_size, "cannot open %s as a video file: %s", path, av_err2str(res));
         goto end;

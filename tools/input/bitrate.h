@@ -21,7 +21,8 @@ typedef struct InputBitrate {
  * psnrhvs scores: av_find_best_stream), from its packets, read without
  * decoding: bytes x 8 / seconds, seconds = packets / the stream's average
  * frame rate (the CTC's frames / fps), else from the packets' timestamps,
- * else the stream's or container's duration ("stream"). Where no duration
+ * else the stream's or container's duration ("stream"); an image sequence
+ * (frames/%05d.png) at image2's frame rate, 25 unless the files say. Where no duration
  * is known, the container's bit_rate ("container": a figure for the whole
  * file, audio included).
  * @return 0 and *b; 1 when path is not compressed (raw or Y4M: no bitrate);
