@@ -27,6 +27,11 @@ PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 PACKAGES="$PACKAGES libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg"
 # The Python package's tests (numpy, pytest) and its Dask runner.
 PACKAGES="$PACKAGES python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
+# VapourSynth (built from third_party/vapoursynth by cmake/vapoursynth/build-vs.sh)
+# for the plugin's tests; SciPy is the bdrate test's independent oracle.
+PACKAGES="$PACKAGES autoconf automake libtool libzimg-dev cython3 python3-dev python3-scipy"
+# pip installs python/ (setup.py bundles the C build) into a venv in its test.
+PACKAGES="$PACKAGES python3-venv python3-pip python3-wheel python3-setuptools"
 # Headless Chromium renders the report page of `psnrhvs report` in its test.
 PACKAGES="$PACKAGES chromium"
 # The AArch64 cross tree (NEON kernels): GCC and C library for aarch64-linux-gnu,
@@ -63,8 +68,17 @@ setup_acpp() {
         echo "build.sh: AdaptiveCpp not built: the SYCL backend is left out" >&2
 }
 
+# VapourSynth R65 for the plugin's tests, built from third_party/vapoursynth
+# into ~/.cache/psnrhvs once (about 100 s) and reused after; without it the
+# vapoursynth_* tests skip. The plugin itself needs only the header.
+setup_vapoursynth() {
+    cmake/vapoursynth/build-vs.sh -j "$JOBS" >/dev/null ||
+        echo "build.sh: VapourSynth not built: the plugin's tests will skip" >&2
+}
+
 build() {
     setup_acpp
+    setup_vapoursynth
     # nvcc lives outside PATH in NVIDIA's default install.
     [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
     cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}

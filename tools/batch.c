@@ -34,6 +34,7 @@
 
 #include "psnrhvs.h"
 #include "batch.h"
+#include "input/bitrate.h"
 #include "cli_parse.h"
 #include "csv.h"
 #include "msg.h"
@@ -1147,7 +1148,9 @@ static const char *const stat_names[4] = {"min", "max", "mean", "harmonic_mean"}
 
 static int summary_write(FILE *const f, const void *const cookie) {
     const Batch *const b = cookie;
-    fputs("id,status,reference,distorted,output,format,frames,device,threads,seconds", f);
+    fputs("id,status,reference,distorted,output,format,frames,device,threads,seconds,bitrate,"
+          "bitrate_source",
+          f);
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
         for (int s = 0; s < 4; s++)
             fprintf(f, ",%s_%s", psnrhvs_output_key_name((enum OutputKey)k), stat_names[s]);
@@ -1170,6 +1173,15 @@ static int summary_write(FILE *const f, const void *const cookie) {
             fprintf(f, "%s,%d,%.3f", j->device_name, j->threads_used, j->seconds);
         else
             fputs(",,", f);
+        /* The distorted input's kbit/s, for rate tables (bdrate, report):
+         * skipped jobs too, so that a resumed summary equals a whole run's. */
+        fputc(',', f);
+        InputBitrate br;
+        char err[256], buf[64];
+        if (values && input_bitrate(j->distorted, &br, err, sizeof(err)) == 0)
+            fprintf(f, "%s,%s", psnrhvs_shortest(buf, sizeof(buf), br.kbps), br.source);
+        else
+            fputc(',', f);
         for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
             const double v[4] = {j->pool[k].min, j->pool[k].max, j->pool[k].mean,
                                  j->pool[k].harmonic_mean};

@@ -42,6 +42,7 @@ enum {
     ARG_HWACCEL,
     ARG_SCALE,
     ARG_COMMON_BITDEPTH,
+    ARG_COLOUR_MISMATCH,
 };
 
 static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
@@ -84,6 +85,7 @@ static const struct option long_opts[] = {
     {"hwaccel", required_argument, NULL, ARG_HWACCEL},
     {"scale", optional_argument, NULL, ARG_SCALE},
     {"common_bitdepth", no_argument, NULL, ARG_COMMON_BITDEPTH},
+    {"colour_mismatch", required_argument, NULL, ARG_COLOUR_MISMATCH},
     {NULL, 0, NULL, 0},
 };
 
@@ -136,6 +138,8 @@ static const EnumEntry layout_tbl[] = {
 
 static const EnumEntry hwaccel_tbl[] = {{"none", 0}, {"cuda", 1}, {NULL, 0}};
 
+static const EnumEntry colour_tbl[] = {{"warn", 0}, {"error", 1}, {NULL, 0}};
+
 static const EnumEntry bool_tbl[] = {{"true", 1}, {"false", 0}, {NULL, 0}};
 
 static const EnumEntry mask_product_tbl[] = {
@@ -150,9 +154,11 @@ static void help(void) {
         "       psnrhvs parity -r REF -d DIST [input and scoring options] [--backends LIST]\n"
         "       psnrhvs batch JOBS.csv [options]       (psnrhvs batch --help)\n"
         "       psnrhvs report SCORES... -o PAGE.html  (psnrhvs report --help)\n"
+        "       psnrhvs bdrate ANCHOR.csv TEST.csv    (psnrhvs bdrate --help)\n"
         "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
         "\n"
-        "Input (raw planar YUV, or Y4M read from its header; '-' is stdin):\n"
+        "Input (raw planar YUV, Y4M read from its header, compressed video or images\n"
+        "through FFmpeg; '-' is stdin):\n"
         " -r, --reference FILE      reference video\n"
         " -d, --distorted FILE      distorted video; give it up to 16 times to score a\n"
         "                           ladder (the reference read and transformed once)\n"
@@ -172,6 +178,9 @@ static void help(void) {
         "                           neighbor, ...; --scale=ALGO or --scale ALGO)\n"
         "     --common_bitdepth     shift the lower-depth side up to the other's depth\n"
         "                           (8-bit reference vs 10-bit encode: x << 2, as the AOM CTC)\n"
+        "     --colour_mismatch M   inputs that declare different colour range, matrix,\n"
+        "                           primaries or transfer: warn (default: one line, scored\n"
+        "                           as they are, as libvmaf) or error\n"
         "\n"
         "Scoring:\n"
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
@@ -528,6 +537,9 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         }
         case ARG_COMMON_BITDEPTH:
             cli->common_bitdepth = 1;
+            break;
+        case ARG_COLOUR_MISMATCH:
+            cli->colour_error = parse_enum(optarg, "--colour_mismatch", colour_tbl);
             break;
         case ARG_HELP:
             help();

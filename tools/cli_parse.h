@@ -36,6 +36,7 @@ typedef struct CLISettings {
     int backend_given;          ///< --backend given (else --hwaccel's frames pick cuda)
     int scale_algo;             ///< --scale: a psnrhvs_scale_algo() code, 0: sizes must match
     int common_bitdepth;        ///< --common_bitdepth (--aom_ctc v6.0+): shift the lower depth up
+    int colour_error;           ///< --colour_mismatch error: declared colours that differ fail
     int quiet;
     int list_devices;
     int verbose;

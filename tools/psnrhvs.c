@@ -8,6 +8,7 @@
 
 #include "psnrhvs.h"
 #include "batch.h"
+#include "bdrate.h"
 #include "cli_parse.h"
 #include "report.h"
 #include "score.h"
@@ -48,6 +49,7 @@ int main(const int argc, char *const *const argv) {
     if (argc > 1 && !strcmp(argv[1], "batch"))
         return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
     if (argc > 1 && !strcmp(argv[1], "report")) return psnrhvs_report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "bdrate")) return bdrate_main(argc - 1, argv + 1);
     CLISettings cli;
     PsnrHvsSettings lib;
     psnrhvs_default_settings(&lib);

@@ -4,6 +4,7 @@
  * renditions, their pooled values, percentiles and worst frames.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "psnrhvs.h"
+#include "bdrate.h"
 #include "report.h"
 #include "svg.h"
 
@@ -38,10 +40,20 @@ typedef struct Rendition {
     size_t infinite; ///< frames whose ranking key is +inf
 } Rendition;
 
+/* A rate table (bitrate column): one rate-distortion curve. */
+typedef struct Curve {
+    const char *path;
+    char *name;
+    RdTable t;
+} Curve;
+
 typedef struct Report {
     const char *title;
     Rendition *r;
     int n;
+    Curve *c; ///< rate tables, in input order; the first is the BD anchor
+    int nc;
+    enum BdMethod bd_method;
     double percentiles[MAX_PERCENTILES];
     int num_percentiles;
     unsigned worst;
@@ -59,7 +71,9 @@ static void help(void) {
            "of psnr_hvs, psnr_hvs_y, psnr_hvs_cb and psnr_hvs_cr of each input overlaid (a\n"
            "ladder: each input one rendition), the pooled values, percentiles and the worst\n"
            "frames. Inputs are psnrhvs's or libvmaf's JSON (any --precision, --raw), XML,\n"
-           "CSV or sub files; '-' is stdin.\n"
+           "CSV or sub files; '-' is stdin. Rate tables (CSV with a bitrate column: psnrhvs\n"
+           "batch's summary, psnrhvs bdrate's inputs) add rate-distortion curves on a log\n"
+           "rate axis, one per table, and the BD-rate of each against the first.\n"
            "\n"
            " -o, --output FILE         the page ('-' = stdout), written atomically\n"
            "     --name NAME           the name of the next input without one, in order\n"
@@ -67,6 +81,9 @@ static void help(void) {
            "     --title TEXT          the page's title (default: PSNR-HVS report)\n"
            "     --worst N             worst frames listed per rendition (default 10)\n"
            "     --percentiles LIST    comma-separated, in %% (default 1,5,10,50)\n"
+           "     --bd-method M         pchip (default) or cubic (psnrhvs bdrate --method)\n"
+           "     --pool POOL           a summary's column: NAME_POOL, mean (default),\n"
+           "                           harmonic_mean, min or max\n"
            "     --help                this text\n");
 }
 
@@ -234,6 +251,258 @@ static void write_chart(FILE *const f, const Report *const rep, const enum Outpu
     fprintf(f, "</figure>\n");
 }
 
+/* ---- rate-distortion curves (rate tables) ---- */
+
+/* 1, 2 or 5 times a power of ten, about span / target */
+static double rd_step(const double span, const int target) {
+    const double raw = span / target;
+    const double mag = pow(10.0, floor(log10(raw)));
+    const double norm = raw / mag;
+    return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+}
+
+typedef struct RdFrame {
+    double lx0, lx1, y0, y1;         ///< log10(kbit/s) and dB ranges
+    double left, right, top, bottom; ///< the plot area
+} RdFrame;
+
+static double rd_x(const RdFrame *const fr, const double rate) {
+    return fr->left + (log10(rate) - fr->lx0) / (fr->lx1 - fr->lx0) * (fr->right - fr->left);
+}
+
+static double rd_y(const RdFrame *const fr, const double y) {
+    return fr->bottom - (y - fr->y0) / (fr->y1 - fr->y0) * (fr->bottom - fr->top);
+}
+
+static int curve_has(const Report *const rep, const enum OutputKey k) {
+    for (int i = 0; i < rep->nc; i++)
+        if (rep->c[i].t.metric[k]) return 1;
+    return 0;
+}
+
+typedef struct Rung {
+    double rate, db;
+    const char *label;
+} Rung;
+
+static int rung_by_rate(const void *const a, const void *const b) {
+    const double x = ((const Rung *)a)->rate, y = ((const Rung *)b)->rate;
+    return x < y ? -1 : x > y;
+}
+
+static void write_rd_tick(FILE *const f, const RdFrame *const fr, const double rate) {
+    const double px = rd_x(fr, rate);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", px, px,
+            fr->top, fr->bottom);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px,
+            fr->bottom + 16, rate);
+}
+
+/* One chart of key k: every curve's rungs by rate (log axis), joined in rate order. */
+static void write_rd_chart(FILE *const f, const Report *const rep, const enum OutputKey k,
+                           const int big) {
+    RdFrame fr = {.lx0 = INFINITY, .lx1 = -INFINITY, .y0 = INFINITY, .y1 = -INFINITY};
+    for (int i = 0; i < rep->nc; i++) {
+        const RdTable *const t = &rep->c[i].t;
+        for (size_t j = 0; t->metric[k] && j < t->n; j++) {
+            fr.lx0 = fmin(fr.lx0, log10(t->rate[j])), fr.lx1 = fmax(fr.lx1, log10(t->rate[j]));
+            if (isfinite(t->metric[k][j]))
+                fr.y0 = fmin(fr.y0, t->metric[k][j]), fr.y1 = fmax(fr.y1, t->metric[k][j]);
+        }
+    }
+    if (!isfinite(fr.lx0)) return;
+    if (!isfinite(fr.y0)) fr.y0 = 0, fr.y1 = 50;
+    if (fr.lx1 - fr.lx0 < 0.1) fr.lx0 -= 0.05, fr.lx1 += 0.05;
+    const double pad = (fr.lx1 - fr.lx0) * 0.04;
+    fr.lx0 -= pad, fr.lx1 += pad;
+    if (fr.y1 - fr.y0 < 1e-9) fr.y0 -= 1, fr.y1 += 1;
+    const double ystep = rd_step(fr.y1 - fr.y0, 5);
+    fr.y0 = floor(fr.y0 / ystep) * ystep;
+    fr.y1 = ceil(fr.y1 / ystep) * ystep;
+    const int width = big ? 1200 : 400, height = big ? 380 : 260;
+    fr.left = 58, fr.right = width - 14, fr.top = 30, fr.bottom = height - 40;
+    const char *const key = psnrhvs_output_key_name(k);
+    fprintf(f,
+            "<figure id=\"rd-%s\">\n<svg class=\"chart rd\" data-key=\"%s\" viewBox=\"0 0 %d %d\" "
+            "role=\"img\" font-size=\"12\">\n",
+            key, key, width, height);
+    fprintf(f, "<text x=\"%.1f\" y=\"19\" font-size=\"15\" font-weight=\"bold\">%s</text>\n",
+            fr.left, key);
+    fprintf(f, "<g class=\"ticks\" fill=\"#555\">\n");
+    const int ydec = ystep >= 1 ? 0 : (int)-floor(log10(ystep) + 1e-9);
+    for (double y = fr.y0; y <= fr.y1 + ystep * 1e-6; y += ystep) {
+        const double py = rd_y(&fr, y);
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                fr.left, fr.right, py, py);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", fr.left - 6,
+                py + 4, ydec, fabs(y) < ystep * 1e-6 ? 0.0 : y);
+    }
+    /* rate ticks: 1, 2, 5 (or every digit, or a linear step over a short range) per decade */
+    const double span = fr.lx1 - fr.lx0;
+    const double lo = pow(10.0, fr.lx0), hi = pow(10.0, fr.lx1);
+    if (span < 0.35) {
+        const double step = rd_step(hi - lo, big ? 8 : 4);
+        for (double r = ceil(lo / step) * step; r <= hi; r += step) write_rd_tick(f, &fr, r);
+    } else {
+        static const double all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, some[] = {1, 2, 5}, one[] = {1};
+        const double *const m = span > (big ? 3.5 : 1.8)   ? one
+                                : span > (big ? 1.2 : 0.7) ? some
+                                                           : all;
+        const int nm = m == one ? 1 : m == some ? 3 : 9;
+        for (double dec = pow(10.0, floor(fr.lx0)); dec <= hi; dec *= 10)
+            for (int i = 0; i < nm; i++)
+                if (m[i] * dec >= lo && m[i] * dec <= hi) write_rd_tick(f, &fr, m[i] * dec);
+    }
+    fprintf(f, "</g>\n<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", fr.left, fr.top,
+            fr.bottom, fr.right);
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">kbit/s (log "
+            "scale)</text>\n",
+            (fr.left + fr.right) * 0.5, height - 6);
+    fprintf(f,
+            "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+            "fill=\"#333\">dB</text>\n",
+            (fr.top + fr.bottom) * 0.5);
+    for (int i = rep->nc - 1; i >= 0; i--) {
+        const Curve *const c = &rep->c[i];
+        const RdTable *const t = &c->t;
+        if (!t->metric[k]) continue;
+        Rung *const pts = malloc(t->n * sizeof(*pts));
+        if (!pts) continue;
+        size_t n = 0;
+        for (size_t j = 0; j < t->n; j++)
+            if (isfinite(t->metric[k][j]))
+                pts[n++] = (Rung){t->rate[j], t->metric[k][j], t->label[j]};
+        qsort(pts, n, sizeof(*pts), rung_by_rate);
+        fprintf(f, "<path class=\"rd-curve\" data-key=\"%s\" data-curve=\"", key);
+        psnrhvs_xml_text(f, c->name);
+        fprintf(f, "\" stroke=\"%s\" d=\"", psnrhvs_svg_color(i));
+        for (size_t j = 0; j < n; j++)
+            fprintf(f, "%s%.1f %.1f", j ? " L" : "M", rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db));
+        fputs("\"/>\n", f);
+        for (size_t j = 0; j < n; j++) {
+            fprintf(f,
+                    "<circle class=\"rd-point\" data-key=\"%s\" data-rate=\"%.17g\" "
+                    "data-db=\"%.17g\" data-curve=\"",
+                    key, pts[j].rate, pts[j].db);
+            psnrhvs_xml_text(f, c->name);
+            fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
+                    rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db), big ? 4 : 3,
+                    psnrhvs_svg_color(i));
+            psnrhvs_xml_text(f, c->name);
+            fputs(", ", f);
+            psnrhvs_xml_text(f, pts[j].label);
+            fprintf(f, ": %g kbit/s, %.3f dB</title></circle>\n", pts[j].rate, pts[j].db);
+        }
+        free(pts);
+    }
+    fprintf(f, "</svg>\n</figure>\n");
+}
+
+static void write_rd_section(FILE *const f, const Report *const rep) {
+    fputs("<h2>Rate and distortion</h2>\n<div class=\"legend\">\n", f);
+    for (int i = 0; i < rep->nc; i++) {
+        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>",
+                psnrhvs_svg_color(i));
+        psnrhvs_xml_text(f, rep->c[i].name);
+        fprintf(f, "</b> %zu rung%s%s</span>\n", rep->c[i].t.n, rep->c[i].t.n == 1 ? "" : "s",
+                i == 0 && rep->nc > 1 ? " (anchor)" : "");
+    }
+    fputs("</div>\n", f);
+    write_rd_chart(f, rep, chart_keys[0], 1);
+    fputs("<div class=\"row\">\n", f);
+    for (int c = 1; c < OUTPUT_NUM_KEYS; c++)
+        if (curve_has(rep, chart_keys[c])) write_rd_chart(f, rep, chart_keys[c], 0);
+    fputs("</div>\n", f);
+
+    if (rep->nc > 1) {
+        const RdTable *const anchor = &rep->c[0].t;
+        fputs("<h2>BD-rate</h2>\n<p class=\"meta\">Against <b>", f);
+        psnrhvs_xml_text(f, rep->c[0].name);
+        fprintf(f,
+                "</b>, the first rate table (%s; psnrhvs bdrate computes the same): BD-rate "
+                "negative where the curve needs less rate for the same score, BD-metric positive "
+                "where it scores higher at the same rate.</p>\n",
+                bd_method_name(rep->bd_method));
+        fputs("<table id=\"bdrate\">\n<tr><th class=\"l\">curve</th>", f);
+        for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+            if (anchor->metric[chart_keys[c]])
+                fprintf(f, "<th>%s BD-rate</th><th>%s BD-metric</th>",
+                        psnrhvs_output_key_name(chart_keys[c]),
+                        psnrhvs_output_key_name(chart_keys[c]));
+        fputs("</tr>\n", f);
+        char errs[OUTPUT_NUM_KEYS * 16][600];
+        int nerr = 0;
+        for (int i = 1; i < rep->nc; i++) {
+            fputs("<tr><td class=\"l\"><span class=\"sw\" style=\"background:", f);
+            fprintf(f, "%s\"></span>", psnrhvs_svg_color(i));
+            psnrhvs_xml_text(f, rep->c[i].name);
+            fputs("</td>", f);
+            for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
+                const enum OutputKey k = chart_keys[c];
+                if (!anchor->metric[k]) continue;
+                if (!rep->c[i].t.metric[k]) {
+                    fputs("<td>&#8212;</td><td>&#8212;</td>", f);
+                    continue;
+                }
+                BdResult r;
+                char err[512];
+                if (bd_compute(rep->bd_method, anchor, &rep->c[i].t, k, &r, err, sizeof(err)) < 0) {
+                    fputs("<td class=\"bd-error\" title=\"", f);
+                    psnrhvs_xml_text(f, err);
+                    fprintf(f, "\">error %d</td><td class=\"bd-error\">&#8212;</td>", nerr + 1);
+                    if (nerr < (int)(sizeof(errs) / sizeof(errs[0])))
+                        snprintf(errs[nerr++], sizeof(errs[0]), "%s, %s: %s", rep->c[i].name,
+                                 psnrhvs_output_key_name(k), err);
+                    continue;
+                }
+                fprintf(f,
+                        "<td class=\"bd-rate\">%+.3f %%</td><td class=\"bd-metric\">%+.3f dB</td>",
+                        r.rate, r.metric);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        if (nerr) {
+            fputs("<ol class=\"bd-errors\">\n", f);
+            for (int e = 0; e < nerr; e++) {
+                fputs("<li>", f);
+                psnrhvs_xml_text(f, errs[e]);
+                fputs("</li>\n", f);
+            }
+            fputs("</ol>\n", f);
+        }
+    } else {
+        fputs("<p class=\"notes\">One rate table: a BD-rate needs a second one (the first is "
+              "the anchor).</p>\n",
+              f);
+    }
+
+    fputs("<h2>Rungs</h2>\n<table id=\"rungs\">\n<tr><th class=\"l\">curve</th><th "
+          "class=\"l\">rung</th><th>kbit/s</th>",
+          f);
+    for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+        if (curve_has(rep, chart_keys[c]))
+            fprintf(f, "<th>%s</th>", psnrhvs_output_key_name(chart_keys[c]));
+    fputs("</tr>\n", f);
+    for (int i = 0; i < rep->nc; i++) {
+        const RdTable *const t = &rep->c[i].t;
+        for (size_t j = 0; j < t->n; j++) {
+            fprintf(f, "<tr><td class=\"l\"><span class=\"sw\" style=\"background:%s\"></span>",
+                    psnrhvs_svg_color(i));
+            psnrhvs_xml_text(f, rep->c[i].name);
+            fputs("</td><td class=\"l\">", f);
+            psnrhvs_xml_text(f, t->label[j]);
+            fprintf(f, "</td><td>%.3f</td>", t->rate[j]);
+            for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+                if (curve_has(rep, chart_keys[c]))
+                    cell(f, t->metric[chart_keys[c]] ? t->metric[chart_keys[c]][j] : NAN);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+}
+
 static const char style[] =
     "body{font:14px/1.45 sans-serif;margin:18px 28px;color:#222;background:#fff}\n"
     "h1{font-size:22px;margin:0 0 2px}\n"
@@ -256,7 +525,10 @@ static const char style[] =
     "th{background:#f5f5f5;font-weight:600}\n"
     "td.l,th.l{text-align:left}\n"
     ".tables{display:flex;flex-wrap:wrap;gap:8px 30px;align-items:flex-start}\n"
-    "caption{text-align:left;font-weight:600;padding:2px 0}\n";
+    "caption{text-align:left;font-weight:600;padding:2px 0}\n"
+    ".rd-curve{fill:none;stroke-width:1.8;stroke-linejoin:round}\n"
+    "td.bd-error{color:#b00;text-align:center}\n"
+    ".bd-errors{color:#b00}\n";
 
 static int report_write(FILE *const f, const void *const cookie) {
     const Report *const rep = cookie;
@@ -265,13 +537,22 @@ static int report_write(FILE *const f, const void *const cookie) {
     psnrhvs_xml_text(f, rep->title);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", style);
     psnrhvs_xml_text(f, rep->title);
-    fprintf(f, "</h1>\n<p class=\"meta\">%d rendition%s &#183; psnrhvs %s &#183; ", rep->n,
-            rep->n == 1 ? "" : "s", psnrhvs_version());
-    for (int i = 0; i < rep->n; i++) {
+    fputs("</h1>\n<p class=\"meta\">", f);
+    if (rep->n) fprintf(f, "%d rendition%s &#183; ", rep->n, rep->n == 1 ? "" : "s");
+    if (rep->nc) fprintf(f, "%d rate table%s &#183; ", rep->nc, rep->nc == 1 ? "" : "s");
+    fprintf(f, "psnrhvs %s &#183; ", psnrhvs_version());
+    for (int i = 0; i < rep->n + rep->nc; i++) {
         if (i) fputs(", ", f);
-        psnrhvs_xml_text(f, rep->r[i].path);
+        psnrhvs_xml_text(f, i < rep->n ? rep->r[i].path : rep->c[i - rep->n].path);
     }
-    fputs("</p>\n<div class=\"legend\">\n", f);
+    fputs("</p>\n", f);
+    if (rep->nc) write_rd_section(f, rep);
+    if (!rep->n) {
+        fputs("</body>\n</html>\n", f);
+        return ferror(f) ? -1 : 0;
+    }
+    if (rep->nc) fputs("<h2>Per frame</h2>\n", f);
+    fputs("<div class=\"legend\">\n", f);
     for (int i = 0; i < rep->n; i++) {
         const Rendition *const r = &rep->r[i];
         fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>",
@@ -393,8 +674,47 @@ static int report_write(FILE *const f, const void *const cookie) {
     return ferror(f) ? -1 : 0;
 }
 
+/* The whole of an input ("-": stdin), to tell a rate table from a score file. */
+static int read_input(const char *const path, char **const out, size_t *const out_len,
+                      char *const err, const size_t err_size) {
+    FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 1 << 16;
+            char *const nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                if (f != stdin) fclose(f);
+                snprintf(err, err_size, "%s: out of memory", path);
+                return -1;
+            }
+            buf = nb;
+        }
+        const size_t n = fread(buf + len, 1, cap - len, f);
+        if (!n) break;
+        len += n;
+    }
+    const int bad = ferror(f);
+    const int saved = errno;
+    if (f != stdin) fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(err, err_size, "cannot read %s: %s", path, strerror(saved));
+        return -1;
+    }
+    *out = buf ? buf : calloc(1, 1);
+    *out_len = len;
+    return *out ? 0 : -1;
+}
+
 int psnrhvs_report_main(int argc, char *const *argv) {
-    enum { ARG_NAME = 256, ARG_TITLE, ARG_WORST, ARG_PERCENTILES, ARG_HELP };
+    enum { ARG_NAME = 256, ARG_TITLE, ARG_WORST, ARG_PERCENTILES, ARG_HELP, ARG_BD, ARG_POOL };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"name", required_argument, NULL, ARG_NAME},
@@ -402,8 +722,11 @@ int psnrhvs_report_main(int argc, char *const *argv) {
         {"worst", required_argument, NULL, ARG_WORST},
         {"percentiles", required_argument, NULL, ARG_PERCENTILES},
         {"help", no_argument, NULL, ARG_HELP},
+        {"bd-method", required_argument, NULL, ARG_BD},
+        {"pool", required_argument, NULL, ARG_POOL},
         {NULL, 0, NULL, 0},
     };
+    const char *pool = "mean";
     Report rep = {.title = "PSNR-HVS report", .worst = 10};
     parse_percentiles(&rep, "1,5,10,50");
     const char *output = NULL;
@@ -439,6 +762,20 @@ int psnrhvs_report_main(int argc, char *const *argv) {
             if (parse_percentiles(&rep, optarg) < 0)
                 usage_error("invalid --percentiles (up to 8 numbers over 0 and up to 100)", optarg);
             break;
+        case ARG_BD:
+            if (!strcmp(optarg, "pchip"))
+                rep.bd_method = BD_PCHIP;
+            else if (!strcmp(optarg, "cubic"))
+                rep.bd_method = BD_CUBIC;
+            else
+                usage_error("unknown --bd-method (expected pchip or cubic):", optarg);
+            break;
+        case ARG_POOL:
+            if (strcmp(optarg, "mean") && strcmp(optarg, "harmonic_mean") &&
+                strcmp(optarg, "min") && strcmp(optarg, "max"))
+                usage_error("unknown --pool (expected mean, harmonic_mean, min or max):", optarg);
+            pool = optarg;
+            break;
         case ARG_HELP:
             help();
             exit(0);
@@ -459,33 +796,64 @@ int psnrhvs_report_main(int argc, char *const *argv) {
     int ret = 1;
     OutputFile *of = NULL;
     rep.r = calloc((size_t)num_inputs, sizeof(*rep.r));
-    if (!rep.r) {
+    rep.c = calloc((size_t)num_inputs, sizeof(*rep.c));
+    if (!rep.r || !rep.c) {
         fprintf(stderr, "psnrhvs: out of memory\n");
         goto end;
     }
     /* Open the page first: a bad path fails before reading anything. */
     if (psnrhvs_output_open(&of, output) < 0) goto end;
     for (int i = 0; i < num_inputs; i++) {
-        Rendition *const r = &rep.r[i];
-        char err[512];
-        r->path = inputs[i];
-        if (psnrhvs_scores_read(&r->s, inputs[i], err, sizeof(err)) < 0) {
+        char err[1024];
+        char *buf = NULL;
+        size_t len = 0;
+        if (read_input(inputs[i], &buf, &len, err, sizeof(err)) < 0) {
             fprintf(stderr, "psnrhvs: %s\n", err);
             goto end;
         }
-        rep.n = i + 1;
-        r->name = i < num_names ? strdup(names[i]) : name_from_path(inputs[i]);
-        if (!r->name || prepare(r, rep.worst) < 0) {
-            fprintf(stderr, "psnrhvs: out of memory\n");
+        char *const name = i < num_names ? strdup(names[i]) : name_from_path(inputs[i]);
+        const char *const shown = strcmp(inputs[i], "-") ? inputs[i] : "stdin";
+        if (rd_table_detect(buf, len)) {
+            /* a rate table: one rate-distortion curve */
+            Curve *const c = &rep.c[rep.nc];
+            c->path = inputs[i];
+            c->name = name;
+            const int res = rd_table_parse(&c->t, shown, buf, len, pool, err, sizeof(err));
+            free(buf);
+            if (res < 0) {
+                fprintf(stderr, "psnrhvs: %s\n", err);
+                free(c->name);
+                goto end;
+            }
+            rep.nc++;
+            if (!name) goto oom;
+            continue;
+        }
+        Rendition *const r = &rep.r[rep.n];
+        r->path = inputs[i];
+        char msg[512];
+        const int res = psnrhvs_scores_parse(&r->s, buf, len, msg, sizeof(msg));
+        free(buf);
+        if (res < 0) {
+            fprintf(stderr, "psnrhvs: %s: %s\n", shown, msg);
+            free(name);
             goto end;
         }
+        rep.n++;
+        r->name = name;
+        if (!r->name || prepare(r, rep.worst) < 0) goto oom;
     }
     if (psnrhvs_output_commit_with(&of, report_write, &rep) < 0) goto end;
     ret = 0;
+    goto end;
+oom:
+    fprintf(stderr, "psnrhvs: out of memory\n");
 end:
     psnrhvs_output_abort(&of);
     for (int i = 0; i < rep.n; i++) free_rendition(&rep.r[i]);
+    for (int i = 0; i < rep.nc; i++) free(rep.c[i].name), rd_table_free(&rep.c[i].t);
     free(rep.r);
+    free(rep.c);
     free(names);
     free(inputs);
     return ret;

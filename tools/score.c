@@ -598,6 +598,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             ret = fmt_res;
             goto end;
         }
+        if (input_colour_check(ref, rend[r].in, cli.colour_error, cli.quiet) < 0) goto end;
         if (!r) {
             fmt = rend[0].fmt;
             ref_fmt = rf;

@@ -161,6 +161,7 @@ _REPO_ROOT = _PACKAGE_DIR.parent.parent
 def library_candidates() -> List[Path]:
     """Where the library is looked for after the argument and PSNRHVS_LIBRARY."""
     dirs = [
+        _PACKAGE_DIR / "lib",   # bundled by setup.py (pip install ./python)
         _PACKAGE_DIR,           # copied into the package
         _PACKAGE_DIR.parent,    # next to the package (site-packages or prefix/lib)
     ]
@@ -172,8 +173,9 @@ def library_candidates() -> List[Path]:
 
 
 def find_library(path: Optional[Union[str, os.PathLike]] = None) -> str:
-    """The library to load: explicit path, $PSNRHVS_LIBRARY, next to the package,
-    the source tree's build folder, then the system's search (ldconfig, LD_LIBRARY_PATH)."""
+    """The library to load: explicit path, $PSNRHVS_LIBRARY, the one bundled in the
+    package (pip install), next to the package, the source tree's build folder,
+    then the system's search (ldconfig, LD_LIBRARY_PATH)."""
     if path:
         return os.fspath(path)
     env = os.environ.get("PSNRHVS_LIBRARY")

@@ -33,12 +33,14 @@ from .results import KEYS, STATS, Result
 JOB_OPTIONS = frozenset((
     "width", "height", "pixel_format", "bitdepth", "frame_cnt", "frame_skip_ref",
     "frame_skip_dist", "subsample", "enable_chroma", "mask_product", "backend", "device",
-    "threads", "isa", "exact_helpers", "frames_in_flight", "container", "library", "cli"))
+    "threads", "isa", "exact_helpers", "frames_in_flight", "container", "library", "cli",
+    "scale", "common_bitdepth", "hwaccel", "colour_mismatch"))
 
 #: Worker-side defaults for options a job does not set (a GPU host sets
 #: PSNRHVS_BACKEND=cuda, a worker per GPU PSNRHVS_DEVICE=N).
 ENV_DEFAULTS = {"backend": "PSNRHVS_BACKEND", "device": "PSNRHVS_DEVICE",
-                "threads": "PSNRHVS_THREADS", "isa": "PSNRHVS_ISA"}
+                "threads": "PSNRHVS_THREADS", "isa": "PSNRHVS_ISA",
+                "hwaccel": "PSNRHVS_HWACCEL"}
 
 #: Failures that are the cluster's, not the job's: the job runs again.
 def _retryable() -> tuple:

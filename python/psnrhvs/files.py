@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -51,11 +52,23 @@ _COMPRESSED_MAGIC = (
     (0, b"OggS"),                 # Ogg
     (0, b"FLV"),                  # FLV
     (0, b"\x06\x0e\x2b\x34"),     # MXF
+    (0, b"nut/mult"),             # NUT
+    (0, b"\x89PNG\r\n\x1a\n"),     # PNG
+    (0, b"\xff\xd8\xff"),         # JPEG
+    (0, b"II*\x00"),              # TIFF, little endian
+    (0, b"MM\x00*"),              # TIFF, big endian
 )
+#: --scale's algorithms (libswscale's names, tools/input/convert.c); bicubic is the default.
+SCALE_ALGOS = ("bicubic", "bilinear", "fast_bilinear", "neighbor", "area", "bicublin", "gauss",
+               "sinc", "lanczos", "spline", "experimental")
+HWACCELS = ("none", "cuda")
+
 #: Names the CLI path takes even without a known magic (elementary streams).
 _COMPRESSED_EXT = {".mp4", ".m4v", ".mov", ".mkv", ".webm", ".ivf", ".avi", ".ts", ".m2ts",
                    ".mts", ".mpg", ".mpeg", ".m2v", ".264", ".h264", ".avc", ".265", ".h265",
-                   ".hevc", ".266", ".h266", ".vvc", ".obu", ".av1", ".flv", ".ogv", ".mxf"}
+                   ".hevc", ".266", ".h266", ".vvc", ".obu", ".av1", ".flv", ".ogv", ".mxf",
+                   ".3gp", ".nut", ".vob", ".wmv", ".png", ".jpg", ".jpeg", ".tif", ".tiff",
+                   ".bmp", ".webp"}
 
 
 def check_bitdepth(depth: int) -> Optional[str]:
@@ -131,6 +144,8 @@ class VideoFile:
         self.frames_read = 0
         self.format: Optional[Format] = None
         self.geometry: Optional[Geometry] = None
+        #: the colour range a Y4M header declares (XCOLORRANGE): "limited", "full" or None
+        self.colour_range: Optional[str] = None
         if os.path.isdir(self.path):
             raise InputError(f"cannot read {self.name}: Is a directory")
         try:
@@ -196,6 +211,8 @@ class VideoFile:
                     h = v
             elif tag == "C":
                 pf, depth = self._colorspace(val)
+            elif tok in ("XCOLORRANGE=FULL", "XCOLORRANGE=LIMITED"):
+                self.colour_range = tok.split("=")[1].lower()
         if w is None or h is None:
             raise MalformedY4MError(f"malformed Y4M {self.name}: missing "
                                     f"{'W (width)' if w is None else 'H (height)'} tag in the "
@@ -288,8 +305,12 @@ class VideoFile:
 
 
 def _is_compressed(path: str) -> bool:
-    """A container or coded stream the raw reader would misread as YUV."""
+    """A container, coded stream or image the raw reader would misread as YUV
+    (an image sequence pattern, frames/%05d.png, too)."""
     p = path.lower()
+    if "%" in p and any(p.endswith(ext) for ext in (".png", ".jpg", ".jpeg", ".tif", ".tiff",
+                                                    ".bmp", ".webp")):
+        return True
     if any(p.endswith(ext) for ext in _COMPRESSED_EXT):
         return True
     try:
@@ -304,8 +325,11 @@ def _is_compressed(path: str) -> bool:
 
 def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],
                     height: Optional[int], pixel_format: Optional[str],
-                    bitdepth: Optional[int]) -> Format:
-    """psnrhvs.c's resolve_format(): Y4M headers win, options must agree with them."""
+                    bitdepth: Optional[int],
+                    common_bitdepth: bool = False) -> Tuple[Format, Format, Format]:
+    """psnrhvs.c's resolve_format(): Y4M headers win, options must agree with
+    them (the depth may differ with common_bitdepth: the options then
+    describe the raw side). Returns the format scored and the two as read."""
     def agree(f: VideoFile) -> None:
         h = f.format
         if h is None:
@@ -319,9 +343,15 @@ def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],
         if pixel_format is not None and pixel_format != h.pixel_format:
             raise FormatMismatchError(f"pixel_format {pixel_format} does not match the Y4M "
                                       f"header of {f.name} ({h.pixel_format})")
-        if bitdepth is not None and bitdepth != h.bitdepth:
+        if bitdepth is not None and bitdepth != h.bitdepth and not common_bitdepth:
             raise FormatMismatchError(f"bitdepth {bitdepth} does not match the Y4M header of "
                                       f"{f.name} ({h.bitdepth}-bit)")
+
+    def raw_side(other: Format) -> Format:
+        return Format(width if width is not None else other.width,
+                      height if height is not None else other.height,
+                      pixel_format if pixel_format is not None else other.pixel_format,
+                      bitdepth if bitdepth is not None else other.bitdepth)
 
     agree(ref)
     agree(dist)
@@ -331,23 +361,52 @@ def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],
             raise UsageError("raw input needs width and height (or use Y4M files)")
         rf = df = Format(width, height, pixel_format or "420", bitdepth or 8)
     elif rf is None:
-        rf = df
+        rf = raw_side(df)
     elif df is None:
-        df = rf
+        df = raw_side(rf)
     assert rf is not None and df is not None
     if (rf.width, rf.height) != (df.width, df.height):
         raise FormatMismatchError(
             f"reference and distorted differ in size: {rf.width}x{rf.height} ({ref.name}) vs "
-            f"{df.width}x{df.height} ({dist.name})")
+            f"{df.width}x{df.height} ({dist.name}); use scale=True to scale the distorted to "
+            "the reference size")
     if rf.pixel_format != df.pixel_format:
         raise FormatMismatchError(
             f"reference and distorted differ in pixel format: {rf.pixel_format} ({ref.name}) "
             f"vs {df.pixel_format} ({dist.name})")
-    if rf.bitdepth != df.bitdepth:
+    if rf.bitdepth != df.bitdepth and not common_bitdepth:
+        lo, hi = sorted((rf.bitdepth, df.bitdepth))
         raise FormatMismatchError(
             f"reference and distorted differ in bit depth: {rf.bitdepth} ({ref.name}) vs "
-            f"{df.bitdepth} ({dist.name})")
-    return rf
+            f"{df.bitdepth} ({dist.name}); use common_bitdepth=True to shift the {lo}-bit side "
+            f"up to {hi} bits")
+    out = Format(rf.width, rf.height, rf.pixel_format, max(rf.bitdepth, df.bitdepth))
+    return out, rf, df
+
+
+def _check_colour(ref: "VideoFile", dist: "VideoFile", mode: Optional[str],
+                  quiet: bool) -> None:
+    """tools/input/input.c's input_colour_check() for what Y4M declares: the range."""
+    a, b = ref.colour_range, dist.colour_range
+    if not a or not b or a == b:
+        return
+    diff = f"range {a} vs {b}"
+    if mode == "error":
+        raise FormatMismatchError(
+            f"the reference {ref.name} and the distorted {dist.name} declare different colour: "
+            f"{diff} (colour_mismatch='error'; convert one, or leave the option out to score "
+            "them as they are)")
+    if not quiet:
+        warnings.warn(f"the reference {ref.name} and the distorted {dist.name} declare "
+                      f"different colour: {diff}; scored as they are, as libvmaf does "
+                      "(colour_mismatch='error' makes it an error)", PsnrHvsWarning,
+                      stacklevel=3)
+
+
+def _shift_up(planes: List[np.ndarray], shift: int) -> List[np.ndarray]:
+    """common_bitdepth: every sample times 2**shift, as the CLI's v << shift
+    (tools/input/convert.c), in 16-bit words."""
+    return [np.left_shift(p.astype(np.uint16), shift) for p in planes]
 
 
 def _check_plane_sizes(fmt: Format, enable_chroma: bool) -> None:
@@ -387,19 +446,71 @@ def find_cli(cli: Optional[PathLike] = None, library: Any = None) -> str:
                    "pass cli=PATH, set PSNRHVS_CLI, or put psnrhvs on PATH")
 
 
+def _scale_name(scale: Any) -> Optional[str]:
+    """scale=True (bicubic), an algorithm's name, or False/None (sizes must match)."""
+    if scale is None or scale is False:
+        return None
+    if scale is True:
+        return "bicubic"
+    if isinstance(scale, str) and scale in SCALE_ALGOS:
+        return scale
+    raise UsageError(f"unknown scale algorithm '{scale}' (expected True, False or one of "
+                     f"{', '.join(SCALE_ALGOS)})")
+
+
+def _hwaccel_name(hwaccel: Any) -> Optional[str]:
+    if hwaccel is None or hwaccel is False or hwaccel == "none":
+        return None
+    if hwaccel in HWACCELS:
+        return hwaccel
+    raise UsageError(f"unknown hwaccel '{hwaccel}' (expected none or cuda)")
+
+
+def _device_arg(device: Any) -> str:
+    """--device's value: N, "all", or a list of indices (one scorer each)."""
+    if device == "all":
+        return "all"
+    if isinstance(device, (list, tuple)):
+        if not device:
+            raise UsageError("invalid device []: expected N, 'all' or a list of N")
+        return ",".join(str(_uint(d, "device", 0, INT_MAX)) for d in device)
+    return str(_uint(device, "device", 0, INT_MAX))
+
+
+# The CLI's flags in its messages, as this package's keywords name them.
+_PY_NAMES = ((re.compile(r"--frame_cnt (\d+)"), r"frame_cnt=\1"),
+             (re.compile(r"--common_bitdepth"), "common_bitdepth=True"),
+             (re.compile(r"--scale\b"), "scale=True"),
+             (re.compile(r"--hwaccel cuda"), "hwaccel='cuda'"),
+             (re.compile(r"--colour_mismatch error"), "colour_mismatch='error'"),
+             (re.compile(r"--(frame_skip_ref|frame_skip_dist|subsample|width|height|bitdepth"
+                         r"|pixel_format|backend|device|threads|isa)\b"), r"\1"))
+
+
+def _pythonize(text: str) -> str:
+    for pat, repl in _PY_NAMES:
+        text = pat.sub(repl, text)
+    return text
+
+
 def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[PathLike] = None,
                    library: Any = None, width: Optional[int] = None,
                    height: Optional[int] = None, pixel_format: Optional[str] = None,
                    bitdepth: Optional[int] = None, frame_cnt: Optional[int] = None,
                    frame_skip_ref: int = 0, frame_skip_dist: int = 0, subsample: int = 1,
                    enable_chroma: bool = True, mask_product: str = "float",
-                   backend: str = "auto", device: int = 0, threads: int = 0,
-                   isa: str = "auto", **_ignored: Any) -> Result:
+                   backend: str = "auto", device: Any = 0, threads: int = 0,
+                   isa: str = "auto", scale: Any = None, common_bitdepth: bool = False,
+                   hwaccel: Any = None, colour_mismatch: Optional[str] = None,
+                   quiet: bool = False, **_ignored: Any) -> Result:
     """Run ``psnrhvs --json --precision max --raw -o TMP`` and read its output.
-    The values are the CLI's bits (raw scores as %a, dB values as %.17g)."""
+    The values are the CLI's bits (raw scores as %a, dB values as %.17g); the
+    CLI's warnings come as PsnrHvsWarning (none with quiet)."""
     exe = find_cli(cli, library)
     ref, dist = os.fspath(reference), os.fspath(distorted)
-    args = [exe, "-r", ref, "-d", dist, "--json", "--precision", "max", "--raw", "-q"]
+    args = [exe, "-r", ref, "-d", dist, "--json", "--precision", "max", "--raw"]
+    if quiet:
+        args.append("-q")
     for flag, v in (("-w", width), ("-h", height), ("-p", pixel_format), ("-b", bitdepth),
                     ("--frame_cnt", frame_cnt)):
         if v is not None:
@@ -410,6 +521,16 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
         args += ["--frame_skip_dist", str(frame_skip_dist)]
     if subsample != 1:
         args += ["--subsample", str(subsample)]
+    algo = _scale_name(scale)
+    if algo:
+        args.append(f"--scale={algo}")
+    if common_bitdepth:
+        args.append("--common_bitdepth")
+    hw = _hwaccel_name(hwaccel)
+    if hw:
+        args += ["--hwaccel", hw]
+    if colour_mismatch:
+        args += ["--colour_mismatch", colour_mismatch]
     feat = []
     if not enable_chroma:
         feat.append("enable_chroma=false")
@@ -417,7 +538,7 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
         feat.append(f"mask_product={mask_product}")
     if feat:
         args += ["--feature", "psnr_hvs=" + ":".join(feat)]
-    args += ["--backend", backend, "--device", str(device), "--threads", str(threads),
+    args += ["--backend", backend, "--device", _device_arg(device), "--threads", str(threads),
              "--isa", isa]
     with tempfile.TemporaryDirectory(prefix="psnrhvs-") as tmp:
         out = os.path.join(tmp, "scores.json")
@@ -430,14 +551,30 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
             why = " ".join(line.strip() for line in p.stderr.splitlines() if line.strip())
             raise CLIError(
                 f"the psnrhvs CLI ({exe}) cannot score {ref} / {dist} (exit {p.returncode}): "
-                f"{why or 'no output'}. Compressed inputs need a CLI built with FFmpeg's "
-                "libraries; raw .yuv and .y4m files are read by the Python package itself",
-                returncode=p.returncode, stderr=p.stderr)
+                f"{_pythonize(why) or 'no output'}. Compressed inputs need a CLI built with "
+                "FFmpeg's libraries; raw .yuv and .y4m files are read by the Python package "
+                "itself", returncode=p.returncode, stderr=p.stderr)
         elapsed = time.monotonic() - start
+        for line in p.stderr.splitlines():
+            if line.startswith("psnrhvs: warning: "):
+                warnings.warn(_pythonize(line[len("psnrhvs: warning: "):]), PsnrHvsWarning,
+                              stacklevel=3)
         with open(out) as f:
             res = parse_json(f.read(), library)
     res.extra["cli"] = exe
     res.backend = backend
+    # The CLI's JSON (libvmaf's layout) has no geometry: what a raw or Y4M
+    # reference says is what was scored (scale scales the distorted to it).
+    if not _is_compressed(ref):
+        try:
+            head = VideoFile(ref).format
+        except InputError:
+            head = None
+        fmt = head or (Format(width, height, pixel_format or "420", bitdepth or 8)
+                       if width and height else None)
+        if fmt is not None:
+            res.width, res.height, res.pixel_format = fmt.width, fmt.height, fmt.pixel_format
+            res.bitdepth = None if common_bitdepth else fmt.bitdepth
     res.fps = len(res.frames) / elapsed if elapsed > 0 else 0.0
     return res
 
@@ -460,17 +597,21 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                 bitdepth: Optional[int] = None, frame_cnt: Optional[int] = None,
                 frame_skip_ref: int = 0, frame_skip_dist: int = 0, subsample: int = 1,
                 enable_chroma: bool = True, mask_product: str = "float", backend: str = "auto",
-                device: int = 0, threads: int = 0, isa: str = "auto",
+                device: Any = 0, threads: int = 0, isa: str = "auto",
                 exact_helpers: bool = False, frames_in_flight: int = 0, quiet: bool = False,
-                container: str = "auto", library: Any = None,
-                cli: Optional[PathLike] = None) -> Result:
+                scale: Any = None, common_bitdepth: bool = False, hwaccel: Any = None,
+                colour_mismatch: Optional[str] = None, container: str = "auto",
+                library: Any = None, cli: Optional[PathLike] = None) -> Result:
     """Score a distorted video file against a reference, as the CLI would.
 
     Raw YUV needs width/height (pixel_format defaults to "420", bitdepth to 8);
-    Y4M brings its own. The options are the CLI's flags of the same names.
-    container: "auto" (Y4M by magic; a known compressed container or coded
-    stream goes to the CLI; anything else is raw), "files" (never the CLI) or
-    "cli" (always the CLI).
+    Y4M brings its own. The options are the CLI's flags of the same names:
+    scale (True: bicubic, or an algorithm's name: the distorted scaled to the
+    reference size), common_bitdepth (the lower-depth side shifted up),
+    hwaccel ("cuda": NVDEC), colour_mismatch ("warn", "error"), device (N,
+    "all" or a list). container: "auto" (Y4M by magic; a compressed container,
+    coded stream or image, scale, or a device list go to the CLI; anything else
+    is raw), "files" (never the CLI) or "cli" (always the CLI).
     """
     ref_path, dist_path = os.fspath(reference), os.fspath(distorted)
     if width is not None:
@@ -490,25 +631,46 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     frame_skip_dist = _uint(frame_skip_dist, "frame_skip_dist", 0, UINT_MAX)
     subsample = _uint(subsample, "subsample", 1, UINT_MAX)
     threads = _uint(threads, "threads", 0, 1024)
-    device = _uint(device, "device", 0, INT_MAX)
+    device_list = device == "all" or isinstance(device, (list, tuple))
+    device_text = _device_arg(device)
+    algo = _scale_name(scale)
+    hw = _hwaccel_name(hwaccel)
+    if colour_mismatch not in (None, "warn", "error"):
+        raise UsageError(f"unknown colour_mismatch '{colour_mismatch}' (expected warn or error)")
+    if not isinstance(common_bitdepth, bool):
+        raise UsageError(f"invalid common_bitdepth {common_bitdepth!r}: expected True or False")
     if container not in ("auto", "files", "cli"):
         raise UsageError(f"unknown container '{container}' (expected auto, files or cli)")
     opts = dict(enable_chroma=enable_chroma, mask_product=mask_product, backend=backend,
-                device=device, threads=threads, isa=isa)
+                threads=threads, isa=isa)
 
-    if container == "cli" or (container == "auto" and (_is_compressed(ref_path) or
-                                                        _is_compressed(dist_path))):
+    compressed = _is_compressed(ref_path) or _is_compressed(dist_path)
+    if container == "files" and (algo or device_list):
+        raise UsageError(f"{'scale' if algo else 'a device list'} needs the psnrhvs CLI "
+                         "(container='files' forbids it)")
+    if container == "cli" or (container == "auto" and (compressed or algo or device_list)):
         return score_with_cli(ref_path, dist_path, cli=cli, library=library, width=width,
                               height=height, pixel_format=pixel_format, bitdepth=bitdepth,
                               frame_cnt=frame_cnt, frame_skip_ref=frame_skip_ref,
-                              frame_skip_dist=frame_skip_dist, subsample=subsample, **opts)
+                              frame_skip_dist=frame_skip_dist, subsample=subsample,
+                              scale=algo, common_bitdepth=common_bitdepth, hwaccel=hw,
+                              colour_mismatch=colour_mismatch, quiet=quiet, device=device,
+                              **opts)
+    if hw and not quiet:
+        warnings.warn("hwaccel has no effect: no input is compressed", PsnrHvsWarning,
+                      stacklevel=2)
+    device = int(device_text)
+    opts["device"] = device
 
     ref = VideoFile(ref_path)
     dist = VideoFile(dist_path)
-    fmt = _resolve_format(ref, dist, width, height, pixel_format, bitdepth)
+    fmt, ref_fmt, dist_fmt = _resolve_format(ref, dist, width, height, pixel_format, bitdepth,
+                                             common_bitdepth)
+    _check_colour(ref, dist, colour_mismatch, quiet)
     _check_plane_sizes(fmt, enable_chroma)
-    ref.set_format(fmt)
-    dist.set_format(fmt)
+    ref.set_format(ref_fmt)
+    dist.set_format(dist_fmt)
+    ref_shift, dist_shift = fmt.bitdepth - ref_fmt.bitdepth, fmt.bitdepth - dist_fmt.bitdepth
 
     frames: List[FrameScore] = []
     start = time.monotonic()
@@ -543,6 +705,10 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                         ended = (ref, dist, idx) if rp is None else (dist, ref, idx)
                     break
                 if idx % subsample == 0:
+                    if ref_shift:
+                        rp = _shift_up(rp, ref_shift)
+                    if dist_shift:
+                        dp = _shift_up(dp, dist_shift)
                     while not sc.send(rp, dp, idx):
                         got = sc.receive()
                         if got is None:

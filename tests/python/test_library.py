@@ -82,10 +82,12 @@ def test_find_library(lib, monkeypatch, tmp_path):
         psnrhvs.load_library(tmp_path / "libpsnrhvs.so")
     with pytest.raises(psnrhvs.LibraryNotFoundError, match="is not libpsnrhvs"):
         psnrhvs.load_library("libm.so.6")  # loads, but lacks the symbols
-    # without the variable: next to the package, the build tree, the system
+    # without the variable: bundled by pip (lib/), next to the package, the build
+    # tree, the system
     monkeypatch.delenv("PSNRHVS_LIBRARY")
     cands = _lib.library_candidates()
-    assert cands[0].parent == Path(psnrhvs.__file__).resolve().parent
+    assert cands[0].parent == Path(psnrhvs.__file__).resolve().parent / "lib"
+    assert cands[len(_lib._NAMES)].parent == Path(psnrhvs.__file__).resolve().parent
     monkeypatch.setenv("PSNRHVS_BUILD_DIR", str(Path(lib.path).resolve().parent.parent))
     found = psnrhvs.find_library()
     assert os.path.samefile(found, lib.path) or Path(found).parent in {c.parent for c in cands}

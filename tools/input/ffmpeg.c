@@ -348,6 +348,19 @@ int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth
         else
             ok = 0;
     }
+    if (!ok && desc && (desc->flags & AV_PIX_FMT_FLAG_RGB)) {
+        /* An RGB image or video: which YUV it should be (matrix, range) is the
+         * user's choice, so nothing is converted here. */
+        snprintf(err, err_size,
+                 "%s: pixel format %s is not supported: it is RGB, and psnrhvs scores YUV (or "
+                 "gray) samples, as libvmaf does, converting nothing silently; convert it "
+                 "first, e.g. ffmpeg -i %s "
+                 "-pix_fmt yuv444p -strict -1 out.y4m (add -vf "
+                 "scale=out_color_matrix=bt709:out_range=limited to choose the matrix and "
+                 "range), and the other input the same way",
+                 name, fmt_name, name);
+        return -1;
+    }
     if (!ok) {
         snprintf(err, err_size,
                  "%s: pixel format %s is not supported: psnrhvs scores planar or semi-planar YUV "
@@ -452,8 +465,11 @@ static void ffmpeg_close(void *const priv) {
 static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     char detail[600];
     struct stat st;
-    const int seekable = d->seekable = !fstat(fileno(s->f), &st) && S_ISREG(st.st_mode);
-    uint8_t *const iobuf = av_malloc(IO_BUFFER_SIZE);
+    /* An image sequence (no stream: s->f is NULL) is opened by name, image2. */
+    const int sequence = !s->f;
+    const int seekable = d->seekable =
+        sequence || (!fstat(fileno(s->f), &st) && S_ISREG(st.st_mode));
+    uint8_t *const iobuf = sequence ? NULL : av_malloc(IO_BUFFER_SIZE);
     d->pb = iobuf ? avio_alloc_context(iobuf, IO_BUFFER_SIZE, 0, s, io_read, NULL,
                                        seekable ? io_seek : NULL)
                   : NULL;
@@ -461,14 +477,15 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     d->pkt = av_packet_alloc();
     d->frame = av_frame_alloc();
     d->host = av_frame_alloc();
-    if (!d->pb || !d->fc || !d->pkt || !d->frame || !d->host) {
+    if ((!sequence && !d->pb) || !d->fc || !d->pkt || !d->frame || !d->host) {
         if (!d->pb) av_free(iobuf);
         psnrhvs_stream_error(s, "out of memory");
         return -1;
     }
     d->fc->pb = d->pb;
     d->fc->opaque = d;
-    int ret = avformat_open_input(&d->fc, s->name, NULL, NULL);
+    int ret = avformat_open_input(&d->fc, s->name, sequence ? av_find_input_format("image2") : NULL,
+                                  NULL);
     if (ret < 0) {
         ffmpeg_detail(detail, sizeof(detail));
         psnrhvs_stream_error(s, "cannot open %s as a video file: %s%s%s", s->name, av_err2str(ret),
@@ -521,6 +538,33 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     return 0;
 }
 
+/* What the stream declares about its colour (the first frame's, else the
+ * decoder's); unspecified stays "". The yuvj formats are full range. */
+static void declared_colour(const FFmpegInput *const d, InputColour *const c) {
+    const AVFrame *const f = d->frame;
+    enum AVColorRange range = f->color_range ? f->color_range : d->dec->color_range;
+    const enum AVPixelFormat pf = (enum AVPixelFormat)d->u.pix_fmt;
+    if (pf == AV_PIX_FMT_YUVJ420P || pf == AV_PIX_FMT_YUVJ422P || pf == AV_PIX_FMT_YUVJ444P)
+        range = AVCOL_RANGE_JPEG;
+    if (range == AVCOL_RANGE_MPEG) snprintf(c->range, sizeof(c->range), "limited");
+    if (range == AVCOL_RANGE_JPEG) snprintf(c->range, sizeof(c->range), "full");
+    const enum AVColorSpace cs =
+        f->colorspace != AVCOL_SPC_UNSPECIFIED ? f->colorspace : d->dec->colorspace;
+    const enum AVColorPrimaries cp =
+        f->color_primaries != AVCOL_PRI_UNSPECIFIED ? f->color_primaries : d->dec->color_primaries;
+    const enum AVColorTransferCharacteristic tc =
+        f->color_trc != AVCOL_TRC_UNSPECIFIED ? f->color_trc : d->dec->color_trc;
+    const char *name;
+    if (cs != AVCOL_SPC_UNSPECIFIED && (name = av_color_space_name(cs)))
+        snprintf(c->matrix, sizeof(c->matrix), "%s", name);
+    if (cp != AVCOL_PRI_UNSPECIFIED && cp != AVCOL_PRI_RESERVED0 &&
+        (name = av_color_primaries_name(cp)))
+        snprintf(c->primaries, sizeof(c->primaries), "%s", name);
+    if (tc != AVCOL_TRC_UNSPECIFIED && tc != AVCOL_TRC_RESERVED0 &&
+        (name = av_color_transfer_name(tc)))
+        snprintf(c->transfer, sizeof(c->transfer), "%s", name);
+}
+
 static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *const fmt) {
     FFmpegInput *const d = priv;
     psnrhvs_ffmpeg_log_init();
@@ -549,6 +593,7 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
                             s->name, s->err, sizeof(s->err)) < 0)
         return -1;
     *fmt = d->u.fmt;
+    declared_colour(d, &s->colour);
     return 1;
 }
 

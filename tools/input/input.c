@@ -346,6 +346,28 @@ static void frame_planes(const PlaneGeometry *const g, const uint8_t *const base
     }
 }
 
+/* frames/%05d.png: no stream of our own (s.f is NULL), FFmpeg's image2 reads the files. */
+static int open_image_sequence(Input *const in, const char *const path) {
+#ifdef PSNRHVS_HAVE_FFMPEG
+    in->dmx = &psnrhvs_demuxer_ffmpeg;
+    if (!(in->priv = calloc(1, in->dmx->priv_data_size))) {
+        psnrhvs_stream_error(&in->s, "out of memory");
+        return -1;
+    }
+    const int res = in->dmx->open(in->priv, &in->s, &in->nfmt);
+    if (res < 0) return -1;
+    in->has_format = res;
+    return 0;
+#else
+    psnrhvs_stream_error(&in->s,
+                         "psnrhvs was built without FFmpeg: cannot decode the image sequence %s; "
+                         "convert it to Y4M first with: ffmpeg -i %s -strict -1 -f yuv4mpegpipe "
+                         "out.y4m",
+                         path, path);
+    return -1;
+#endif
+}
+
 int psnrhvs_input_open(Input **const in_out, const char *const path) {
     return psnrhvs_input_open2(in_out, path, NULL);
 }
@@ -360,6 +382,16 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
     if (opt) in->opt = *opt;
     in->s.opt = &in->opt;
     in->s.name = path;
+    if (input_image_pattern(path) && access(path, F_OK)) {
+        /* An image sequence: no file of that name; FFmpeg opens each one. */
+        if (open_image_sequence(in, path) < 0) {
+            fprintf(cli_err(), "psnrhvs: %s\n", in->s.err);
+            psnrhvs_input_close(&in);
+            return -1;
+        }
+        *in_out = in;
+        return 0;
+    }
     if (!strcmp(path, "-")) {
         in->s.f = stdin;
         in->s.name = "stdin";
@@ -405,6 +437,46 @@ int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const v
 int psnrhvs_input_has_format(const Input *const in, InputFormat *const fmt) {
     if (in->has_format) *fmt = in->nfmt;
     return in->has_format;
+}
+
+void input_colour(const Input *const in, InputColour *const c) {
+    *c = in->s.colour;
+}
+
+int input_colour_check(const Input *const ref, const Input *const dist, const int error,
+                       const int quiet) {
+    const InputColour *const a = &ref->s.colour, *const b = &dist->s.colour;
+    const struct {
+        const char *what, *x, *y;
+    } props[] = {
+        {"range", a->range, b->range},
+        {"matrix", a->matrix, b->matrix},
+        {"primaries", a->primaries, b->primaries},
+        {"transfer", a->transfer, b->transfer},
+    };
+    char diff[512] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+        if (!props[i].x[0] || !props[i].y[0] || !strcmp(props[i].x, props[i].y)) continue;
+        n += (size_t)snprintf(diff + n, n < sizeof(diff) ? sizeof(diff) - n : 0, "%s%s %s vs %s",
+                              n ? ", " : "", props[i].what, props[i].x, props[i].y);
+    }
+    if (!n) return 0;
+    if (error) {
+        fprintf(cli_err(),
+                "psnrhvs: the reference %s and the distorted %s declare different colour: %s "
+                "(--colour_mismatch error; convert one, or leave the option out to score them "
+                "as they are)\n",
+                ref->s.name, dist->s.name, diff);
+        return -1;
+    }
+    if (!quiet)
+        fprintf(cli_err(),
+                "psnrhvs: warning: the reference %s and the distorted %s declare different "
+                "colour: %s; scored as they are, as libvmaf does (--colour_mismatch error makes "
+                "it an error)\n",
+                ref->s.name, dist->s.name, diff);
+    return 0;
 }
 
 const char *psnrhvs_input_name(const Input *const in) {

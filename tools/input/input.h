@@ -52,6 +52,18 @@ typedef struct InputOptions {
     int quiet;      ///< no warnings
 } InputOptions;
 
+/**
+ * The colour an input declares (Y4M's XCOLORRANGE, FFmpeg's color_range,
+ * colorspace, color_primaries, color_trc); "" where it declares none. Only
+ * compared between the inputs: the samples are scored as they are.
+ */
+typedef struct InputColour {
+    char range[16];     ///< "limited" or "full"
+    char matrix[32];    ///< FFmpeg's names: "bt709", "smpte170m", "bt2020nc", ...
+    char primaries[32]; ///< "bt709", "bt470bg", "bt2020", ...
+    char transfer[32];  ///< "bt709", "smpte2084", "arib-std-b67", ...
+} InputColour;
+
 /** A byte stream with a small look-ahead, so stdin can be probed without seeking. */
 typedef struct InputStream {
     FILE *f;
@@ -63,6 +75,7 @@ typedef struct InputStream {
      * and the caller reports it, so a reader thread's error comes out in
      * frame order on the main thread. */
     char err[512];
+    InputColour colour; ///< filled by the reader's open, where the input declares it
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
@@ -158,6 +171,17 @@ int psnrhvs_input_open_mem(Input **in, const char *name, const void *data, size_
 
 /** @return 1 and fill fmt if the container described the format (Y4M), else 0. */
 int psnrhvs_input_has_format(const Input *in, InputFormat *fmt);
+
+/** The colour in declares (InputColour). */
+void input_colour(const Input *in, InputColour *c);
+
+/**
+ * Compare the colour ref and dist declare, where both declare a value. A
+ * difference is one warning line naming both (unless quiet) and 0, or with
+ * error set one error line and -1: libvmaf scores such pairs as they are,
+ * pipelines may want to stop (--colour_mismatch).
+ */
+int input_colour_check(const Input *ref, const Input *dist, int error, int quiet);
 
 /** The file name given on the command line (or "stdin"). */
 const char *psnrhvs_input_name(const Input *in);
@@ -284,5 +308,8 @@ extern const Demuxer psnrhvs_demuxer_ffmpeg; ///< libavformat + libavcodec (inpu
  * "H.264", ...) or NULL for raw video (input/sniff.c).
  */
 const char *psnrhvs_sniff_compressed(const uint8_t *data, size_t size, const char *path);
+
+/** 1 when path names an image sequence (frames/%05d.png), which FFmpeg opens itself. */
+int input_image_pattern(const char *path);
 
 #endif /* PSNRHVS_TOOLS_INPUT_INPUT_H */

@@ -46,10 +46,16 @@ static const char *by_magic(const uint8_t *const d, const size_t size) {
     if (size >= 4 && !memcmp(d, "FLV\x01", 4)) return "FLV";
     if (size >= 4 && !memcmp(d, "\x06\x0e\x2b\x34", 4)) return "MXF";
     if (size >= 4 && !memcmp(d, "\x00\x00\x01\xba", 4)) return "MPEG program stream";
+    /* Images: FFmpeg decodes them too, a YUV one is scored (an RGB one is an error) */
+    if (size >= 8 && !memcmp(d, "\x89PNG\r\n\x1a\n", 8)) return "PNG image";
+    if (size >= 3 && !memcmp(d, "\xff\xd8\xff", 3)) return "JPEG image";
+    if (size >= 4 && (!memcmp(d, "II*\x00", 4) || !memcmp(d, "MM\x00*", 4))) return "TIFF image";
+    if (size >= 12 && !memcmp(d, "RIFF", 4) && !memcmp(d + 8, "WEBP", 4)) return "WebP image";
     return annexb(d, size);
 }
 
 static const char *by_name(const char *const path) {
+    // clang-format off
     static const struct {
         const char *ext, *what;
     } exts[] = {
@@ -60,13 +66,28 @@ static const char *by_name(const char *const path) {
         {"m2ts", "MPEG-TS"}, {"mts", "MPEG-TS"}, {"avi", "AVI"},       {"nut", "NUT"},
         {"flv", "FLV"},      {"ogv", "Ogg"},     {"mxf", "MXF"},       {"mpg", "MPEG"},
         {"mpeg", "MPEG"},    {"vob", "MPEG"},    {"wmv", "ASF"},
+        /* images, through FFmpeg too */
+        {"png", "PNG image"}, {"jpg", "JPEG image"}, {"jpeg", "JPEG image"},
+        {"tif", "TIFF image"}, {"tiff", "TIFF image"}, {"bmp", "BMP image"},
+        {"webp", "WebP image"},
     };
+    // clang-format on
     const char *const slash = strrchr(path, '/');
     const char *const dot = strrchr(slash ? slash + 1 : path, '.');
     if (!dot) return NULL;
     for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
         if (!strcasecmp(dot + 1, exts[i].ext)) return exts[i].what;
     return NULL;
+}
+
+int input_image_pattern(const char *const path) {
+    /* frames/%05d.png: a printf-style number, as FFmpeg's image2 takes it */
+    const char *const slash = strrchr(path, '/');
+    const char *p = strchr(slash ? slash + 1 : path, '%');
+    if (!p || !by_name(path) || !strstr(by_name(path), "image")) return 0;
+    for (p++; *p >= '0' && *p <= '9'; p++) {
+    }
+    return *p == 'd';
 }
 
 const char *psnrhvs_sniff_compressed(const uint8_t *const data, const size_t size,

@@ -145,9 +145,17 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
         case 'C':
             if (parse_colorspace(s, val, fmt) < 0) return -1;
             break;
+        case 'X':
+            /* XCOLORRANGE is compared with the other input's range; the
+             * samples are scored as they are. */
+            if (!strcmp(val, "COLORRANGE=FULL"))
+                snprintf(s->colour.range, sizeof(s->colour.range), "full");
+            else if (!strcmp(val, "COLORRANGE=LIMITED"))
+                snprintf(s->colour.range, sizeof(s->colour.range), "limited");
+            break;
         default:
-            /* F (rate), I (interlacing), A (aspect) and X (extensions such as
-             * XYSCSS, XCOLORRANGE) do not change the samples. */
+            /* F (rate), I (interlacing), A (aspect) and the other X tags
+             * (XYSCSS, ...) do not change the samples. */
             break;
         }
     }

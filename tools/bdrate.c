@@ -1,0 +1,612 @@
+/*
+ * psnrhvs: `psnrhvs bdrate ANCHOR.csv TEST.csv`: Bjøntegaard deltas.
+ *
+ * BD-rate: the mean difference of log10(rate) between the two curves over
+ * the metric range both cover, as a percentage of rate (10^d - 1) * 100;
+ * BD-metric: the mean difference of the metric over the log10(rate) range
+ * both cover. pchip (the default) interpolates each curve with the
+ * piecewise cubic Hermite polynomial of Fritsch and Carlson, the slopes as
+ * SciPy's PchipInterpolator computes them (the JVET/AOM practice: the
+ * bjontegaard package and libaom's CTC scripts call it), and integrates the
+ * pieces exactly; cubic is VCEG-M33's least-squares cubic, integrated
+ * exactly.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bdrate.h"
+#include "csv.h"
+
+const char *bd_method_name(const enum BdMethod m) {
+    return m == BD_CUBIC ? "cubic" : "pchip";
+}
+
+/* ---- rate tables ---- */
+
+static int col_is(const char *const field, const char *const name) {
+    size_t i = 0;
+    for (; field[i] && name[i]; i++) {
+        const char a = field[i] == '-' ? '_' : field[i];
+        if ((a | 0x20) != (name[i] | 0x20) && !(a == '_' && name[i] == '_')) return 0;
+    }
+    return !field[i] && !name[i];
+}
+
+int rd_table_detect(const char *const buf, const size_t len) {
+    const char *const nl = memchr(buf, '\n', len);
+    const char *const end = nl ? nl : buf + len;
+    const char *p = buf;
+    if (end - p >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) p += 3;
+    while (p < end) {
+        const char *q = p;
+        while (q < end && *q != ',') q++;
+        const char *a = p, *b = q;
+        while (a < b && (*a == ' ' || *a == '"')) a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '"' || b[-1] == '\r')) b--;
+        if (b - a == 7 && !strncasecmp(a, "bitrate", 7)) return 1;
+        p = q + 1;
+    }
+    return 0;
+}
+
+void rd_table_free(RdTable *const t) {
+    free(t->name);
+    free(t->rate);
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) free(t->metric[k]);
+    for (size_t i = 0; t->label && i < t->n; i++) free(t->label[i]);
+    free(t->label);
+    memset(t, 0, sizeof(*t));
+}
+
+/* A finite decimal number filling the whole cell. */
+static int parse_number(const char *const s, double *const v) {
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    while (*end == ' ') end++;
+    return *s && !*end && !errno;
+}
+
+int rd_table_parse(RdTable *const t, const char *const name, const char *const buf,
+                   const size_t len, const char *const pool, char *const err,
+                   const size_t err_size) {
+    memset(t, 0, sizeof(*t));
+    t->name = strdup(name);
+    const char *p = buf, *const end = buf + len;
+    if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) p += 3;
+    unsigned line = 1;
+    CsvRow row = {0};
+    char why[256];
+    int res = csv_next(&p, end, &line, &row, why, sizeof(why));
+    int col_rate = -1, col_id = -1, col_status = -1, col_key[OUTPUT_NUM_KEYS],
+        pooled[OUTPUT_NUM_KEYS];
+    char pooled_name[OUTPUT_NUM_KEYS][64];
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+        col_key[k] = -1, pooled[k] = -1;
+        snprintf(pooled_name[k], sizeof(pooled_name[k]), "%s_%s",
+                 psnrhvs_output_key_name((enum OutputKey)k), pool ? pool : "mean");
+    }
+    size_t cap = 0;
+    int ret = -1;
+    if (res < 0) {
+        snprintf(err, err_size, "%s: %s", name, why);
+        goto end;
+    }
+    if (res == 0) {
+        snprintf(err, err_size, "%s: empty: a rate table needs a header and a row per rung", name);
+        goto end;
+    }
+    for (int i = 0; i < row.n; i++) {
+        const char *const f = row.fields[i];
+        if (col_is(f, "bitrate")) col_rate = i;
+        if (col_is(f, "id")) col_id = i;
+        if (col_is(f, "status")) col_status = i;
+        for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+            if (col_is(f, psnrhvs_output_key_name((enum OutputKey)k))) col_key[k] = i;
+            if (col_is(f, pooled_name[k])) pooled[k] = i;
+        }
+    }
+    if (col_rate < 0) {
+        snprintf(err, err_size,
+                 "%s: no bitrate column (a rate table has one row per rung: bitrate in kbit/s "
+                 "and psnr_hvs, psnr_hvs_y, psnr_hvs_cb, psnr_hvs_cr columns)",
+                 name);
+        goto end;
+    }
+    int any = 0;
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+        if (col_key[k] < 0) col_key[k] = pooled[k];
+        any |= col_key[k] >= 0;
+    }
+    if (!any) {
+        snprintf(err, err_size,
+                 "%s: no metric column: psnr_hvs, psnr_hvs_y, psnr_hvs_cb or psnr_hvs_cr (or "
+                 "their _%s, as psnrhvs batch's summary writes them)",
+                 name, pool ? pool : "mean");
+        goto end;
+    }
+    for (;;) {
+        csv_row_clear(&row);
+        res = csv_next(&p, end, &line, &row, why, sizeof(why));
+        if (res < 0) {
+            snprintf(err, err_size, "%s: %s", name, why);
+            goto end;
+        }
+        if (!res) break;
+        char label[128];
+        if (col_id >= 0 && col_id < row.n && row.fields[col_id][0])
+            snprintf(label, sizeof(label), "%s", row.fields[col_id]);
+        else
+            snprintf(label, sizeof(label), "line %u", row.line);
+        if (col_status >= 0 && col_status < row.n && strcmp(row.fields[col_status], "done") &&
+            strcmp(row.fields[col_status], "skipped")) {
+            snprintf(err, err_size, "%s: rung %s has status '%s': no scores to use", name, label,
+                     row.fields[col_status]);
+            goto end;
+        }
+        if (t->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            double *const r = realloc(t->rate, cap * sizeof(double));
+            char **const l = realloc(t->label, cap * sizeof(char *));
+            if (r) t->rate = r;
+            if (l) t->label = l;
+            int ok = r && l;
+            for (int k = 0; ok && k < OUTPUT_NUM_KEYS; k++) {
+                if (col_key[k] < 0) continue;
+                double *const m = realloc(t->metric[k], cap * sizeof(double));
+                if (m) t->metric[k] = m;
+                ok = m != NULL;
+            }
+            if (!ok) {
+                snprintf(err, err_size, "%s: out of memory", name);
+                goto end;
+            }
+        }
+        t->label[t->n] = strdup(label);
+        t->n++;
+        const size_t i = t->n - 1;
+        const char *const rate = col_rate < row.n ? row.fields[col_rate] : "";
+        if (!parse_number(rate, &t->rate[i]) || !(t->rate[i] > 0) || isinf(t->rate[i])) {
+            snprintf(err, err_size, "%s: rung %s: bitrate '%s' is not a positive number (kbit/s)",
+                     name, label, rate);
+            goto end;
+        }
+        for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+            if (col_key[k] < 0) continue;
+            const char *const v = col_key[k] < row.n ? row.fields[col_key[k]] : "";
+            /* inf: identical frames pooled (a lossless rung) */
+            if (!parse_number(v, &t->metric[k][i]) || isnan(t->metric[k][i])) {
+                snprintf(err, err_size, "%s: rung %s: %s '%s' is not a number", name, label,
+                         psnrhvs_output_key_name((enum OutputKey)k), v);
+                goto end;
+            }
+        }
+    }
+    if (!t->n) {
+        snprintf(err, err_size, "%s: no rungs: a rate table needs a row per rung", name);
+        goto end;
+    }
+    ret = 0;
+end:
+    csv_row_clear(&row);
+    free(row.fields);
+    if (ret < 0) rd_table_free(t);
+    return ret;
+}
+
+int rd_table_read(RdTable *const t, const char *const path, const char *const pool, char *const err,
+                  const size_t err_size) {
+    memset(t, 0, sizeof(*t));
+    FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int oom = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 1 << 14;
+            char *const nb = realloc(buf, cap);
+            if (!nb) {
+                oom = 1;
+                break;
+            }
+            buf = nb;
+        }
+        const size_t n = fread(buf + len, 1, cap - len, f);
+        if (!n) break;
+        len += n;
+    }
+    const int bad = ferror(f);
+    if (f != stdin) fclose(f);
+    int res = -1;
+    if (oom)
+        snprintf(err, err_size, "%s: out of memory", path);
+    else if (bad)
+        snprintf(err, err_size, "cannot read %s", path);
+    else
+        res = rd_table_parse(t, strcmp(path, "-") ? path : "stdin", buf ? buf : "", len, pool, err,
+                             err_size);
+    free(buf);
+    return res;
+}
+
+/* ---- the curves ---- */
+
+typedef struct Point {
+    double rate, metric;
+    const char *label;
+} Point;
+
+static int by_rate(const void *const a, const void *const b) {
+    const double x = ((const Point *)a)->rate, y = ((const Point *)b)->rate;
+    return x < y ? -1 : x > y;
+}
+
+/* The curve of key k sorted by rate, checked: x = metric, y = log10(rate). */
+static int curve(const RdTable *const t, const enum OutputKey k, double *const metric,
+                 double *const lrate, char *const err, const size_t err_size) {
+    const char *const key = psnrhvs_output_key_name(k);
+    if (t->n < BD_MIN_RUNGS || t->n > BD_MAX_RUNGS) {
+        if (t->n > BD_MAX_RUNGS) {
+            snprintf(err, err_size, "%s has %zu rungs: at most %d", t->name, t->n, BD_MAX_RUNGS);
+            return -1;
+        }
+        snprintf(err, err_size, "%s has %zu rung%s: a BD-rate needs at least %d", t->name, t->n,
+                 t->n == 1 ? "" : "s", BD_MIN_RUNGS);
+        return -1;
+    }
+    Point *const pt = malloc(t->n * sizeof(*pt));
+    if (!pt) return snprintf(err, err_size, "out of memory"), -1;
+    for (size_t i = 0; i < t->n; i++) pt[i] = (Point){t->rate[i], t->metric[k][i], t->label[i]};
+    qsort(pt, t->n, sizeof(*pt), by_rate);
+    int res = 0;
+    for (size_t i = 0; i < t->n && !res; i++) {
+        if (!isfinite(pt[i].metric)) {
+            snprintf(err, err_size,
+                     "%s: %s of rung %s is %s (identical frames): no curve through it; leave the "
+                     "rung out",
+                     t->name, key, pt[i].label, pt[i].metric > 0 ? "+inf" : "-inf");
+            res = -1;
+        } else if (i && pt[i].rate == pt[i - 1].rate) {
+            snprintf(err, err_size, "%s: rungs %s and %s have the same bitrate, %.17g kbit/s",
+                     t->name, pt[i - 1].label, pt[i].label, pt[i].rate);
+            res = -1;
+        } else if (i && !(pt[i].metric > pt[i - 1].metric)) {
+            snprintf(err, err_size,
+                     "%s: the %s curve is not monotonic: %.6f dB at %.6g kbit/s (%s), %.6f dB at "
+                     "%.6g kbit/s (%s); the metric must rise with the rate",
+                     t->name, key, pt[i - 1].metric, pt[i - 1].rate, pt[i - 1].label, pt[i].metric,
+                     pt[i].rate, pt[i].label);
+            res = -1;
+        }
+        metric[i] = pt[i].metric;
+        lrate[i] = log10(pt[i].rate);
+    }
+    free(pt);
+    return res;
+}
+
+static double sign(const double v) {
+    return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0;
+}
+
+/* SciPy's PchipInterpolator._edge_case: a one-sided three-point slope, kept in shape. */
+static double edge_slope(const double h0, const double h1, const double m0, const double m1) {
+    const double d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1);
+    if (sign(d) != sign(m0)) return 0.0;
+    if (sign(m0) != sign(m1) && fabs(d) > 3.0 * fabs(m0)) return 3.0 * m0;
+    return d;
+}
+
+/* The slopes at the knots (SciPy's _find_derivatives): a weighted harmonic
+ * mean of the secants inside, zero where they change sign. */
+static void pchip_slopes(const double *const x, const double *const y, const size_t n,
+                         double *const d) {
+    double h[BD_MAX_RUNGS], m[BD_MAX_RUNGS];
+    for (size_t i = 0; i + 1 < n; i++) h[i] = x[i + 1] - x[i], m[i] = (y[i + 1] - y[i]) / h[i];
+    if (n == 2) {
+        d[0] = d[1] = m[0];
+        return;
+    }
+    for (size_t k = 1; k + 1 < n; k++) {
+        if (sign(m[k]) != sign(m[k - 1]) || m[k] == 0 || m[k - 1] == 0) {
+            d[k] = 0.0;
+            continue;
+        }
+        const double w1 = 2 * h[k] + h[k - 1], w2 = h[k] + 2 * h[k - 1];
+        const double whmean = (w1 / m[k - 1] + w2 / m[k]) / (w1 + w2);
+        d[k] = 1.0 / whmean;
+    }
+    d[0] = edge_slope(h[0], h[1], m[0], m[1]);
+    d[n - 1] = edge_slope(h[n - 2], h[n - 3], m[n - 2], m[n - 3]);
+}
+
+/* The integral of the PCHIP interpolant of (x, y) over [lo, hi], each cubic
+ * piece c0 u^3 + c1 u^2 + c2 u + c3 (u = t - x[i], as SciPy's PPoly) exactly. */
+static double pchip_integral(const double *const x, const double *const y, const size_t n,
+                             const double lo, const double hi) {
+    double d[BD_MAX_RUNGS];
+    pchip_slopes(x, y, n, d);
+    double sum = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        const double a = lo > x[i] ? lo : x[i], b = hi < x[i + 1] ? hi : x[i + 1];
+        if (!(b > a)) continue;
+        const double dx = x[i + 1] - x[i], slope = (y[i + 1] - y[i]) / dx;
+        const double t = (d[i] + d[i + 1] - 2 * slope) / dx;
+        const double c0 = t / dx, c1 = (slope - d[i]) / dx - t, c2 = d[i], c3 = y[i];
+        const double ua = a - x[i], ub = b - x[i];
+#define ANTI(u) ((((c0 / 4 * (u) + c1 / 3) * (u) + c2 / 2) * (u) + c3) * (u))
+        sum += ANTI(ub) - ANTI(ua);
+#undef ANTI
+    }
+    return sum;
+}
+
+/* The integral over [lo, hi] of the least-squares cubic through (x, y): fit
+ * in t = (x - mid) / half (well conditioned), solved by Householder QR. */
+static double cubic_integral(const double *const x, const double *const y, const size_t n,
+                             const double lo, const double hi) {
+    const double mid = (x[0] + x[n - 1]) / 2, half = (x[n - 1] - x[0]) / 2;
+    double a[BD_MAX_RUNGS][4], b[BD_MAX_RUNGS], v[BD_MAX_RUNGS];
+    for (size_t i = 0; i < n; i++) {
+        const double t = (x[i] - mid) / half;
+        a[i][0] = 1, a[i][1] = t, a[i][2] = t * t, a[i][3] = t * t * t;
+        b[i] = y[i];
+    }
+    for (int j = 0; j < 4; j++) {
+        double norm = 0;
+        for (size_t i = (size_t)j; i < n; i++) norm += a[i][j] * a[i][j];
+        norm = sqrt(norm);
+        const double alpha = a[j][j] > 0 ? -norm : norm;
+        for (size_t i = 0; i < n; i++) v[i] = i < (size_t)j ? 0 : a[i][j];
+        v[j] -= alpha;
+        double vv = 0;
+        for (size_t i = (size_t)j; i < n; i++) vv += v[i] * v[i];
+        if (vv == 0) continue;
+        for (int c = j; c < 4; c++) {
+            double s = 0;
+            for (size_t i = (size_t)j; i < n; i++) s += v[i] * a[i][c];
+            s = 2 * s / vv;
+            for (size_t i = (size_t)j; i < n; i++) a[i][c] -= s * v[i];
+        }
+        double s = 0;
+        for (size_t i = (size_t)j; i < n; i++) s += v[i] * b[i];
+        s = 2 * s / vv;
+        for (size_t i = (size_t)j; i < n; i++) b[i] -= s * v[i];
+    }
+    double c[4];
+    for (int j = 3; j >= 0; j--) {
+        double s = b[j];
+        for (int k = j + 1; k < 4; k++) s -= a[j][k] * c[k];
+        c[j] = s / a[j][j];
+    }
+    const double ta = (lo - mid) / half, tb = (hi - mid) / half;
+#define ANTI(u) ((((c[3] / 4 * (u) + c[2] / 3) * (u) + c[1] / 2) * (u) + c[0]) * (u))
+    return half * (ANTI(tb) - ANTI(ta));
+#undef ANTI
+}
+
+static double integral(const enum BdMethod m, const double *const x, const double *const y,
+                       const size_t n, const double lo, const double hi) {
+    return m == BD_CUBIC ? cubic_integral(x, y, n, lo, hi) : pchip_integral(x, y, n, lo, hi);
+}
+
+int bd_compute(const enum BdMethod m, const RdTable *const anchor, const RdTable *const test,
+               const enum OutputKey k, BdResult *const r, char *const err, const size_t err_size) {
+    const char *const key = psnrhvs_output_key_name(k);
+    if (!anchor->metric[k] || !test->metric[k]) {
+        snprintf(err, err_size, "%s has no %s column",
+                 anchor->metric[k] ? test->name : anchor->name, key);
+        return -1;
+    }
+    const size_t na = anchor->n, nt = test->n;
+    double ma[BD_MAX_RUNGS], ra[BD_MAX_RUNGS], mt[BD_MAX_RUNGS], rt[BD_MAX_RUNGS];
+    if (curve(anchor, k, ma, ra, err, err_size) < 0 || curve(test, k, mt, rt, err, err_size) < 0)
+        return -1;
+    /* The metric range both cover (BD-rate), the log-rate range both cover (BD-metric). */
+    const double lo = ma[0] > mt[0] ? ma[0] : mt[0];
+    const double hi = ma[na - 1] < mt[nt - 1] ? ma[na - 1] : mt[nt - 1];
+    if (!(hi > lo)) {
+        snprintf(err, err_size,
+                 "the %s curves do not overlap: %s covers %.6f..%.6f dB, %s %.6f..%.6f dB", key,
+                 anchor->name, ma[0], ma[na - 1], test->name, mt[0], mt[nt - 1]);
+        return -1;
+    }
+    const double rlo = ra[0] > rt[0] ? ra[0] : rt[0];
+    const double rhi = ra[na - 1] < rt[nt - 1] ? ra[na - 1] : rt[nt - 1];
+    if (!(rhi > rlo)) {
+        snprintf(err, err_size,
+                 "the %s curves do not overlap in rate: %s covers %.6g..%.6g kbit/s, %s "
+                 "%.6g..%.6g kbit/s",
+                 key, anchor->name, pow(10, ra[0]), pow(10, ra[na - 1]), test->name, pow(10, rt[0]),
+                 pow(10, rt[nt - 1]));
+        return -1;
+    }
+    const double ia = integral(m, ma, ra, na, lo, hi), it = integral(m, mt, rt, nt, lo, hi);
+    r->rate = (pow(10.0, (it - ia) / (hi - lo)) - 1) * 100;
+    const double ja = integral(m, ra, ma, na, rlo, rhi), jt = integral(m, rt, mt, nt, rlo, rhi);
+    r->metric = (jt - ja) / (rhi - rlo);
+    r->lo = lo, r->hi = hi;
+    /* the rates as given, not 10^log10(rate) */
+    r->rate_lo = r->rate_hi = 0;
+    double amin = INFINITY, amax = 0, tmin = INFINITY, tmax = 0;
+    for (size_t i = 0; i < na; i++)
+        amin = fmin(amin, anchor->rate[i]), amax = fmax(amax, anchor->rate[i]);
+    for (size_t i = 0; i < nt; i++)
+        tmin = fmin(tmin, test->rate[i]), tmax = fmax(tmax, test->rate[i]);
+    r->rate_lo = fmax(amin, tmin), r->rate_hi = fmin(amax, tmax);
+    return 0;
+}
+
+/* ---- the subcommand ---- */
+
+static void usage_error(const char *const msg, const char *const arg) {
+    fprintf(stderr, "psnrhvs: bdrate: %s%s%s%s (see psnrhvs bdrate --help)\n", msg, arg ? " '" : "",
+            arg ? arg : "", arg ? "'" : "");
+    exit(2);
+}
+
+static void help(void) {
+    printf("Usage: psnrhvs bdrate ANCHOR.csv TEST.csv [options]\n"
+           "Bjontegaard deltas of TEST against ANCHOR: BD-rate (%%, negative: TEST needs less\n"
+           "rate for the same score) and BD-metric (dB, positive: TEST scores higher at the\n"
+           "same rate), for each of psnr_hvs_y, psnr_hvs_cb, psnr_hvs_cr and psnr_hvs that\n"
+           "both files have. Each file is a CSV table, one row per rung (at least 4), with\n"
+           "a bitrate column (kbit/s) and the metric columns; psnrhvs batch's summary works\n"
+           "as it is (its NAME_mean columns).\n"
+           "\n"
+           "     --method pchip|cubic  pchip (default): PCHIP of log10(rate) over the metric,\n"
+           "                           integrated exactly over the overlap (JVET, AOM CTC);\n"
+           "                           cubic: VCEG-M33's least-squares cubic\n"
+           "     --pool POOL           the batch summary's column to take, NAME_POOL: mean\n"
+           "                           (default), harmonic_mean, min or max\n"
+           "     --json                one JSON object on stdout (values %%.17g)\n"
+           "     --help                this text\n");
+}
+
+static void json_string(FILE *const f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+int bdrate_main(int argc, char *const *argv) {
+    enum { ARG_METHOD = 256, ARG_POOL, ARG_JSON, ARG_HELP };
+    static const struct option opts[] = {
+        {"method", required_argument, NULL, ARG_METHOD},
+        {"pool", required_argument, NULL, ARG_POOL},
+        {"json", no_argument, NULL, ARG_JSON},
+        {"help", no_argument, NULL, ARG_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    enum BdMethod method = BD_PCHIP;
+    const char *pool = "mean";
+    int json = 0;
+    const char *files[2];
+    int num_files = 0;
+    opterr = 0;
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "-:", opts, NULL)) != -1) {
+        switch (o) {
+        case 1:
+            if (num_files == 2) usage_error("more than two rate tables given:", optarg);
+            files[num_files++] = optarg;
+            break;
+        case ARG_METHOD:
+            if (!strcmp(optarg, "pchip"))
+                method = BD_PCHIP;
+            else if (!strcmp(optarg, "cubic"))
+                method = BD_CUBIC;
+            else
+                usage_error("unknown --method (expected pchip or cubic):", optarg);
+            break;
+        case ARG_POOL:
+            if (strcmp(optarg, "mean") && strcmp(optarg, "harmonic_mean") &&
+                strcmp(optarg, "min") && strcmp(optarg, "max"))
+                usage_error("unknown --pool (expected mean, harmonic_mean, min or max):", optarg);
+            pool = optarg;
+            break;
+        case ARG_JSON:
+            json = 1;
+            break;
+        case ARG_HELP:
+            help();
+            exit(0);
+        case ':':
+            usage_error("an option needs a value:", argv[optind - 1]);
+            break;
+        default:
+            usage_error("unknown option", argv[optind - 1]);
+        }
+    }
+    if (num_files < 2) usage_error("needs two rate tables: ANCHOR.csv TEST.csv", NULL);
+    if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
+        usage_error("stdin ('-') given twice", NULL);
+
+    RdTable t[2];
+    char err[1024];
+    for (int i = 0; i < 2; i++) {
+        if (rd_table_read(&t[i], files[i], pool, err, sizeof(err)) < 0) {
+            fprintf(stderr, "psnrhvs: bdrate: %s\n", err);
+            if (i) rd_table_free(&t[0]);
+            return 1;
+        }
+    }
+    int common = 0, failed = 0;
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) common += t[0].metric[k] && t[1].metric[k];
+    if (!common) {
+        fprintf(stderr, "psnrhvs: bdrate: %s and %s have no metric column in common\n", t[0].name,
+                t[1].name);
+        rd_table_free(&t[0]);
+        rd_table_free(&t[1]);
+        return 1;
+    }
+    if (json) {
+        printf("{\n  \"anchor\": ");
+        json_string(stdout, t[0].name);
+        printf(",\n  \"test\": ");
+        json_string(stdout, t[1].name);
+        printf(",\n  \"method\": \"%s\",\n  \"rungs\": {\"anchor\": %zu, \"test\": %zu},\n"
+               "  \"metrics\": {",
+               bd_method_name(method), t[0].n, t[1].n);
+    } else {
+        printf("BD-rate of %s against %s (%s; %zu and %zu rungs)\n", t[1].name, t[0].name,
+               bd_method_name(method), t[1].n, t[0].n);
+        printf("%-12s %12s %12s  %s\n", "metric", "BD-rate", "BD-metric", "overlap");
+    }
+    int first = 1;
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+        if (!t[0].metric[k] || !t[1].metric[k]) continue;
+        const char *const key = psnrhvs_output_key_name((enum OutputKey)k);
+        BdResult r;
+        const int res = bd_compute(method, &t[0], &t[1], (enum OutputKey)k, &r, err, sizeof(err));
+        if (res < 0) {
+            failed = 1;
+            fprintf(stderr, "psnrhvs: bdrate: %s: %s\n", key, err);
+        }
+        if (json) {
+            printf("%s\n    \"%s\": {", first ? "" : ",", key);
+            if (res < 0) {
+                printf("\"error\": ");
+                json_string(stdout, err);
+            } else {
+                printf("\"bd_rate\": %.17g, \"bd_metric\": %.17g, \"overlap_db\": [%.17g, %.17g], "
+                       "\"overlap_kbps\": [%.17g, %.17g]",
+                       r.rate, r.metric, r.lo, r.hi, r.rate_lo, r.rate_hi);
+            }
+            printf("}");
+        } else if (res < 0) {
+            printf("%-12s %12s %12s  (error: see above)\n", key, "-", "-");
+        } else {
+            printf("%-12s %+11.4f%% %+9.4f dB  %.3f..%.3f dB, %.6g..%.6g kbit/s\n", key, r.rate,
+                   r.metric, r.lo, r.hi, r.rate_lo, r.rate_hi);
+        }
+        first = 0;
+    }
+    if (json) printf("\n  }\n}\n");
+    rd_table_free(&t[0]);
+    rd_table_free(&t[1]);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "psnrhvs: bdrate: cannot write to stdout\n");
+        return 1;
+    }
+    return failed;
+}
