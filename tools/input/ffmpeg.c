@@ -28,6 +28,7 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 
+#include "input/chunks.h"
 #include "input/ffmpeg.h"
 #include "input/input.h"
 
@@ -43,6 +44,7 @@ struct FFmpegInput {
     AVPacket *pkt;
     AVFrame *frame; ///< as decoded (a GPU frame with --hwaccel)
     AVFrame *host;  ///< a GPU frame copied to system memory
+    Chunks *chunks; ///< decoded in chunks by several sessions (input/chunks.c), NULL: here
     const AVFrame *cur;
     int stream;
     int flushed;     ///< the end of the stream was sent to the decoder
@@ -79,10 +81,12 @@ static void log_callback(void *const avcl, const int level, const char *const fm
     /* The input it concerns: decoder contexts (frame threads' copies too) and
      * demuxers carry it as their opaque. */
     FFmpegInput *d = NULL;
+    int muted = 0; /* a chunk's session before its first frame (chunks.c) */
     if (cls && !strcmp(cls->class_name, "AVCodecContext"))
-        d = ((AVCodecContext *)avcl)->opaque;
+        d = chunks_input(((AVCodecContext *)avcl)->opaque, &muted);
     else if (cls && !strcmp(cls->class_name, "AVFormatContext"))
         d = ((AVFormatContext *)avcl)->opaque;
+    if (muted) return;
     pthread_mutex_lock(&log_lock);
     snprintf(log_last, sizeof(log_last), "%s%s%s", item ? item : "", item ? ": " : "", msg);
     /* Counted, not printed: a fatal one is in the error line, the others
@@ -160,7 +164,7 @@ static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
 
 static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
                                         const enum AVPixelFormat *const fmts) {
-    FFmpegInput *const d = ctx->opaque;
+    FFmpegInput *const d = chunks_input(ctx->opaque, NULL);
     for (const enum AVPixelFormat *p = fmts; *p != AV_PIX_FMT_NONE; p++)
         if (*p == AV_PIX_FMT_CUDA) return *p;
     /* Offered again without CUDA: NVDEC cannot decode this stream (its
@@ -249,7 +253,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
     char detail[600];
     for (;;) {
         av_frame_unref(d->frame);
-        int ret = avcodec_receive_frame(d->dec, d->frame);
+        int ret = d->chunks ? chunks_receive(d->chunks, d->frame, s)
+                            : avcodec_receive_frame(d->dec, d->frame);
         if (ret >= 0) {
             if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
                 psnrhvs_stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
@@ -261,6 +266,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
             return 1;
         }
         if (ret == AVERROR_EOF) return 0;
+        if (d->chunks) return -1; /* s->err set */
         if (ret != AVERROR(EAGAIN) || d->flushed) {
             psnrhvs_stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
                                  av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
@@ -438,6 +444,7 @@ static void ffmpeg_close(void *const priv) {
                 "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
                 "frames were scored as decoded, as ffmpeg decodes them\n",
                 d->name, d->log_errors, d->log_errors > 1 ? "s" : "", d->first_error);
+    chunks_close(&d->chunks);
     av_frame_free(&d->frame);
     av_frame_free(&d->host);
     av_packet_free(&d->pkt);
@@ -527,6 +534,8 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     d->name = s->name;
     d->quiet = s->opt->quiet;
     int res = open_decoder(d, s);
+    /* Split at keyframes when that pays (input/chunks.c); d->dec is then its. */
+    if (!res) res = chunks_open(&d->chunks, d->fc, d->stream, d->dec, d->seekable, s);
     /* The first frame tells the format; it is kept for the first read. */
     if (!res) res = next_frame(d, s);
     if (res < 0) return d->failed = 1, -1;
