@@ -714,7 +714,7 @@ static int fetch(Decode *const dd, const int k, const int64_t n) {
     return res;
 }
 
-static AVCodecContext *open_session(struct Chunks *const c, const int x264_build,
+static AVCodecContext *open_session(struct Chunks *const c, const Chunk *const first,
                                     Session *const sess) {
     const double t0 = now_ms();
     AVCodecContext *const d = avcodec_alloc_context3(c->tmpl->codec);
@@ -747,8 +747,14 @@ static AVCodecContext *open_session(struct Chunks *const c, const int x264_build
         d->opaque = sess;
         d->get_format = t->get_format;
         if (t->hw_device_ctx) ok = (d->hw_device_ctx = av_buffer_ref(t->hw_device_ctx)) != NULL;
-        if (c->codec == KEY_H264 && x264_build >= 0)
-            av_dict_set_int(&opts, "x264_build", x264_build, 0);
+        if (c->codec == KEY_H264 && first->x264_build >= 0)
+            av_dict_set_int(&opts, "x264_build", first->x264_build, 0);
+        /* From a recovery point, FFmpeg's H.264 decoder marks the pictures
+         * decoded before that keyframe is output as not recovered, and drops
+         * those it drains (the sequential decoder, recovered long before,
+         * outputs them): output them, as the sequential decoder does. What
+         * comes before the keyframe is dropped anyway. */
+        if (c->codec == KEY_H264 && first->open) d->flags |= AV_CODEC_FLAG_OUTPUT_CORRUPT;
     }
     if (ok) ok = avcodec_open2(d, c->tmpl->codec, &opts) >= 0;
     av_dict_free(&opts);
@@ -781,7 +787,7 @@ static void run_decode(struct Chunks *const c, Worker *const w, Run *const r) {
     dd.lo = dd.hi = first.start;
     dd.lead_hi = r->first ? first.lead_end : first.start + 1;
     dd.found = r->first == 0;
-    dd.dec = r->first ? open_session(c, first.x264_build, &dd.sess) : c->dec0;
+    dd.dec = r->first ? open_session(c, &first, &dd.sess) : c->dec0;
     if (!dd.dec) {
         if (r->first)
             give_up(&dd);

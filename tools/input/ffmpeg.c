@@ -439,12 +439,12 @@ int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uin
 
 static void ffmpeg_close(void *const priv) {
     FFmpegInput *const d = priv;
+    chunks_close(&d->chunks); /* its sessions log no more */
     if (d->log_errors && !d->failed && !d->quiet)
         fprintf(stderr,
                 "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
                 "frames were scored as decoded, as ffmpeg decodes them\n",
                 d->name, d->log_errors, d->log_errors > 1 ? "s" : "", d->first_error);
-    chunks_close(&d->chunks);
     av_frame_free(&d->frame);
     av_frame_free(&d->host);
     av_packet_free(&d->pkt);
