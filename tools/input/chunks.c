@@ -135,12 +135,12 @@ static void make_plan(Plan *const p, const AVFormatContext *const fc, const int 
         p->keyframes = n;
     }
     const char *const cname = avcodec_get_name(st->codecpar->codec_id);
-    if (p->sessions == 1)
+    if (!seekable)
+        snprintf(p->why, sizeof(p->why), "a pipe is read as it comes");
+    else if (p->sessions == 1)
         snprintf(p->why, sizeof(p->why), "%s",
                  forced ? "PSNRHVS_DECODE_SESSIONS=1"
                         : "frame threads on a CPU of fewer than 8 cores");
-    else if (!seekable)
-        snprintf(p->why, sizeof(p->why), "a pipe is read as it comes");
     else if (keyscan_codec(st->codecpar->codec_id) == KEY_OTHER)
         snprintf(p->why, sizeof(p->why), "%s is not split into chunks", cname);
     else if (p->frames >= 0 && p->frames < 2LL * p->min_chunk)
@@ -270,7 +270,7 @@ struct Run {
     int state;
     int verdict; ///< 1: its first chunk's keyframe came out first (always for chunk 0), -1 not, 0
                  ///< not yet
-    int start_hbf, end_hbf; ///< the decoder's has_b_frames (reorder depth)
+    int start_hbf, found_hbf, end_hbf; ///< has_b_frames (reorder depth): open, first frame, end
     int ticket;
     Queued *q;
     int q_head, q_len, q_cap;
@@ -589,6 +589,7 @@ static int take_frame(Decode *const dd, AVFrame *const f) {
             dd->found = 1;
             session_unmute(&dd->sess);
             pthread_mutex_lock(&c->lock);
+            r->found_hbf = dd->dec->has_b_frames;
             if (r->state == RUN_BUSY) r->verdict = 1;
             pthread_cond_broadcast(&c->cond);
             pthread_mutex_unlock(&c->lock);
@@ -1108,6 +1109,15 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
             av_frame_free(&e.f);
             return 0;
         }
+        if (!r && c->cur < c->nch && c->ch[c->cur].bad && c->ch[c->cur].end >= 0) {
+            psnrhvs_stream_error(s,
+                                 "cannot decode %s in chunks after frame %u: nobody decodes "
+                                 "its next chunk (a bug); PSNRHVS_DECODE_SESSIONS=1 decodes it "
+                                 "in one session",
+                                 s->name, c->delivered);
+            pthread_mutex_unlock(&c->lock);
+            return AVERROR_BUG;
+        }
         if (r && r->state == RUN_DONE) {
             if (r->err) {
                 report(c, r, s);
@@ -1116,13 +1126,15 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
             }
             const int next = r->last + 1;
             const Run *const nr = next < c->nch ? c->ch[next].run : NULL;
-            if (nr && nr->start_hbf != r->end_hbf) {
+            /* The reorder depth there (H.264 without bitstream_restriction
+             * grows it as it goes) must be the one the next run had. */
+            if (nr && nr->found_hbf != r->end_hbf) {
                 psnrhvs_stream_error(s,
                                      "cannot decode %s in chunks after frame %u: its reorder "
-                                     "depth grew from %d to %d frames (an H.264 stream without "
-                                     "bitstream_restriction); PSNRHVS_DECODE_SESSIONS=1 decodes it "
-                                     "in one session",
-                                     s->name, c->delivered, nr->start_hbf, r->end_hbf);
+                                     "depth is %d frames there, %d in a decoder started there "
+                                     "(an H.264 stream without bitstream_restriction); "
+                                     "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
+                                     s->name, c->delivered, r->end_hbf, nr->found_hbf);
                 pthread_mutex_unlock(&c->lock);
                 return AVERROR_PATCHWELCOME;
             }
@@ -1159,7 +1171,7 @@ void chunks_close(Chunks **const cp) {
         fprintf(stderr,
                 "psnrhvs: decode chunks: %s: %d chunks, %d runs (%d chunks decoded on by the run "
                 "before, %d runs given up), %lld packets decoded twice (keyframes and leading "
-                "pictures), %d sessions opened in %.1f ms, first frame %.1f ms after the plan, up "
+                "pictures), %d decoders opened in %.1f ms, first frame %.1f ms after the plan, up "
                 "to %.1f MB of frames buffered\n",
                 c->name, c->nch, c->runs, c->absorbed, c->given_up, c->tail_packets,
                 c->sessions_opened, c->open_ms, c->t_first ? c->t_first - c->t_open : 0.0,
