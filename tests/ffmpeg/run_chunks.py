@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Decoding in keyframe chunks (tools/input/chunks.c): for clips encoded here
 with a keyframe every 8 frames, the frames the input library hands out when
-three sessions decode the chunks at once are, frame by frame (an MD5 of each
+3 and 8 sessions decode the chunks at once are, frame by frame (an MD5 of each
 frame's planes), those of one session and those of ffmpeg -fps_mode
 passthrough; and psnrhvs's scores equal the ffmpeg -f yuv4mpegpipe route bit
 for bit. H.264 closed GOPs (MP4, with B-frames' edit list) and open GOPs with a
-B-pyramid, HEVC open GOPs (CRA with RASL pictures) in Matroska and as a raw
-Annex B stream (no index, no timestamps), VP9 with alt-ref frames, AV1
+B-pyramid, HEVC open GOPs (CRA with RASL pictures) in Matroska, H.264 and
+HEVC as raw Annex B streams (no index, no timestamps), VP9 with alt-ref frames, AV1
 (dav1d), FFV1, an MP4 trimmed by an edit list (discarded packets), a VFR
 Matroska without cues; frame threads in the sessions, a memory budget that
 holds sessions back, a ladder whose inputs share the sessions, a truncated
@@ -32,6 +32,8 @@ ONE = {"PSNRHVS_DECODE_SESSIONS": "1"}
 # name, encoder, file, ffmpeg arguments, extra environment of the split run
 CASES = [
     ("h264 closed gop mp4", "libx264", "closed.mp4",
+     ["-c:v", "libx264", "-bf", "3"] + GOP + ["-crf", "30"], {}),
+    ("h264 closed gop annex b", "libx264", "closed.264",
      ["-c:v", "libx264", "-bf", "3"] + GOP + ["-crf", "30"], {}),
     ("h264 open gop b-pyramid mkv", "libx264", "open.mkv",
      ["-c:v", "libx264", "-bf", "3"] + GOP +

@@ -52,6 +52,7 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 
 #include "input/chunks.h"
 #include "input/ffmpeg.h"
@@ -147,7 +148,7 @@ static void make_plan(Plan *const p, const AVFormatContext *const fc, const int 
         snprintf(p->why, sizeof(p->why), "%lld frames, shorter than two chunks of %d", p->frames,
                  p->min_chunk);
     else if (p->keyframes >= 0 && p->keyframes < 2)
-        snprintf(p->why, sizeof(p->why), "its index has one keyframe %d frames apart from others",
+        snprintf(p->why, sizeof(p->why), "its index has no two keyframes %d frames apart",
                  p->min_chunk);
     if (p->why[0]) {
         p->sessions = 1;
@@ -190,9 +191,12 @@ static enum AVPixelFormat locked_get_format(AVCodecContext *const ctx,
 
 /* ---- the sessions' opaque: their input, and whether their messages count -- */
 
+struct FramePool;
+
 typedef struct Session {
     void *input; ///< the input decoder's opaque (ffmpeg.c's input)
     int muted;   ///< before the run's first frame: pictures the run before decodes
+    struct FramePool *pool;
     struct Session *next;
 } Session;
 
@@ -235,6 +239,83 @@ void *chunks_input(void *const opaque, int *const muted) {
     pthread_mutex_unlock(&session_lock);
     if (muted) *muted = mute;
     return input;
+}
+
+/* ---- frame buffers shared by an input's CPU sessions ------------------------ */
+
+/*
+ * Every run has a fresh decoder, whose own buffer pool would allocate (and
+ * zero, and fault in) a new buffer for each frame it queues, and free them
+ * all when its frames are scored: hundreds of thousands of page faults a
+ * 4K clip. The sessions of an input take their buffers from one pool
+ * instead, laid out as libavcodec's default get_buffer2 lays them out
+ * (avcodec_align_dimensions2, linesizes aligned for every plane, 16 +
+ * 64 bytes of slack). Only the samples' place in memory differs.
+ */
+typedef struct FramePool {
+    pthread_mutex_t lock;
+    int format, width, height;
+    int linesize[4];
+    AVBufferPool *pools[4];
+} FramePool;
+
+static void frame_pool_reset(FramePool *const fp) {
+    for (int i = 0; i < 4; i++) av_buffer_pool_uninit(&fp->pools[i]);
+    fp->format = -1;
+}
+
+static int frame_pool_setup(FramePool *const fp, AVCodecContext *const avctx,
+                            const AVFrame *const f) {
+    int w = f->width, h = f->height, align[AV_NUM_DATA_POINTERS], linesize[4];
+    avcodec_align_dimensions2(avctx, &w, &h, align);
+    int unaligned;
+    do {
+        if (av_image_fill_linesizes(linesize, f->format, w) < 0) return -1;
+        w += w & ~(w - 1); /* the next power of two a divisor of w, as libavcodec does */
+        unaligned = 0;
+        for (int i = 0; i < 4; i++) unaligned |= align[i] ? linesize[i] % align[i] : 0;
+    } while (unaligned);
+    size_t size[4];
+    ptrdiff_t lines[4];
+    for (int i = 0; i < 4; i++) lines[i] = linesize[i];
+    if (av_image_fill_plane_sizes(size, f->format, h, lines) < 0) return -1;
+    frame_pool_reset(fp);
+    for (int p = 0; p < 4; p++) {
+        fp->linesize[p] = linesize[p];
+        if (size[p] && !(fp->pools[p] = av_buffer_pool_init(size[p] + 16 + 64, av_buffer_allocz)))
+            return frame_pool_reset(fp), -1;
+    }
+    fp->format = f->format;
+    fp->width = f->width;
+    fp->height = f->height;
+    return 0;
+}
+
+static int pooled_get_buffer(AVCodecContext *const avctx, AVFrame *const f, const int flags) {
+    const Session *const sess = avctx->opaque;
+    FramePool *const fp = sess ? sess->pool : NULL;
+    const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(f->format);
+    if (!fp || avctx->hw_frames_ctx || !desc ||
+        (desc->flags & (AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL)) ||
+        !(avctx->codec->capabilities & AV_CODEC_CAP_DR1))
+        return avcodec_default_get_buffer2(avctx, f, flags);
+    pthread_mutex_lock(&fp->lock);
+    int ok = (fp->format == f->format && fp->width == f->width && fp->height == f->height) ||
+             frame_pool_setup(fp, avctx, f) >= 0;
+    for (int i = 0; ok && i < 4 && fp->pools[i]; i++) {
+        ok = (f->buf[i] = av_buffer_pool_get(fp->pools[i])) != NULL;
+        if (ok) {
+            f->data[i] = f->buf[i]->data;
+            f->linesize[i] = fp->linesize[i];
+        }
+    }
+    pthread_mutex_unlock(&fp->lock);
+    if (!ok) {
+        for (int i = 0; i < 4; i++) av_buffer_unref(&f->buf[i]);
+        return AVERROR(ENOMEM);
+    }
+    f->extended_data = f->data;
+    return 0;
 }
 
 /* ---- state ---------------------------------------------------------------- */
@@ -314,7 +395,8 @@ struct Chunks {
     unsigned delivered;
     size_t buffered, budget, peak;
     int stop;
-    int ahead; ///< chunks a run may start ahead of cur
+    int ahead;       ///< chunks a run may start ahead of cur
+    FramePool fpool; ///< the CPU sessions' frame buffers
 
     pthread_t reader;
     int reader_started;
@@ -747,6 +829,10 @@ static AVCodecContext *open_session(struct Chunks *const c, const Chunk *const f
         session_add(sess);
         d->opaque = sess;
         d->get_format = t->get_format;
+        if (!t->hw_device_ctx) {
+            sess->pool = &c->fpool;
+            d->get_buffer2 = pooled_get_buffer;
+        }
         if (t->hw_device_ctx) ok = (d->hw_device_ctx = av_buffer_ref(t->hw_device_ctx)) != NULL;
         if (c->codec == KEY_H264 && first->x264_build >= 0)
             av_dict_set_int(&opts, "x264_build", first->x264_build, 0);
@@ -983,6 +1069,8 @@ int chunks_open(Chunks **const out, AVFormatContext *const fc, const int stream,
     c->codec = keyscan_codec(par->codec_id);
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cond, NULL);
+    pthread_mutex_init(&c->fpool.lock, NULL);
+    c->fpool.format = -1;
     /* The sessions' options, taken before chunk 0's run decodes in dec. */
     int ok = (c->par = avcodec_parameters_alloc()) && avcodec_parameters_copy(c->par, par) >= 0 &&
              (c->tmpl = avcodec_alloc_context3(dec->codec)) &&
@@ -1195,6 +1283,8 @@ void chunks_close(Chunks **const cp) {
     keyscan_free(&c->ks);
     avcodec_free_context(&c->tmpl);
     avcodec_parameters_free(&c->par);
+    frame_pool_reset(&c->fpool); /* freed once the last frame is */
+    pthread_mutex_destroy(&c->fpool.lock);
     pthread_cond_destroy(&c->cond);
     pthread_mutex_destroy(&c->lock);
     free(c);
