@@ -28,7 +28,7 @@ B=${BUILD_DIR:-/tmp/build-chunks}
 REPS=${REPS:-2}
 DEADLINE=${DEADLINE:-450} # seconds from the start; later steps are skipped
 SESSIONS=${SESSIONS:-"1 2 4 7 14"}
-N=${FRAMES:-600} # the clips' length (bench/chunks_carry.sh); runs of N and N/2 frames
+N=${FRAMES:-600} # the clips' length (bench/chunks_carry.sh): runs of all and N/2 frames
 H=$((N / 2))
 T0=$(date +%s)
 mkdir -p "$OUT"
@@ -55,8 +55,9 @@ fi
 ls -l "$C" | tee -a "$S"
 
 step "build (CUDA, FFmpeg from the carry)"
-FF=$W/ffmpeg
-tar xJf "$C/ffmpeg.tar.xz" -C "$W"
+# A fixed place: a build tree kept from an earlier call finds its libraries there again.
+FF=/tmp/chunks_ffmpeg/ffmpeg
+rm -rf /tmp/chunks_ffmpeg && mkdir -p /tmp/chunks_ffmpeg && tar xJf "$C/ffmpeg.tar.xz" -C /tmp/chunks_ffmpeg
 drv=""
 for p in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu; do
     [ -e "$p/libnvcuvid.so.1" ] && drv="$drv:$p"
@@ -86,7 +87,9 @@ tee -a "$S" <"$L/devices.txt"
 gpu=0
 grep -q '^cuda:$' "$L/devices.txt" && gpu=1
 nvdec=0
-if [ $gpu = 1 ] && ff "$DB" --hwaccel --device "$C/hevc8_dist.mp4" >"$L/nvdec_probe.txt" 2>&1; then
+# One session, as before: whether NVDEC works here, whatever the chunks do.
+if [ $gpu = 1 ] && PSNRHVS_DECODE_SESSIONS=1 ff "$DB" --hwaccel --device "$C/hevc8_dist.mp4" \
+    >"$L/nvdec_probe.txt" 2>&1; then
     nvdec=1
 else
     say "no NVDEC here ($(head -c 300 "$L/nvdec_probe.txt" 2>/dev/null)): its runs are skipped"
@@ -155,11 +158,14 @@ cli_run() { # pair mode sessions frames -> best seconds on stdout, json in $W
     done
     echo "$best"
 }
+nframes() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["frames"]))' "$1" 2>/dev/null || echo 0; }
 cli_pair() { # pair mode sessions
-    local a b note=""
+    local a b na nb note=""
     left || return
     a=$(cli_run "$1" "$2" "$3" "$H")
     b=$(cli_run "$1" "$2" "$3" "$N")
+    na=$(nframes "$W/cli_$1_$2_$3_$H.json")
+    nb=$(nframes "$W/cli_$1_$2_$3_$N.json")
     grep -q "copied to host memory" "$L/cli_$1_$2_$3_$N.err" 2>/dev/null && note="frames copied to host"
     grep -q "NVDEC cannot decode\|no CUDA decoder" "$L/cli_$1_$2_$3_$N.err" 2>/dev/null && note="CPU FALLBACK"
     if [ "$a" = FAIL ] || [ "$b" = FAIL ]; then
@@ -168,8 +174,8 @@ cli_pair() { # pair mode sessions
         return
     fi
     printf '%-7s %-6s %-8s %8s %8s %8s %9s  %s\n' "$1" "$2" "$3" "$a" "$b" \
-        "$(awk -v t="$b" -v n="$N" 'BEGIN {printf "%.1f", n / t}')" \
-        "$(awk -v a="$a" -v b="$b" -v h="$H" 'BEGIN {printf "%.1f", (b > a ? h / (b - a) : 0)}')" \
+        "$(awk -v t="$b" -v n="$nb" 'BEGIN {printf "%.1f", n / t}')" \
+        "$(awk -v a="$a" -v b="$b" -v na="$na" -v nb="$nb" 'BEGIN {printf "%.1f", (b > a ? (nb - na) / (b - a) : 0)}')" \
         "$note" | tee -a "$S"
 }
 for pr in hevc8 hevc10 h264; do
