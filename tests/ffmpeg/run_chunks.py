@@ -212,7 +212,8 @@ def main():
         ck.check(p.returncode == 0 and "one session" in err and "pipe" in err, "pipe: %s" % err)
 
     if ck.has("libx264") and ck.has("libx265") and ck.has("ffv1"):
-        # A ladder with a compressed reference: every input split, sharing sessions.
+        # A ladder with a compressed reference: every input split, sharing sessions
+        # and a budget of frames queued ahead that holds them back.
         refc = ck.path("ffv1.mkv")
         if not os.path.exists(refc):
             refc = ck.encode(SRC, "ffv1.mkv", ["-c:v", "ffv1", "-g", "8"])
@@ -220,7 +221,7 @@ def main():
         args = ["-r", refc]
         for d in dists:
             args += ["-d", d]
-        env = env_with(SPLIT)
+        env = env_with(dict(SPLIT, PSNRHVS_DECODE_BUFFER_MB="1"))
         p = subprocess.run([ck.psnrhvs] + args + ["--json", "--precision", "max", "--raw", "-q",
                                                  "-o", ck.path("lad_%d.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)

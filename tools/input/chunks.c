@@ -59,10 +59,10 @@
 #include "input/keyframes.h"
 #include "thread.h"
 
-#define TAG_BASE       ((int64_t)1 << 62)
-#define MAX_SESSIONS   64
-#define MAX_PKT_BYTES  ((size_t)512 << 20)
-#define TICKET_WAIT_MS 5
+#define TAG_BASE      ((int64_t)1 << 62)
+#define MAX_SESSIONS  64
+#define MAX_PKT_BYTES ((size_t)512 << 20)
+#define POLL_MS       5 ///< waits on other inputs look again this often
 
 /* ---- the plan ----------------------------------------------------------- */
 
@@ -174,6 +174,23 @@ static void ticket_give(void) {
     pthread_mutex_lock(&pool_lock);
     pool_used--;
     pthread_mutex_unlock(&pool_lock);
+}
+
+/* Frames queued by every input's runs (a ladder's too), under pool_lock:
+ * the memory budget is the process's, not each input's. */
+static size_t all_buffered;
+
+static void account(const size_t add, const size_t sub) {
+    pthread_mutex_lock(&pool_lock);
+    all_buffered = all_buffered + add - sub;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static int over_budget(const size_t budget) {
+    pthread_mutex_lock(&pool_lock);
+    const int over = all_buffered > budget;
+    pthread_mutex_unlock(&pool_lock);
+    return over;
 }
 
 /* ffmpeg.c's get_format (--hwaccel) notes a fallback in its input: one
@@ -415,6 +432,15 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* Under lock: wait for a change, or POLL_MS for one elsewhere. */
+static void wait_a_little(struct Chunks *const c) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += POLL_MS * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+}
+
 static Pkt *pkt_at(const struct Chunks *const c, const int64_t i) {
     return &c->pk[(size_t)i & (c->pk_cap - 1)];
 }
@@ -443,8 +469,8 @@ static size_t gpu_memory(const int device) {
     return bytes;
 }
 
-/* An eighth of the memory the frames live in (GPU or host), 16 GiB at most;
- * PSNRHVS_DECODE_BUFFER_MB sets it. */
+/* An eighth of the memory the frames live in (GPU or host), 16 GiB at most,
+ * for the frames every input queues; PSNRHVS_DECODE_BUFFER_MB sets it. */
 static size_t frame_budget(const Plan *const p, const int device) {
     const long mb = env_long("PSNRHVS_DECODE_BUFFER_MB", 0, 1, 1L << 30);
     if (mb) return (size_t)mb << 20;
@@ -600,6 +626,7 @@ static void free_queue(struct Chunks *const c, Run *const r) {
     for (; r->q_len; r->q_len--) {
         Queued *const e = &r->q[r->q_head];
         c->buffered -= e->bytes;
+        account(0, e->bytes);
         av_frame_free(&e->f);
         r->q_head = (r->q_head + 1) % r->q_cap;
     }
@@ -714,9 +741,12 @@ static int take_frame(Decode *const dd, AVFrame *const f) {
     av_frame_move_ref(q, f);
     const size_t bytes = frame_bytes(q);
     pthread_mutex_lock(&c->lock);
+    /* Runs ahead wait while the frames queued pass the budget; other
+     * inputs' frames are freed without a word to this one: look again soon. */
     while (!c->stop && r->state == RUN_BUSY && c->cur < c->nch && c->ch[c->cur].run != r &&
-           c->buffered > c->budget)
-        pthread_cond_wait(&c->cond, &c->lock);
+           (c->buffered > c->budget || over_budget(c->budget))) {
+        wait_a_little(c);
+    }
     if (c->stop || r->state != RUN_BUSY) {
         pthread_mutex_unlock(&c->lock);
         av_frame_free(&q);
@@ -740,6 +770,7 @@ static int take_frame(Decode *const dd, AVFrame *const f) {
     }
     r->q[(r->q_head + r->q_len++) % r->q_cap] = (Queued){q, bytes};
     c->buffered += bytes;
+    account(bytes, 0);
     if (c->buffered > c->peak) c->peak = c->buffered;
     pthread_cond_broadcast(&c->cond);
     pthread_mutex_unlock(&c->lock);
@@ -1004,11 +1035,7 @@ static Run *take_work(struct Chunks *const c) {
                 return r;
             }
             /* Other inputs hold every ticket: look again soon. */
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += TICKET_WAIT_MS * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-            pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+            wait_a_little(c);
             continue;
         }
         pthread_cond_wait(&c->cond, &c->lock);
@@ -1189,6 +1216,7 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
             r->q_head = (r->q_head + 1) % r->q_cap;
             r->q_len--;
             c->buffered -= e.bytes;
+            account(0, e.bytes);
             c->delivered++;
             if (!c->t_first) c->t_first = now_ms();
             pthread_cond_broadcast(&c->cond);
