@@ -28,6 +28,7 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 
+#include "input/chunks.h"
 #include "msg.h"
 #include "input/ffmpeg.h"
 #include "input/input.h"
@@ -44,6 +45,7 @@ struct FFmpegInput {
     AVPacket *pkt;
     AVFrame *frame; ///< as decoded (a GPU frame with --hwaccel)
     AVFrame *host;  ///< a GPU frame copied to system memory
+    Chunks *chunks; ///< decoded in chunks by several sessions (input/chunks.c), NULL: here
     const AVFrame *cur;
     int stream;
     int flushed;     ///< the end of the stream was sent to the decoder
@@ -80,10 +82,12 @@ static void log_callback(void *const avcl, const int level, const char *const fm
     /* The input it concerns: decoder contexts (frame threads' copies too) and
      * demuxers carry it as their opaque. */
     FFmpegInput *d = NULL;
+    int muted = 0; /* a chunk's session before its first frame (chunks.c) */
     if (cls && !strcmp(cls->class_name, "AVCodecContext"))
-        d = ((AVCodecContext *)avcl)->opaque;
+        d = chunks_input(((AVCodecContext *)avcl)->opaque, &muted);
     else if (cls && !strcmp(cls->class_name, "AVFormatContext"))
         d = ((AVFormatContext *)avcl)->opaque;
+    if (muted) return;
     pthread_mutex_lock(&log_lock);
     snprintf(log_last, sizeof(log_last), "%s%s%s", item ? item : "", item ? ": " : "", msg);
     /* Counted, not printed: a fatal one is in the error line, the others
@@ -161,7 +165,7 @@ static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
 
 static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
                                         const enum AVPixelFormat *const fmts) {
-    FFmpegInput *const d = ctx->opaque;
+    FFmpegInput *const d = chunks_input(ctx->opaque, NULL);
     for (const enum AVPixelFormat *p = fmts; *p != AV_PIX_FMT_NONE; p++)
         if (*p == AV_PIX_FMT_CUDA) return *p;
     /* Offered again without CUDA: NVDEC cannot decode this stream (its
@@ -250,7 +254,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
     char detail[600];
     for (;;) {
         av_frame_unref(d->frame);
-        int ret = avcodec_receive_frame(d->dec, d->frame);
+        int ret = d->chunks ? chunks_receive(d->chunks, d->frame, s)
+                            : avcodec_receive_frame(d->dec, d->frame);
         if (ret >= 0) {
             if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
                 psnrhvs_stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
@@ -262,6 +267,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
             return 1;
         }
         if (ret == AVERROR_EOF) return 0;
+        if (d->chunks) return -1; /* s->err set */
         if (ret != AVERROR(EAGAIN) || d->flushed) {
             psnrhvs_stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
                                  av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
@@ -447,6 +453,7 @@ int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uin
 
 static void ffmpeg_close(void *const priv) {
     FFmpegInput *const d = priv;
+    chunks_close(&d->chunks); /* its sessions log no more */
     if (d->log_errors && !d->failed && !d->quiet)
         fprintf(cli_err(),
                 "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
@@ -572,6 +579,8 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     d->name = s->name;
     d->quiet = s->opt->quiet;
     int res = open_decoder(d, s);
+    /* Split at keyframes when that pays (input/chunks.c); d->dec is then its. */
+    if (!res) res = chunks_open(&d->chunks, d->fc, d->stream, d->dec, d->seekable, s);
     /* The first frame tells the format; it is kept for the first read. */
     if (!res) res = next_frame(d, s);
     if (res < 0) return d->failed = 1, -1;
