@@ -93,12 +93,11 @@ static long cpu_count(void) {
 
 /*
  * How many sessions (docs/cli.md, "Decoding in chunks"):
- *  - NVDEC: 4 a input by default (an H200 has 7 engines; a reference and an
- *    encode both on NVDEC then use 8), frame threads none;
- *  - CPU: one session a 4 cores, 4 frame threads each (16 cores: 4 x 4), and
- *    on fewer than 8 cores one session with frame threads, as before;
- *  - PSNRHVS_DECODE_SESSIONS=N asks for N (1: one session), PSNRHVS_DECODE_THREADS
- *    for the frame threads of a CPU session, PSNRHVS_DECODE_CHUNK for min_chunk.
+ *  - one by default, with FFmpeg's frame threads on the CPU, as before
+ *    chunks: measured on the H200, more sessions did not pay (see below);
+ *  - PSNRHVS_DECODE_SESSIONS=N asks for N, PSNRHVS_DECODE_THREADS for the
+ *    frame threads of a CPU session (cores / N), PSNRHVS_DECODE_CHUNK for
+ *    min_chunk.
  * One session regardless: a pipe (nothing is read ahead of what the pair
  * reader asks for), a codec not split, a file shorter than two chunks, an
  * index with fewer than two keyframes min_chunk apart; no more sessions than
@@ -111,7 +110,10 @@ static void make_plan(Plan *const p, const AVFormatContext *const fc, const int 
     memset(p, 0, sizeof(*p));
     p->nvdec = dec->hw_device_ctx != NULL;
     p->min_chunk = (int)env_long("PSNRHVS_DECODE_CHUNK", 48, 1, 1 << 20);
-    p->sessions = p->nvdec ? 4 : cores >= 8 ? (int)(cores / 4 < 8 ? cores / 4 : 8) : 1;
+    /* One session unless asked: on the H200 (bench/RESULTS.md, run o) several
+     * NVDEC sessions ran out of decoder surfaces, and several CPU sessions
+     * were slower than one with frame threads (H.264) or about as fast (HEVC). */
+    p->sessions = 1;
     const long forced = env_long("PSNRHVS_DECODE_SESSIONS", 0, 1, MAX_SESSIONS);
     if (forced) p->sessions = (int)forced;
     p->threads = p->nvdec
@@ -142,7 +144,7 @@ static void make_plan(Plan *const p, const AVFormatContext *const fc, const int 
     else if (p->sessions == 1)
         snprintf(p->why, sizeof(p->why), "%s",
                  forced ? "PSNRHVS_DECODE_SESSIONS=1"
-                        : "frame threads on a CPU of fewer than 8 cores");
+                        : "the default; PSNRHVS_DECODE_SESSIONS=N asks for N");
     else if (keyscan_codec(st->codecpar->codec_id) == KEY_OTHER)
         snprintf(p->why, sizeof(p->why), "%s is not split into chunks", cname);
     else if (p->frames >= 0 && p->frames < 2LL * p->min_chunk)
