@@ -1,6 +1,6 @@
 # docs/install.md says what is true: its table of installed files (between
 # <!-- files --> and <!-- /files -->; `lib/` standing for the lib dir, `*` any
-# name) matches `cmake --install`'s manifest both ways (a row that names a
+# name) matches what `cmake --install` put in the prefix both ways (a row that names a
 # backend or the CLI in its last column only where that was built), and every
 # cache setting the project's CMake files declare is named in it.
 #   cmake -DPREFIX=<installed> -DBUILD=<build tree> -DSOURCE=<source tree> -DLIBDIR=<lib dir>
@@ -11,8 +11,9 @@ string(REGEX MATCH "<!-- files -->(.*)<!-- /files -->" table "${doc}")
 if(NOT table)
   message(FATAL_ERROR "docs/install.md has no <!-- files --> table")
 endif()
-file(STRINGS ${BUILD}/install_manifest.txt installed)
-list(TRANSFORM installed REPLACE "^${PREFIX}/" "")
+# What is in the prefix (not the build's install_manifest.txt: another
+# `cmake --install` of the same build, pip's, rewrites it).
+file(GLOB_RECURSE installed LIST_DIRECTORIES false RELATIVE ${PREFIX} ${PREFIX}/*)
 
 # What this build has: the backends' modules, the CLI.
 file(STRINGS ${BUILD}/CMakeCache.txt cache)
