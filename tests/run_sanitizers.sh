@@ -14,7 +14,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=$1
+# absolute: the tests run programs in folders of their own, and PoCL's cache
+# path must not resolve against those
+mkdir -p "$1"
+dir=$(cd "$1" && pwd)
 shift
 runs=${*:-asan tsan fuzz}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -30,7 +33,6 @@ configure_build() { # <tree> <cmake args...>
         { tail -40 "$dir/$tree.build.log"; exit 1; }
 }
 
-mkdir -p "$dir"
 export POCL_CACHE_DIR="$dir/pocl-cache"
 for run in $runs; do
     echo "== sanitizers: $run"

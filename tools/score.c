@@ -821,7 +821,16 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
      * is left in a driver's start-up while exit tears the libraries down.
      * Sanitizer builds close as usual, for their reports. */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    if (!e->keep_process && psnrhvs_opening(sc.ctx) && !fflush(NULL)) _exit(0);
+    if (!e->keep_process && psnrhvs_opening(sc.ctx)) {
+        /* Inputs decoded on the CPU close first: their decoders' last logs
+         * (PSNRHVS_TIMING's chunk summary) are written, not cut off. */
+        if (!sc.holds) {
+            psnrhvs_pair_reader_close(&pr);
+            psnrhvs_input_close(&ref);
+            for (int r = 0; r < n; r++) psnrhvs_input_close(&rend[r].in);
+        }
+        if (!fflush(NULL)) _exit(0);
+    }
 #endif
 
 end:
