@@ -278,6 +278,30 @@ PSNRHVS_API int psnrhvs_list_devices(enum PsnrHvsBackend b, int verbose, char *b
  */
 PSNRHVS_API void psnrhvs_raw_to_db(PsnrHvsScore *out);
 
+/** libvmaf's pooled values of one key over a clip's frames. */
+typedef struct PsnrHvsPool {
+    double min, max, mean, harmonic_mean;
+} PsnrHvsPool;
+
+/**
+ * Pools n values as libvmaf does: plain double sums in frame order, no
+ * compensation (harmonic_mean: of v + 1, less 1). Value i is read at
+ * (const char *)values + i * stride (stride 0: packed doubles), so one
+ * field of an array of scores (&s[0].psnr_hvs_y, sizeof(*s)) pools in
+ * place. n = 0 gives NaN in every field.
+ */
+PSNRHVS_API void psnrhvs_pool(const double *values, size_t n, size_t stride, PsnrHvsPool *out);
+
+/**
+ * @return the name of backend b ("auto", "cpu", "cuda", "opencl", "hip",
+ * "sycl", "vulkan"), or NULL past the last: a front-end lists every backend,
+ * built in or not, by counting b up from 0 until NULL.
+ */
+PSNRHVS_API const char *psnrhvs_backend_string(enum PsnrHvsBackend b);
+
+/** @return the backend named name (as psnrhvs_backend_string), or PSNRHVS_ERR(EINVAL). */
+PSNRHVS_API int psnrhvs_backend_from_string(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,9 +117,24 @@ int psnrhvs_backend_available(enum PsnrHvsBackend b) {
     return find_backend(b, NULL, why, sizeof(why)) != NULL;
 }
 
+/* The enum's names, in its order: the one list of them. */
+static const char *const backend_names[] = {"auto", "cpu",  "cuda",  "opencl",
+                                            "hip",  "sycl", "vulkan"};
+#define NUM_BACKENDS (sizeof(backend_names) / sizeof(backend_names[0]))
+
+const char *psnrhvs_backend_string(const enum PsnrHvsBackend b) {
+    return (unsigned)b < NUM_BACKENDS ? backend_names[b] : NULL;
+}
+
+int psnrhvs_backend_from_string(const char *const name) {
+    for (size_t i = 0; name && i < NUM_BACKENDS; i++)
+        if (!strcmp(name, backend_names[i])) return (int)i;
+    return PSNRHVS_ERR(EINVAL);
+}
+
 static const char *backend_name(const enum PsnrHvsBackend b) {
-    static const char *const names[] = {"auto", "cpu", "cuda", "opencl", "hip", "sycl", "vulkan"};
-    return (unsigned)b <= PSNRHVS_BACKEND_VULKAN ? names[b] : "?";
+    const char *const name = psnrhvs_backend_string(b);
+    return name ? name : "?";
 }
 
 static int check_settings(const PsnrHvsSettings *s) {

@@ -3,6 +3,7 @@
 set(PSNRHVS_LIB_SOURCES
   lib.c
   mix.c
+  pool.c
   log.c
   module.c
   frame.c

@@ -94,29 +94,27 @@ typedef struct EnumEntry {
     int value;
 } EnumEntry;
 
-// clang-format off
-static const EnumEntry backend_tbl[] = {
-    {"auto", PSNRHVS_BACKEND_AUTO},
-    {"cpu", PSNRHVS_BACKEND_CPU},
-    {"cuda", PSNRHVS_BACKEND_CUDA},
-    {"opencl", PSNRHVS_BACKEND_OPENCL},
-    {"hip", PSNRHVS_BACKEND_HIP},
-    {"sycl", PSNRHVS_BACKEND_SYCL},
-    {"vulkan", PSNRHVS_BACKEND_VULKAN},
-    {NULL, 0},
-};
-// clang-format on
-
+/* The backends' names come from the library; "?" for none of them. */
 const char *psnrhvs_cli_backend_name(const enum PsnrHvsBackend b) {
-    for (const EnumEntry *e = backend_tbl; e->name; e++)
-        if (e->value == (int)b) return e->name;
-    return "?";
+    const char *const name = psnrhvs_backend_string(b);
+    return name ? name : "?";
 }
 
 int psnrhvs_cli_backend_from_name(const char *const name, enum PsnrHvsBackend *const b) {
-    for (const EnumEntry *e = backend_tbl; e->name; e++)
-        if (!strcmp(name, e->name)) return *b = (enum PsnrHvsBackend)e->value, 0;
-    return -1;
+    const int v = psnrhvs_backend_from_string(name);
+    if (v < 0) return -1;
+    *b = (enum PsnrHvsBackend)v;
+    return 0;
+}
+
+/* The library's backend names as a table for parse_enum (on the caller's
+ * stack: batch parses jobs on several threads). */
+static const EnumEntry *backend_table(EnumEntry tbl[16]) {
+    int n = 0;
+    for (; n < 15 && psnrhvs_backend_string((enum PsnrHvsBackend)n); n++)
+        tbl[n] = (EnumEntry){psnrhvs_backend_string((enum PsnrHvsBackend)n), n};
+    tbl[n] = (EnumEntry){NULL, 0};
+    return tbl;
 }
 
 static const EnumEntry isa_tbl[] = {
@@ -469,7 +467,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
                 cli->parity = 1;
                 break;
             }
-            lib->backend = (enum PsnrHvsBackend)parse_enum(optarg, "backend", backend_tbl);
+            lib->backend = (enum PsnrHvsBackend)parse_enum(optarg, "backend",
+                                                           backend_table((EnumEntry[16]){{0}}));
             backend = optarg;
             cli->backend_given = 1;
             break;

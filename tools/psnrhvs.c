@@ -14,13 +14,10 @@
 #include "score.h"
 
 static int list_devices(const int verbose) {
-    static const enum PsnrHvsBackend backends[] = {
-        PSNRHVS_BACKEND_CPU, PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL,
-        PSNRHVS_BACKEND_HIP, PSNRHVS_BACKEND_SYCL, PSNRHVS_BACKEND_VULKAN,
-    };
     static char buf[65536];
-    for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-        const enum PsnrHvsBackend b = backends[i];
+    /* Every backend the library names, auto (which is none) aside. */
+    for (int i = PSNRHVS_BACKEND_CPU; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
+        const enum PsnrHvsBackend b = (enum PsnrHvsBackend)i;
         buf[0] = '\0';
         const int res = psnrhvs_list_devices(b, verbose, buf, sizeof(buf));
         if (res == PSNRHVS_ERR(ENOSYS)) {

@@ -676,25 +676,23 @@ static int parse_sub(Parser *const ps) {
     return ps->failed ? -1 : 0;
 }
 
-OutputPool psnrhvs_scores_pool_key(const ScoreSet *const s, const enum OutputKey k) {
-    /* libvmaf's order, as output.c: plain double sums in frame order. */
-    OutputPool pool = {NAN, NAN, NAN, NAN};
-    double sum = 0.0, inv_sum = 0.0;
+int psnrhvs_scores_pool_key(const ScoreSet *const s, const enum OutputKey k,
+                            PsnrHvsPool *const out) {
     size_t n = 0;
-    for (size_t i = 0; i < s->num_frames; i++) {
-        if (!s->frames[i].has[k]) continue;
-        const double v = s->frames[i].v[k];
-        if (!n || v < pool.min) pool.min = v;
-        if (!n || v > pool.max) pool.max = v;
-        sum += v;
-        inv_sum += 1.0 / (v + 1.0);
-        n++;
+    for (size_t i = 0; i < s->num_frames; i++) n += s->frames[i].has[k] != 0;
+    if (n == s->num_frames) {
+        psnrhvs_pool(n ? &s->frames[0].v[k] : NULL, n, sizeof(s->frames[0]), out);
+        return 0;
     }
-    if (n) {
-        pool.mean = sum / (double)n;
-        pool.harmonic_mean = (double)n / inv_sum - 1.0;
-    }
-    return pool;
+    /* Some frames lack the key: those that have it, gathered. */
+    double *const v = malloc(n * sizeof(*v) + 1);
+    if (!v) return -1;
+    n = 0;
+    for (size_t i = 0; i < s->num_frames; i++)
+        if (s->frames[i].has[k]) v[n++] = s->frames[i].v[k];
+    psnrhvs_pool(v, n, 0, out);
+    free(v);
+    return 0;
 }
 
 int psnrhvs_scores_parse(ScoreSet *const s, const char *const buf, const size_t len,
@@ -737,8 +735,12 @@ int psnrhvs_scores_parse(ScoreSet *const s, const char *const buf, const size_t 
     }
     s->num_planes = s->has_key[OUTPUT_KEY_CB] || s->has_key[OUTPUT_KEY_CR] ? 3 : 1;
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
-        if (s->has_key[k] && (!s->pooled_in_file || isnan(s->pool[k].mean)))
-            s->pool[k] = psnrhvs_scores_pool_key(s, (enum OutputKey)k);
+        if (s->has_key[k] && (!s->pooled_in_file || isnan(s->pool[k].mean)) &&
+            psnrhvs_scores_pool_key(s, (enum OutputKey)k, &s->pool[k]) < 0) {
+            fail(&ps, "out of memory");
+            psnrhvs_scores_free(s);
+            return -1;
+        }
     return 0;
 }
 

@@ -56,8 +56,8 @@ void psnrhvs_scores_free(ScoreSet *s);
 
 const char *psnrhvs_scores_format_name(enum ScoreFormat f);
 
-/** libvmaf's pooling of key k over the frames that have it. */
-OutputPool psnrhvs_scores_pool_key(const ScoreSet *s, enum OutputKey k);
+/** libvmaf's pooling of key k over the frames that have it. @return 0 or -1 (no memory). */
+int psnrhvs_scores_pool_key(const ScoreSet *s, enum OutputKey k, PsnrHvsPool *out);
 
 /**
  * The shortest "%.*g" that reads back as v (15 to 17 digits), "inf", "-inf"

@@ -27,8 +27,7 @@ MAX_DIMENSION = 65536
 # enum PsnrHvsPixelLayout
 LAYOUTS = {"420": 0, "422": 1, "444": 2, "400": 3}
 LAYOUT_NAMES = {v: k for k, v in LAYOUTS.items()}
-# enum PsnrHvsBackend
-BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2, "opencl": 3, "hip": 4, "sycl": 5, "vulkan": 6}
+# enum PsnrHvsBackend: its names come from the library (Library.backends)
 # enum PsnrHvsMaskProduct
 MASK_PRODUCTS = {"float": 0, "exact": 1}
 # enum PsnrHvsIsa
@@ -87,6 +86,11 @@ class Score(Structure):
     ]
 
 
+class Pool(Structure):
+    _fields_ = [("min", c_double), ("max", c_double), ("mean", c_double),
+                ("harmonic_mean", c_double)]
+
+
 _PROTOTYPES = {
     "psnrhvs_version": (c_char_p, []),
     "psnrhvs_version_api": (c_uint, []),
@@ -101,6 +105,8 @@ _PROTOTYPES = {
     "psnrhvs_backend_available": (c_int, [c_int]),
     "psnrhvs_list_devices": (c_int, [c_int, c_int, c_char_p, c_size_t]),
     "psnrhvs_raw_to_db": (None, [POINTER(Score)]),
+    "psnrhvs_pool": (None, [POINTER(c_double), c_size_t, c_size_t, POINTER(Pool)]),
+    "psnrhvs_backend_string": (c_char_p, [c_int]),
 }
 
 
@@ -137,8 +143,26 @@ class Library:
     def version(self) -> str:
         return self.c.version().decode()
 
+    def backends(self) -> Dict[str, int]:
+        """enum PsnrHvsBackend by name ("auto", "cpu", "cuda", ...), as the library names it."""
+        names: Dict[str, int] = {}
+        while True:
+            name = self.c.backend_string(len(names))
+            if name is None:
+                return names
+            names[name.decode()] = len(names)
+
     def backend_available(self, backend: str) -> bool:
-        return bool(self.c.backend_available(BACKENDS[backend]))
+        b = self.backends().get(backend)
+        return b is not None and bool(self.c.backend_available(b))
+
+    def pool(self, values) -> Pool:
+        """libvmaf's pooling of one key's values, by the library (psnrhvs_pool)."""
+        n = len(values)
+        arr = (c_double * max(n, 1))(*values)
+        out = Pool()
+        self.c.pool(arr, n, 0, ctypes.byref(out))
+        return out
 
     def raw_to_db(self, raw, num_planes: int) -> Score:
         """The library's own dB conversion, for scores that arrive as raw floats (CLI JSON)."""

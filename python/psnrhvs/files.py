@@ -731,8 +731,8 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
         if not frames:
             raise InputError(_no_frames_message(ref, dist, frame_skip_ref, frame_skip_dist))
         return Result.from_frames(
-            frames, width=fmt.width, height=fmt.height, pixel_format=fmt.pixel_format,
-            bitdepth=fmt.bitdepth, backend=sc.backend, isa=sc.isa,
+            frames, sc.library, width=fmt.width, height=fmt.height,
+            pixel_format=fmt.pixel_format, bitdepth=fmt.bitdepth, backend=sc.backend, isa=sc.isa,
             fps=len(frames) / elapsed if elapsed > 0 else 0.0,
             version=f"psnrhvs-{sc.library.version}")
 

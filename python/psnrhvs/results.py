@@ -57,31 +57,11 @@ class Pooled:
         return asdict(self)
 
 
-def _div(a: float, b: float) -> float:
-    """a / b with C's IEEE semantics (Python raises on division by zero)."""
-    if b != 0.0:
-        return a / b
-    if a == 0.0 or math.isnan(a):
-        return math.nan
-    return math.copysign(math.inf, a) * math.copysign(1.0, b)
-
-
-def pool(values: Sequence[float]) -> Pooled:
-    """libvmaf's pooling of one key over frames, as tools/output/output.c does it."""
-    if not values:
-        return Pooled(math.nan, math.nan, math.nan, math.nan)
-    lo = hi = values[0]
-    total = 0.0
-    inv_total = 0.0
-    for v in values:
-        if v < lo:
-            lo = v
-        if v > hi:
-            hi = v
-        total += v
-        inv_total += _div(1.0, v + 1.0)
-    n = float(len(values))
-    return Pooled(lo, hi, _div(total, n), _div(n, inv_total) - 1.0)
+def pool(values: Sequence[float], library=None) -> Pooled:
+    """libvmaf's pooling of one key over frames, by the library (psnrhvs_pool)."""
+    from ._lib import load_library
+    p = load_library(library).pool(values)
+    return Pooled(p.min, p.max, p.mean, p.harmonic_mean)
 
 
 def format_number(v: float, precision: Optional[int] = None, json_null: bool = False) -> str:
@@ -125,10 +105,10 @@ class Result:
     extra: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_frames(cls, frames: List[FrameScore], **kw: Any) -> "Result":
+    def from_frames(cls, frames: List[FrameScore], library=None, **kw: Any) -> "Result":
         num_planes = frames[0].num_planes if frames else 3
         keys = KEYS if num_planes == 3 else LUMA_KEYS
-        pooled = {k: pool([getattr(f, k) for f in frames]) for k in keys}
+        pooled = {k: pool([getattr(f, k) for f in frames], library) for k in keys}
         return cls(frames=frames, pooled=pooled, **kw)
 
     @property
@@ -279,7 +259,7 @@ def parse_json(text: str, library=None) -> Result:
             raw_cb=None if luma_only else (raws[1] if raws[1] is not None else math.nan),
             raw_cr=None if luma_only else (raws[2] if raws[2] is not None else math.nan),
         ))
-    return Result.from_frames(frames, fps=float(doc.get("fps", 0.0)),
+    return Result.from_frames(frames, library, fps=float(doc.get("fps", 0.0)),
                               version=str(doc.get("version", "")))
 
 

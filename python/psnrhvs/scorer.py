@@ -107,7 +107,7 @@ class Scorer:
         s.bitdepth = self.bitdepth
         s.enable_chroma = 1 if enable_chroma else 0
         s.mask_product = _choice(mask_product, _lib.MASK_PRODUCTS, "mask_product")
-        s.backend = _choice(backend, _lib.BACKENDS, "backend")
+        s.backend = _choice(backend, self._lib.backends(), "backend")
         s.device = check_int(device, "device", INT_MIN, INT_MAX)
         s.threads = check_int(threads, "threads", INT_MIN, INT_MAX)
         s.isa = _choice(isa, _lib.ISAS, "isa")
@@ -369,7 +369,8 @@ def score_arrays(ref_frames: Iterable[Planes], dist_frames: Iterable[Planes], *,
         frames.extend(sc.score_frames(pairs()))
         elapsed = time.monotonic() - start
         return Result.from_frames(
-            frames, width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth,
+            frames, sc.library, width=width, height=height, pixel_format=pixel_format,
+            bitdepth=bitdepth,
             backend=sc.backend, isa=sc.isa, fps=len(frames) / elapsed if elapsed > 0 else 0.0,
             version=f"psnrhvs-{sc.library.version}")
 

@@ -32,7 +32,8 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
     r->opened = 1;
     r->frames = (int)(s.num_frames < 1000000 ? s.num_frames : 1000000);
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
-        const OutputPool p = psnrhvs_scores_pool_key(&s, (enum OutputKey)k);
+        PsnrHvsPool p;
+        if (psnrhvs_scores_pool_key(&s, (enum OutputKey)k, &p) < 0) continue; /* no memory */
         /* A pooled minimum above the maximum is a broken pooling. */
         if (p.min > p.max) broken("pooled min above max", r);
     }

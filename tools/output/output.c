@@ -2,7 +2,6 @@
  * psnrhvs: pooling and the human summary (output files: outfile.c).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include "output/output.h"
@@ -17,17 +16,22 @@ const char *psnrhvs_output_key_name(const enum OutputKey k) {
     return names[k];
 }
 
-double psnrhvs_output_value(const PsnrHvsScore *const s, const enum OutputKey k) {
+/* Key k's field of a score: pooled in place over an array of frames. */
+static const double *key_field(const PsnrHvsScore *const s, const enum OutputKey k) {
     switch (k) {
     case OUTPUT_KEY_Y:
-        return s->psnr_hvs_y;
+        return &s->psnr_hvs_y;
     case OUTPUT_KEY_CB:
-        return s->psnr_hvs_cb;
+        return &s->psnr_hvs_cb;
     case OUTPUT_KEY_CR:
-        return s->psnr_hvs_cr;
+        return &s->psnr_hvs_cr;
     default:
-        return s->psnr_hvs;
+        return &s->psnr_hvs;
     }
+}
+
+double psnrhvs_output_value(const PsnrHvsScore *const s, const enum OutputKey k) {
+    return *key_field(s, k);
 }
 
 void psnrhvs_output_pool(OutputData *const d) {
@@ -38,27 +42,9 @@ void psnrhvs_output_pool(OutputData *const d) {
         d->keys[d->num_keys++] = OUTPUT_KEY_CR;
     }
     d->keys[d->num_keys++] = OUTPUT_KEY_COMBINED;
-
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
-        OutputPool *const pool = &d->pool[k];
-        if (!d->num_frames) {
-            *pool = (OutputPool){NAN, NAN, NAN, NAN};
-            continue;
-        }
-        /* libvmaf's order: plain double sums in frame order, no compensation. */
-        double sum = 0.0, inv_sum = 0.0;
-        pool->min = pool->max = psnrhvs_output_value(&d->frames[0].score, k);
-        for (size_t i = 0; i < d->num_frames; i++) {
-            const double v = psnrhvs_output_value(&d->frames[i].score, k);
-            if (v < pool->min) pool->min = v;
-            if (v > pool->max) pool->max = v;
-            sum += v;
-            inv_sum += 1.0 / (v + 1.0);
-        }
-        const double n = (double)d->num_frames;
-        pool->mean = sum / n;
-        pool->harmonic_mean = n / inv_sum - 1.0;
-    }
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
+        psnrhvs_pool(d->num_frames ? key_field(&d->frames[0].score, (enum OutputKey)k) : NULL,
+                     d->num_frames, sizeof(d->frames[0]), &d->pool[k]);
 }
 
 int psnrhvs_output_summary(FILE *const f, const OutputData *const d) {

@@ -24,9 +24,7 @@ typedef struct OutputFrame {
     PsnrHvsScore score;
 } OutputFrame;
 
-typedef struct OutputPool {
-    double min, max, mean, harmonic_mean;
-} OutputPool;
+typedef PsnrHvsPool OutputPool; /* until batch moves to PsnrHvsPool */
 
 typedef struct OutputData {
     const char *version; ///< the "version" attribute

@@ -230,16 +230,6 @@ static void VS_CC metric_free(void *instance, VSCore *core, const VSAPI *vsapi) 
     filter_destroy(instance, vsapi);
 }
 
-static const struct {
-    const char *name;
-    enum PsnrHvsBackend value;
-} backends[] = {
-    {"auto", PSNRHVS_BACKEND_AUTO},     {"cpu", PSNRHVS_BACKEND_CPU},
-    {"cuda", PSNRHVS_BACKEND_CUDA},     {"opencl", PSNRHVS_BACKEND_OPENCL},
-    {"hip", PSNRHVS_BACKEND_HIP},       {"sycl", PSNRHVS_BACKEND_SYCL},
-    {"vulkan", PSNRHVS_BACKEND_VULKAN},
-};
-
 /* The clip's format as the library's, or a reason it has none. */
 static const char *check_format(const VSVideoInfo *const vi, const VSAPI *const vsapi,
                                 PsnrHvsSettings *const s, char *const buf, const size_t size) {
@@ -331,18 +321,26 @@ static void VS_CC metric_create(const VSMap *in, VSMap *out, void *user_data, VS
     const char *backend = vsapi->mapGetData(in, "backend", 0, &err);
     if (err) backend = "auto";
     {
-        size_t i = 0;
-        while (i < sizeof(backends) / sizeof(backends[0]) && strcmp(backend, backends[i].name)) i++;
-        if (i == sizeof(backends) / sizeof(backends[0])) {
-            snprintf(msg, sizeof(msg),
-                     "Metric: unknown backend '%s' (expected auto, cpu, cuda, opencl, hip, sycl "
-                     "or vulkan)",
-                     backend);
+        const int b = psnrhvs_backend_from_string(backend);
+        if (b < 0) {
+            /* The library's names: "auto, cpu, ... or vulkan". */
+            char names[128] = "";
+            for (int i = 0; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
+                const char *const sep = !i ? ""
+                                        : psnrhvs_backend_string((enum PsnrHvsBackend)(i + 1))
+                                            ? ", "
+                                            : " or ";
+                strncat(names, sep, sizeof(names) - strlen(names) - 1);
+                strncat(names, psnrhvs_backend_string((enum PsnrHvsBackend)i),
+                        sizeof(names) - strlen(names) - 1);
+            }
+            snprintf(msg, sizeof(msg), "Metric: unknown backend '%s' (expected %s)", backend,
+                     names);
             vsapi->mapSetError(out, msg);
             filter_destroy(d, vsapi);
             return;
         }
-        s.backend = backends[i].value;
+        s.backend = (enum PsnrHvsBackend)b;
     }
     const int64_t device = vsapi->mapGetInt(in, "device", 0, &err);
     if (!err) {
