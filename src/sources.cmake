@@ -6,6 +6,7 @@ set(PSNRHVS_LIB_SOURCES
   pool.c
   log.c
   module.c
+  dl.c
   frame.c
   thread_pool.c
   cpu.c

@@ -2,11 +2,13 @@
  * The HIP runtime, opened at run time (see gpu_runtime.h).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
+#include "dl.h"
 #include "gpu/gpu_runtime.h"
+
+#define HIP_SYMBOL(name) DL_SYMBOL(PsnrHvsHipApi, name)
 
 PsnrHvsHipApi psnrhvs_hip;
 
@@ -14,26 +16,14 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char failure[256];
 
 static void load(void) {
-    /* The SONAME of ROCm 5 and 6 in turn, then the development link. */
-    static const char *const names[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
-    void *lib = NULL;
-    for (size_t i = 0; !lib && i < sizeof(names) / sizeof(names[0]); i++)
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(failure, sizeof(failure),
-                 "no HIP runtime (libamdhip64.so.6 or .so.5): ROCm is not installed");
-        return;
-    }
+    /* The SONAME of ROCm 6 and 5 in turn, then the development link. */
+    static const char *const names[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so",
+                                        NULL};
+    static const DlSymbol symbols[] = {PSNRHVS_HIP_FUNCTIONS(HIP_SYMBOL)};
+    const DlLibrary l = {"HIP runtime", names, "ROCm 5 or 6 is not installed", symbols,
+                         sizeof(symbols) / sizeof(symbols[0])};
     PsnrHvsHipApi api;
-#define PSNRHVS_HIP_LOAD(name)                                                                     \
-    if (!(*(void **)&api.name = dlsym(lib, #name))) {                                              \
-        snprintf(failure, sizeof(failure), "the HIP runtime lacks %s", #name);                     \
-        dlclose(lib);                                                                              \
-        return;                                                                                    \
-    }
-    PSNRHVS_HIP_FUNCTIONS(PSNRHVS_HIP_LOAD)
-#undef PSNRHVS_HIP_LOAD
-    psnrhvs_hip = api; /* the runtime stays loaded for the process */
+    if (!psnrhvs_dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_hip = api;
 }
 
 int psnrhvs_hip_load(char *const why, const size_t size) {

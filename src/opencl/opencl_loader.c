@@ -6,12 +6,14 @@
 #endif
 #define PSNRHVS_OPENCL_LOADER_IMPL
 #include <CL/cl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "dl.h"
 #include "opencl/opencl_loader.h"
+
+#define CL_SYMBOL(name) DL_SYMBOL(PsnrHvsClApi, name)
 
 PsnrHvsClApi psnrhvs_cl;
 
@@ -20,24 +22,12 @@ static char failure[256];
 
 static void load(void) {
     /* The ICD loader's SONAME first; the development link only as a fallback. */
-    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *const e = dlerror();
-        snprintf(failure, sizeof(failure), "no OpenCL ICD loader (libOpenCL.so.1): %s",
-                 e ? e : "not found");
-        if (!(lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL))) return;
-        failure[0] = '\0';
-    }
+    static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
+    static const DlSymbol symbols[] = {PSNRHVS_CL_FUNCTIONS(CL_SYMBOL)};
+    const DlLibrary l = {"OpenCL ICD loader", names, NULL, symbols,
+                         sizeof(symbols) / sizeof(symbols[0])};
     PsnrHvsClApi api;
-#define PSNRHVS_CL_LOAD(name)                                                                      \
-    if (!(*(void **)&api.name = dlsym(lib, #name))) {                                              \
-        snprintf(failure, sizeof(failure), "the OpenCL ICD loader lacks %s", #name);               \
-        dlclose(lib);                                                                              \
-        return;                                                                                    \
-    }
-    PSNRHVS_CL_FUNCTIONS(PSNRHVS_CL_LOAD)
-#undef PSNRHVS_CL_LOAD
-    psnrhvs_cl = api; /* the library stays loaded for the process */
+    if (!psnrhvs_dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_cl = api;
 }
 
 int psnrhvs_opencl_load(char *const why, const size_t size) {

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include "vulkan/vulkan_loader.h"
+#include "dl.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,21 +14,11 @@ static PFN_vkGetInstanceProcAddr get_instance_proc;
 
 static void load(void) {
     /* The loader's SONAME first; the development link only as a fallback. */
-    void *lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *const e = dlerror();
-        snprintf(failure, sizeof(failure), "no Vulkan loader (libvulkan.so.1): %s",
-                 e ? e : "not found");
-        if (!(lib = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL))) return;
-        failure[0] = '\0';
-    }
-    void *const sym = dlsym(lib, "vkGetInstanceProcAddr");
-    if (!sym) {
-        snprintf(failure, sizeof(failure), "the Vulkan loader lacks vkGetInstanceProcAddr");
-        dlclose(lib);
-        return;
-    }
-    memcpy(&get_instance_proc, &sym, sizeof(sym)); /* the library stays loaded */
+    static const char *const names[] = {"libvulkan.so.1", "libvulkan.so", NULL};
+    static const DlSymbol symbols[] = {{"vkGetInstanceProcAddr", 0}};
+    const DlLibrary l = {"Vulkan loader", names, NULL, symbols, 1};
+    PFN_vkGetInstanceProcAddr gipa;
+    if (!psnrhvs_dl_load(&l, &gipa, failure, sizeof(failure))) get_instance_proc = gipa;
 }
 
 PFN_vkGetInstanceProcAddr psnrhvs_vulkan_load(char *const why, const size_t size) {
