@@ -1,0 +1,127 @@
+/*
+ * psnrhvs: decoding in keyframe chunks: the plan: how many sessions, their
+ * threads and the chunks' size (from the environment and the container),
+ * and the memory budget for frames queued ahead.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input/chunks_int.h"
+
+static long env_long(const char *const name, const long dflt, const long lo, const long hi) {
+    const char *const v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    const long x = strtol(v, &end, 10);
+    if (*end || x < lo) return dflt;
+    return x > hi ? hi : x;
+}
+
+static long cpu_count(void) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+/*
+ * How many sessions (docs/cli.md, "Decoding in chunks"):
+ *  - one by default, with FFmpeg's frame threads on the CPU, as before
+ *    chunks: measured on the H200, more sessions did not pay (see below);
+ *  - PSNRHVS_DECODE_SESSIONS=N asks for N, PSNRHVS_DECODE_THREADS for the
+ *    frame threads of a CPU session (cores / N), PSNRHVS_DECODE_CHUNK for
+ *    min_chunk.
+ * One session regardless: a pipe (nothing is read ahead of what the pair
+ * reader asks for), a codec not split, a file shorter than two chunks, an
+ * index with fewer than two keyframes min_chunk apart; no more sessions than
+ * the index has such keyframes.
+ */
+void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int stream,
+                      const AVCodecContext *const dec, const int seekable) {
+    const AVStream *const st = fc->streams[stream];
+    const long cores = cpu_count();
+    memset(p, 0, sizeof(*p));
+    p->nvdec = dec->hw_device_ctx != NULL;
+    p->min_chunk = (int)env_long("PSNRHVS_DECODE_CHUNK", 48, 1, 1 << 20);
+    /* One session unless asked: on the H200 (bench/RESULTS.md, run o) several
+     * NVDEC sessions ran out of decoder surfaces, and several CPU sessions
+     * were slower than one with frame threads (H.264) or about as fast (HEVC). */
+    p->sessions = 1;
+    const long forced = env_long("PSNRHVS_DECODE_SESSIONS", 0, 1, MAX_SESSIONS);
+    if (forced) p->sessions = (int)forced;
+    p->threads = p->nvdec
+                     ? 1
+                     : (int)env_long("PSNRHVS_DECODE_THREADS",
+                                     cores / p->sessions > 1 ? cores / p->sessions : 1, 1, 256);
+    p->frames = st->nb_frames > 0 ? st->nb_frames : -1;
+    if (p->frames < 0 && st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0) {
+        const double secs = st->duration != AV_NOPTS_VALUE   ? st->duration * av_q2d(st->time_base)
+                            : fc->duration != AV_NOPTS_VALUE ? fc->duration / (double)AV_TIME_BASE
+                                                             : -1;
+        if (secs > 0) p->frames = (long long)(secs * av_q2d(st->avg_frame_rate) + 0.5);
+    }
+    /* A whole-sample index (MP4): the keyframes min_chunk apart. */
+    p->keyframes = -1;
+    const int entries = avformat_index_get_entries_count(st);
+    if (p->frames > 0 && entries >= p->frames * 9 / 10) {
+        int n = 0, last = -p->min_chunk;
+        for (int i = 0; i < entries; i++) {
+            const AVIndexEntry *const e = avformat_index_get_entry((AVStream *)st, i);
+            if (e && (e->flags & AVINDEX_KEYFRAME) && i - last >= p->min_chunk) n++, last = i;
+        }
+        p->keyframes = n;
+    }
+    const char *const cname = avcodec_get_name(st->codecpar->codec_id);
+    if (!seekable)
+        snprintf(p->why, sizeof(p->why), "a pipe is read as it comes");
+    else if (p->sessions == 1)
+        snprintf(p->why, sizeof(p->why), "%s",
+                 forced ? "PSNRHVS_DECODE_SESSIONS=1"
+                        : "the default; PSNRHVS_DECODE_SESSIONS=N asks for N");
+    else if (keyscan_codec(st->codecpar->codec_id) == KEY_OTHER)
+        snprintf(p->why, sizeof(p->why), "%s is not split into chunks", cname);
+    else if (p->frames >= 0 && p->frames < 2LL * p->min_chunk)
+        snprintf(p->why, sizeof(p->why), "%lld frames, shorter than two chunks of %d", p->frames,
+                 p->min_chunk);
+    else if (p->keyframes >= 0 && p->keyframes < 2)
+        snprintf(p->why, sizeof(p->why), "its index has no two keyframes %d frames apart",
+                 p->min_chunk);
+    if (p->why[0]) {
+        p->sessions = 1;
+        return;
+    }
+    if (p->keyframes > 0 && p->keyframes < p->sessions) p->sessions = p->keyframes;
+}
+
+/* ---- the memory budget for frames of runs ahead ---------------------------- */
+
+/* A GPU's memory, from the driver FFmpeg opened (no CUDA headers here). */
+static size_t gpu_memory(const int device) {
+    void *const lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) return 0;
+    int (*init)(unsigned) = (int (*)(unsigned))dlsym(lib, "cuInit");
+    int (*get)(int *, int) = (int (*)(int *, int))dlsym(lib, "cuDeviceGet");
+    int (*total)(size_t *, int) = (int (*)(size_t *, int))dlsym(lib, "cuDeviceTotalMem_v2");
+    size_t bytes = 0;
+    int dev = 0;
+    if (!init || !get || !total || init(0) || get(&dev, device) || total(&bytes, dev)) bytes = 0;
+    dlclose(lib);
+    return bytes;
+}
+
+/* An eighth of the memory the frames live in (GPU or host), 16 GiB at most,
+ * for the frames every input queues; PSNRHVS_DECODE_BUFFER_MB sets it. */
+size_t chunks_frame_budget(const Plan *const p, const int device) {
+    const long mb = env_long("PSNRHVS_DECODE_BUFFER_MB", 0, 1, 1L << 30);
+    if (mb) return (size_t)mb << 20;
+    size_t total = p->nvdec ? gpu_memory(device) : 0;
+    if (!p->nvdec) {
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0) total = (size_t)pages * (size_t)page;
+    }
+    size_t b = total ? total / 8 : (size_t)4 << 30;
+    if (b > (size_t)16 << 30) b = (size_t)16 << 30;
+    return b;
+}
