@@ -7,8 +7,7 @@
 
 #include "dl.h"
 
-int psnrhvs_dl_load(const DlLibrary *const l, void *const table, char *const why,
-                    const size_t why_size) {
+int dl_load(const DlLibrary *const l, void *const table, char *const why, const size_t why_size) {
     void *lib = NULL;
     char first[200] = "";
     for (size_t i = 0; !lib && l->sonames[i]; i++) {

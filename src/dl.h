@@ -26,6 +26,6 @@ typedef struct DlLibrary {
 
 /* Opens the first soname that loads and fills table with its functions; the
  * library then stays loaded for the process. @return 0, or -1 with why. */
-int psnrhvs_dl_load(const DlLibrary *l, void *table, char *why, size_t why_size);
+int dl_load(const DlLibrary *l, void *table, char *why, size_t why_size);
 
 #endif /* PSNRHVS_DL_H */

@@ -10,6 +10,6 @@
  * argv[0].
  * @return the exit status.
  */
-int psnrhvs_batch_main(int argc, char *const *argv, const char *prog);
+int batch_main(int argc, char *const *argv, const char *prog);
 
 #endif /* PSNRHVS_TOOLS_BATCH_H */

@@ -90,7 +90,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
         col_key[k] = -1, pooled[k] = -1;
         snprintf(pooled_name[k], sizeof(pooled_name[k]), "%s_%s",
-                 psnrhvs_output_key_name((enum OutputKey)k), pool ? pool : "mean");
+                 output_key_name((enum OutputKey)k), pool ? pool : "mean");
     }
     size_t cap = 0;
     int ret = -1;
@@ -108,7 +108,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
         if (col_is(f, "id")) col_id = i;
         if (col_is(f, "status")) col_status = i;
         for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
-            if (col_is(f, psnrhvs_output_key_name((enum OutputKey)k))) col_key[k] = i;
+            if (col_is(f, output_key_name((enum OutputKey)k))) col_key[k] = i;
             if (col_is(f, pooled_name[k])) pooled[k] = i;
         }
     }
@@ -183,7 +183,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
             /* inf: identical frames pooled (a lossless rung) */
             if (!parse_number(v, &t->metric[k][i]) || isnan(t->metric[k][i])) {
                 snprintf(err, err_size, "%s: rung %s: %s '%s' is not a number", name, label,
-                         psnrhvs_output_key_name((enum OutputKey)k), v);
+                         output_key_name((enum OutputKey)k), v);
                 goto end;
             }
         }
@@ -254,7 +254,7 @@ static int by_rate(const void *const a, const void *const b) {
 /* The curve of key k sorted by rate, checked: x = metric, y = log10(rate). */
 static int curve(const RdTable *const t, const enum OutputKey k, double *const metric,
                  double *const lrate, char *const err, const size_t err_size) {
-    const char *const key = psnrhvs_output_key_name(k);
+    const char *const key = output_key_name(k);
     if (t->n < BD_MIN_RUNGS || t->n > BD_MAX_RUNGS) {
         if (t->n > BD_MAX_RUNGS) {
             snprintf(err, err_size, "%s has %zu rungs: at most %d", t->name, t->n, BD_MAX_RUNGS);
@@ -402,7 +402,7 @@ static double integral(const enum BdMethod m, const double *const x, const doubl
 
 int bd_compute(const enum BdMethod m, const RdTable *const anchor, const RdTable *const test,
                const enum OutputKey k, BdResult *const r, char *const err, const size_t err_size) {
-    const char *const key = psnrhvs_output_key_name(k);
+    const char *const key = output_key_name(k);
     if (!anchor->metric[k] || !test->metric[k]) {
         snprintf(err, err_size, "%s has no %s column",
                  anchor->metric[k] ? test->name : anchor->name, key);
@@ -575,7 +575,7 @@ int bdrate_main(int argc, char *const *argv) {
     int first = 1;
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
         if (!t[0].metric[k] || !t[1].metric[k]) continue;
-        const char *const key = psnrhvs_output_key_name((enum OutputKey)k);
+        const char *const key = output_key_name((enum OutputKey)k);
         BdResult r;
         const int res = bd_compute(method, &t[0], &t[1], (enum OutputKey)k, &r, err, sizeof(err));
         if (res < 0) {

@@ -95,12 +95,12 @@ typedef struct EnumEntry {
 } EnumEntry;
 
 /* The backends' names come from the library; "?" for none of them. */
-const char *psnrhvs_cli_backend_name(const enum PsnrHvsBackend b) {
+const char *cli_backend_name(const enum PsnrHvsBackend b) {
     const char *const name = psnrhvs_backend_string(b);
     return name ? name : "?";
 }
 
-int psnrhvs_cli_backend_from_name(const char *const name, enum PsnrHvsBackend *const b) {
+int cli_backend_from_name(const char *const name, enum PsnrHvsBackend *const b) {
     const int v = psnrhvs_backend_from_string(name);
     if (v < 0) return -1;
     *b = (enum PsnrHvsBackend)v;
@@ -232,7 +232,7 @@ static void help(void) {
         "     --help                this text\n");
 }
 
-void psnrhvs_cli_usage_error(const char *const fmt, ...) {
+void cli_usage_error(const char *const fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(cli_err(), "psnrhvs: ");
@@ -253,8 +253,7 @@ static unsigned parse_unsigned(const char *const arg, const char *const opt, con
             v = v * 10 + (unsigned)(*p - '0');
     }
     if (!ok || v < min || v > max)
-        psnrhvs_cli_usage_error("invalid %s '%s': expected an integer from %u to %u", opt, arg, min,
-                                max);
+        cli_usage_error("invalid %s '%s': expected an integer from %u to %u", opt, arg, min, max);
     return (unsigned)v;
 }
 
@@ -264,8 +263,8 @@ static unsigned long long parse_mask(const char *const arg, const char *const op
     errno = 0;
     const unsigned long long v = strtoull(arg, &end, 0);
     if (*arg < '0' || *arg > '9' || *end || errno)
-        psnrhvs_cli_usage_error("invalid %s '%s': expected a bit mask (decimal, 0x hex or 0 octal)",
-                                opt, arg);
+        cli_usage_error("invalid %s '%s': expected a bit mask (decimal, 0x hex or 0 octal)", opt,
+                        arg);
     return v;
 }
 
@@ -280,8 +279,8 @@ static void check_whole_name(char *const *const argv, const int longindex) {
     if (strncmp(word, "--", 2)) return;
     const size_t len = strcspn(word + 2, "=");
     if (len == strlen(opt->name) && !strncmp(word + 2, opt->name, len)) return;
-    psnrhvs_cli_usage_error("unknown option %.*s (options are not abbreviated; --%s?)",
-                            (int)(len + 2), word, opt->name);
+    cli_usage_error("unknown option %.*s (options are not abbreviated; --%s?)", (int)(len + 2),
+                    word, opt->name);
 }
 
 /* vmaf's --aom_ctc presets (tools/cli_parse.c): psnr_hvs with default options
@@ -289,10 +288,10 @@ static void check_whole_name(char *const *const argv, const int longindex) {
 static const char *parse_aom_ctc(const char *const arg) {
     static const char *const versions[] = {"v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0"};
     if (!strcmp(arg, "proposed"))
-        psnrhvs_cli_usage_error("--aom_ctc proposed is deprecated (as in vmaf): use v1.0 to v7.0");
+        cli_usage_error("--aom_ctc proposed is deprecated (as in vmaf): use v1.0 to v7.0");
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
         if (!strcmp(arg, versions[i])) return versions[i];
-    psnrhvs_cli_usage_error("unknown --aom_ctc version '%s' (expected v1.0 to v7.0)", arg);
+    cli_usage_error("unknown --aom_ctc version '%s' (expected v1.0 to v7.0)", arg);
     return NULL;
 }
 
@@ -304,7 +303,7 @@ static int parse_enum(const char *const arg, const char *const opt, const EnumEn
         if (i) strncat(list, tbl[i + 1].name ? ", " : " or ", sizeof(list) - strlen(list) - 1);
         strncat(list, tbl[i].name, sizeof(list) - strlen(list) - 1);
     }
-    psnrhvs_cli_usage_error("unknown %s '%s' (expected %s)", opt, arg, list);
+    cli_usage_error("unknown %s '%s' (expected %s)", opt, arg, list);
     return 0;
 }
 
@@ -313,17 +312,16 @@ static void parse_feature(const char *const arg, PsnrHvsSettings *const lib) {
     const char *const eq = strchr(arg, '=');
     const size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
     if (name_len != 8 || strncmp(arg, "psnr_hvs", 8))
-        psnrhvs_cli_usage_error("unknown feature '%.*s': only psnr_hvs is computed", (int)name_len,
-                                arg);
+        cli_usage_error("unknown feature '%.*s': only psnr_hvs is computed", (int)name_len, arg);
     if (!eq) return;
     char opts[512];
-    if (strlen(eq + 1) >= sizeof(opts)) psnrhvs_cli_usage_error("--feature options too long");
+    if (strlen(eq + 1) >= sizeof(opts)) cli_usage_error("--feature options too long");
     strcpy(opts, eq + 1);
     for (char *opt = opts, *next; opt; opt = next) {
         next = strchr(opt, ':');
         if (next) *next++ = '\0';
         char *const val = strchr(opt, '=');
-        if (!val) psnrhvs_cli_usage_error("bad psnr_hvs option '%s': expected OPTION=VALUE", opt);
+        if (!val) cli_usage_error("bad psnr_hvs option '%s': expected OPTION=VALUE", opt);
         *val = '\0';
         if (!strcmp(opt, "enable_chroma"))
             lib->enable_chroma = parse_enum(val + 1, "enable_chroma value", bool_tbl);
@@ -331,9 +329,9 @@ static void parse_feature(const char *const arg, PsnrHvsSettings *const lib) {
             lib->mask_product = (enum PsnrHvsMaskProduct)parse_enum(val + 1, "mask_product value",
                                                                     mask_product_tbl);
         else
-            psnrhvs_cli_usage_error("unknown psnr_hvs option '%s' (expected enable_chroma or "
-                                    "mask_product)",
-                                    opt);
+            cli_usage_error("unknown psnr_hvs option '%s' (expected enable_chroma or "
+                            "mask_product)",
+                            opt);
     }
 }
 
@@ -354,11 +352,9 @@ static void parse_devices(const char *const arg, CLISettings *const cli,
     for (const char *p = arg;;) {
         const size_t len = strcspn(p, ",");
         if (!len || len >= sizeof(item))
-            psnrhvs_cli_usage_error("invalid --device '%s': expected N, all or a list N,M,...",
-                                    arg);
+            cli_usage_error("invalid --device '%s': expected N, all or a list N,M,...", arg);
         if (cli->num_devices == CLI_MAX_DEVICES)
-            psnrhvs_cli_usage_error("invalid --device '%s': at most %d devices", arg,
-                                    CLI_MAX_DEVICES);
+            cli_usage_error("invalid --device '%s': at most %d devices", arg, CLI_MAX_DEVICES);
         memcpy(item, p, len);
         item[len] = '\0';
         cli->devices[cli->num_devices++] = (int)parse_unsigned(item, "--device", 0, INT_MAX);
@@ -371,12 +367,11 @@ static void parse_devices(const char *const arg, CLISettings *const cli,
 static int parse_bitdepth(const char *const arg) {
     const int depth = (int)parse_unsigned(arg, "--bitdepth", 1, 64);
     char msg[256];
-    if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) psnrhvs_cli_usage_error("%s", msg);
+    if (check_bitdepth(depth, msg, sizeof(msg)) < 0) cli_usage_error("%s", msg);
     return depth;
 }
 
-void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
-                       PsnrHvsSettings *const lib) {
+void cli_parse(int argc, char *const *argv, CLISettings *const cli, PsnrHvsSettings *const lib) {
     *cli = (CLISettings){.subsample = 1, .precision = NUMFMT_VMAF};
     int version = 0, have_gpumask = 0;
     unsigned long long gpumask = 0;
@@ -399,8 +394,8 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             break;
         case 'd':
             if (cli->num_dists == PSNRHVS_MAX_RENDITIONS)
-                psnrhvs_cli_usage_error("too many --distorted: a ladder has at most %d renditions",
-                                        PSNRHVS_MAX_RENDITIONS);
+                cli_usage_error("too many --distorted: a ladder has at most %d renditions",
+                                PSNRHVS_MAX_RENDITIONS);
             cli->dists[cli->num_dists++] = optarg;
             if (!cli->distorted) cli->distorted = optarg;
             break;
@@ -429,13 +424,13 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         case 'n':
             break; /* libvmaf's --no_prediction: nothing to predict here */
         case ARG_XML:
-            cli->muxer = &psnrhvs_muxer_xml;
+            cli->muxer = &muxer_xml;
             break;
         case ARG_JSON:
-            cli->muxer = &psnrhvs_muxer_json;
+            cli->muxer = &muxer_json;
             break;
         case ARG_CSV:
-            cli->muxer = &psnrhvs_muxer_csv;
+            cli->muxer = &muxer_csv;
             break;
         case ARG_THREADS:
             lib->threads = (int)parse_unsigned(optarg, "--threads", 0, 1024);
@@ -483,20 +478,19 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             cli->have_isa = 1;
             break;
         case ARG_SUB:
-            cli->muxer = &psnrhvs_muxer_sub;
+            cli->muxer = &muxer_sub;
             break;
         case 'm':
-            psnrhvs_cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
-                                    "psnrhvs computes no VMAF score (drop it, or use libvmaf's "
-                                    "vmaf for VMAF)");
+            cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
+                            "psnrhvs computes no VMAF score (drop it, or use libvmaf's "
+                            "vmaf for VMAF)");
             break;
         case ARG_NFLX_CTC:
             if (strcmp(optarg, "v1.0"))
-                psnrhvs_cli_usage_error("unknown --nflx_ctc version '%s' (vmaf knows v1.0)",
-                                        optarg);
-            psnrhvs_cli_usage_error("--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K "
-                                    "models, psnr, float_ssim, cambi) do not include psnr_hvs, the "
-                                    "only one psnrhvs computes");
+                cli_usage_error("unknown --nflx_ctc version '%s' (vmaf knows v1.0)", optarg);
+            cli_usage_error("--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K "
+                            "models, psnr, float_ssim, cambi) do not include psnr_hvs, the "
+                            "only one psnrhvs computes");
             break;
         case ARG_AOM_CTC:
             aom_ctc = parse_aom_ctc(optarg);
@@ -526,12 +520,11 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         case ARG_SCALE: {
             /* "--scale lanczos" as well as "--scale=lanczos"; a bare --scale is bicubic. */
             const char *algo = optarg;
-            if (!algo && optind < argc && psnrhvs_scale_algo(argv[optind]) > 0)
-                algo = argv[optind++];
-            cli->scale_algo = algo ? psnrhvs_scale_algo(algo) : PSNRHVS_SCALE_DEFAULT;
+            if (!algo && optind < argc && scale_algo(argv[optind]) > 0) algo = argv[optind++];
+            cli->scale_algo = algo ? scale_algo(algo) : PSNRHVS_SCALE_DEFAULT;
             if (cli->scale_algo < 0)
-                psnrhvs_cli_usage_error("unknown --scale algorithm '%s' (expected %s)", algo,
-                                        psnrhvs_scale_algo_list());
+                cli_usage_error("unknown --scale algorithm '%s' (expected %s)", algo,
+                                scale_algo_list());
             break;
         }
         case ARG_COMMON_BITDEPTH:
@@ -545,18 +538,18 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
             exit(0);
         case ':':
             if (!strncmp(argv[optind - 1], "--", 2))
-                psnrhvs_cli_usage_error("option %s needs a value", argv[optind - 1]);
+                cli_usage_error("option %s needs a value", argv[optind - 1]);
             if (optopt == 'h') /* -h is the height, as in libvmaf */
-                psnrhvs_cli_usage_error("option -h (--height) needs a value");
-            psnrhvs_cli_usage_error("option -%c needs a value", optopt);
+                cli_usage_error("option -h (--height) needs a value");
+            cli_usage_error("option -%c needs a value", optopt);
             break;
         default:
             if (optopt > 0 && optopt < 256 && strncmp(argv[optind - 1], "--", 2))
-                psnrhvs_cli_usage_error("unknown option -%c", optopt);
-            psnrhvs_cli_usage_error("unknown option %s", argv[optind - 1]);
+                cli_usage_error("unknown option -%c", optopt);
+            cli_usage_error("unknown option %s", argv[optind - 1]);
         }
     }
-    if (optind < argc) psnrhvs_cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (optind < argc) cli_usage_error("unexpected argument '%s'", argv[optind]);
 
     /* An explicit --isa that the mask turns off is a contradiction, not a choice. */
     if (cli->have_isa && cli->have_cpumask) {
@@ -571,14 +564,12 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         if (cli->cpumask & off) {
             const EnumEntry *e = isa_tbl;
             while (e->name && e->value != (int)lib->isa) e++;
-            psnrhvs_cli_usage_error("--isa %s needs what --cpumask %#llx turns off", e->name,
-                                    cli->cpumask);
+            cli_usage_error("--isa %s needs what --cpumask %#llx turns off", e->name, cli->cpumask);
         }
     }
     /* vmaf: a non-zero --gpumask turns CUDA off: auto stays on the CPU. */
     if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
-        psnrhvs_cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it",
-                                gpumask);
+        cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it", gpumask);
     if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_AUTO)
         lib->backend = PSNRHVS_BACKEND_CPU;
     if (have_gpumask && !cli->quiet)
@@ -599,52 +590,50 @@ void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *const cli,
         printf("psnrhvs %s\n", psnrhvs_version());
         exit(0);
     }
-    if (!cli->reference) psnrhvs_cli_usage_error("missing --reference");
-    if (!cli->distorted) psnrhvs_cli_usage_error("missing --distorted");
+    if (!cli->reference) cli_usage_error("missing --reference");
+    if (!cli->distorted) cli_usage_error("missing --distorted");
     int stdin_inputs = !strcmp(cli->reference, "-");
     for (int r = 0; r < cli->num_dists; r++) stdin_inputs += !strcmp(cli->dists[r], "-");
     if (stdin_inputs > 1)
-        psnrhvs_cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
+        cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
     if ((cli->num_devices || cli->all_devices) && !cli->parity &&
         lib->backend == PSNRHVS_BACKEND_CPU)
-        psnrhvs_cli_usage_error("--device %s needs a device backend (--backend cuda, hip, "
-                                "opencl or vulkan): the cpu backend has no devices",
-                                cli->all_devices ? "all" : "LIST");
+        cli_usage_error("--device %s needs a device backend (--backend cuda, hip, "
+                        "opencl or vulkan): the cpu backend has no devices",
+                        cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && !cli->parity &&
         lib->backend == PSNRHVS_BACKEND_AUTO)
-        psnrhvs_cli_usage_error("--device %s needs --backend cuda, hip, opencl or vulkan",
-                                cli->all_devices ? "all" : "LIST");
+        cli_usage_error("--device %s needs --backend cuda, hip, opencl or vulkan",
+                        cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && cli->hwaccel)
-        psnrhvs_cli_usage_error("--hwaccel cuda takes one device: use --device N");
+        cli_usage_error("--hwaccel cuda takes one device: use --device N");
 
     if (cli->plot && !strcmp(cli->plot, "-") && (!cli->output || !strcmp(cli->output, "-")))
-        psnrhvs_cli_usage_error("--plot - needs -o FILE: the scores would go to stdout too");
+        cli_usage_error("--plot - needs -o FILE: the scores would go to stdout too");
     if (!cli->parity) {
         if (backends)
-            psnrhvs_cli_usage_error("--backends is for parity runs (psnrhvs parity --backends "
-                                    "LIST ...)");
+            cli_usage_error("--backends is for parity runs (psnrhvs parity --backends "
+                            "LIST ...)");
         return;
     }
     if (cli->num_dists > 1)
-        psnrhvs_cli_usage_error("parity compares backends on one distorted input: give one -d "
-                                "(several -d score a ladder)");
+        cli_usage_error("parity compares backends on one distorted input: give one -d "
+                        "(several -d score a ladder)");
     if (cli->num_devices || cli->all_devices)
-        psnrhvs_cli_usage_error("parity takes one device: use --device N, or device=N in "
-                                "--backends");
+        cli_usage_error("parity takes one device: use --device N, or device=N in "
+                        "--backends");
     if (backend)
-        psnrhvs_cli_usage_error("--backend %s cannot be combined with parity: list the "
-                                "configurations with --backends",
-                                backend);
+        cli_usage_error("--backend %s cannot be combined with parity: list the "
+                        "configurations with --backends",
+                        backend);
     if (cli->output || cli->muxer)
-        psnrhvs_cli_usage_error(
-            "parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
-            "cannot be used with it");
-    if (cli->plot)
-        psnrhvs_cli_usage_error("--plot cannot be used with parity: it writes no scores");
+        cli_usage_error("parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
+                        "cannot be used with it");
+    if (cli->plot) cli_usage_error("--plot cannot be used with parity: it writes no scores");
     if (backends) {
         char err[256];
         cli->num_configs =
-            psnrhvs_parity_parse(backends, cli->configs, PARITY_MAX_CONFIGS, err, sizeof(err));
-        if (cli->num_configs < 0) psnrhvs_cli_usage_error("bad --backends: %s", err);
+            parity_parse(backends, cli->configs, PARITY_MAX_CONFIGS, err, sizeof(err));
+        if (cli->num_configs < 0) cli_usage_error("bad --backends: %s", err);
     }
 }

@@ -34,7 +34,7 @@ typedef struct CLISettings {
     const char *plot;           ///< --plot: an SVG of the curves, or NULL
     int hwaccel;                ///< --hwaccel cuda: decode compressed input on the GPU
     int backend_given;          ///< --backend given (else --hwaccel's frames pick cuda)
-    int scale_algo;             ///< --scale: a psnrhvs_scale_algo() code, 0: sizes must match
+    int scale_algo;             ///< --scale: a scale_algo() code, 0: sizes must match
     int common_bitdepth;        ///< --common_bitdepth (--aom_ctc v6.0+): shift the lower depth up
     int colour_error;           ///< --colour_mismatch error: declared colours that differ fail
     int quiet;
@@ -60,14 +60,14 @@ typedef struct CLISettings {
  * Fill cli and lib from argv. Prints help or version and exits 0 when asked;
  * on a usage error prints "psnrhvs: <reason>" with a hint and exits 2.
  */
-void psnrhvs_cli_parse(int argc, char *const *argv, CLISettings *cli, PsnrHvsSettings *lib);
+void cli_parse(int argc, char *const *argv, CLISettings *cli, PsnrHvsSettings *lib);
 
 /* A backend's name as --backend spells it ("?" for none), and back (0, or -1
  * for a name it does not know): one table for the CLI, batch and parity. */
-const char *psnrhvs_cli_backend_name(enum PsnrHvsBackend b);
-int psnrhvs_cli_backend_from_name(const char *name, enum PsnrHvsBackend *b);
+const char *cli_backend_name(enum PsnrHvsBackend b);
+int cli_backend_from_name(const char *name, enum PsnrHvsBackend *b);
 
 /** Report a usage error found after parsing and exit 2. */
-void psnrhvs_cli_usage_error(const char *fmt, ...);
+void cli_usage_error(const char *fmt, ...);
 
 #endif /* PSNRHVS_TOOLS_CLI_PARSE_H */

@@ -13,8 +13,8 @@
  * raw side. */
 static int check_cli_agrees(const CLISettings *const cli, const InputFormat *const fmt,
                             const Input *const in) {
-    const char *const name = psnrhvs_input_name(in);
-    const char *const what = psnrhvs_input_decoded(in) ? "the decoded video" : "the Y4M header";
+    const char *const name = input_name(in);
+    const char *const what = input_decoded(in) ? "the decoded video" : "the Y4M header";
     if (cli->width && cli->width != fmt->width && !cli->scale_algo) {
         fprintf(cli_err(), "psnrhvs: --width %d does not match %s of %s (W%d)\n", cli->width, what,
                 name, fmt->width);
@@ -27,7 +27,7 @@ static int check_cli_agrees(const CLISettings *const cli, const InputFormat *con
     }
     if (cli->have_layout && cli->layout != fmt->layout) {
         fprintf(cli_err(), "psnrhvs: --pixel_format %s does not match %s of %s (%s)\n",
-                psnrhvs_layout_name(cli->layout), what, name, psnrhvs_layout_name(fmt->layout));
+                layout_name(cli->layout), what, name, layout_name(fmt->layout));
         return -1;
     }
     if (cli->bitdepth && cli->bitdepth != fmt->bitdepth && !cli->common_bitdepth) {
@@ -51,8 +51,8 @@ static InputFormat raw_side(const CLISettings *const cli, const InputFormat *con
 int format_resolve(const CLISettings *const cli, Input *const ref, Input *const dist,
                    InputFormat *const out, InputFormat *const rf_out, InputFormat *const df_out) {
     InputFormat rf, df;
-    const int ref_has = psnrhvs_input_has_format(ref, &rf);
-    const int dist_has = psnrhvs_input_has_format(dist, &df);
+    const int ref_has = input_has_format(ref, &rf);
+    const int dist_has = input_has_format(dist, &df);
     if (ref_has && check_cli_agrees(cli, &rf, ref) < 0) return 1;
     if (dist_has && check_cli_agrees(cli, &df, dist) < 0) return 1;
     if (!ref_has && !dist_has) {
@@ -74,7 +74,7 @@ int format_resolve(const CLISettings *const cli, Input *const ref, Input *const 
         df = raw_side(cli, &rf);
     }
 
-    const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
+    const char *const rn = input_name(ref), *const dn = input_name(dist);
     if ((rf.width != df.width || rf.height != df.height) && !cli->scale_algo) {
         fprintf(cli_err(),
                 "psnrhvs: reference and distorted differ in size: %dx%d (%s) vs %dx%d (%s); "
@@ -85,7 +85,7 @@ int format_resolve(const CLISettings *const cli, Input *const ref, Input *const 
     if (rf.layout != df.layout) {
         fprintf(cli_err(),
                 "psnrhvs: reference and distorted differ in pixel format: %s (%s) vs %s (%s)\n",
-                psnrhvs_layout_name(rf.layout), rn, psnrhvs_layout_name(df.layout), dn);
+                layout_name(rf.layout), rn, layout_name(df.layout), dn);
         return 1;
     }
     if (rf.bitdepth != df.bitdepth && !cli->common_bitdepth) {
@@ -107,7 +107,7 @@ int format_resolve(const CLISettings *const cli, Input *const ref, Input *const 
 /* psnr_hvs has no block in a plane under 8x8; libvmaf would print NaN. */
 int format_check_planes(const InputFormat *const fmt, const int enable_chroma) {
     PlaneGeometry g;
-    if (psnrhvs_plane_geometry(fmt, &g) < 0) {
+    if (plane_geometry(fmt, &g) < 0) {
         fprintf(cli_err(), "psnrhvs: invalid frame size %dx%d\n", fmt->width, fmt->height);
         return -1;
     }
@@ -122,8 +122,7 @@ int format_check_planes(const InputFormat *const fmt, const int enable_chroma) {
                 "psnrhvs: chroma planes of %dx%d %s are %dx%d, smaller than 8x8: psnr_hvs has no "
                 "block to score in them; use --feature psnr_hvs=enable_chroma=false to score "
                 "luma only\n",
-                fmt->width, fmt->height, psnrhvs_layout_name(fmt->layout), g.scored_w[1],
-                g.scored_h[1]);
+                fmt->width, fmt->height, layout_name(fmt->layout), g.scored_w[1], g.scored_h[1]);
         return -1;
     }
     return 0;

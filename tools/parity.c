@@ -55,7 +55,7 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     char *next = strchr(text, ':');
     if (next) *next++ = '\0';
     enum PsnrHvsBackend b;
-    if (psnrhvs_cli_backend_from_name(text, &b) < 0) {
+    if (cli_backend_from_name(text, &b) < 0) {
         snprintf(err, err_size,
                  "unknown backend '%s' in configuration '%s' (expected auto, cpu, cuda, opencl, "
                  "hip, sycl or vulkan)",
@@ -120,8 +120,8 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     return 0;
 }
 
-int psnrhvs_parity_parse(const char *const list, ParityConfig *const cfg, const int max,
-                         char *const err, const size_t err_size) {
+int parity_parse(const char *const list, ParityConfig *const cfg, const int max, char *const err,
+                 const size_t err_size) {
     char *const copy = strdup(list);
     if (!copy) {
         snprintf(err, err_size, "out of memory");
@@ -373,30 +373,28 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
         "cpu:avx512:threads=1",
 #endif
     };
-    static const enum PsnrHvsBackend devices[] = {
-        PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_OPENCL, PSNRHVS_BACKEND_HIP,
-        PSNRHVS_BACKEND_SYCL, PSNRHVS_BACKEND_VULKAN,
-    };
     char err[256];
     *n = 0;
     for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++) {
-        psnrhvs_parity_parse(cpu[i], &cfg[*n], 1, err, sizeof(err));
+        parity_parse(cpu[i], &cfg[*n], 1, err, sizeof(err));
         /* the explicit ISAs may not be built or supported here */
         cfg[(*n)++].optional = i >= 3;
     }
     /* The default: the CPU and every GPU in one context. */
-    psnrhvs_parity_parse("auto", &cfg[*n], 1, err, sizeof(err));
+    parity_parse("auto", &cfg[*n], 1, err, sizeof(err));
     cfg[(*n)++].optional = 0;
-    for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
-        if (!psnrhvs_backend_available(devices[i])) continue;
-        if (devices[i] == PSNRHVS_BACKEND_VULKAN && !vulkan_gpu_first()) continue;
-        psnrhvs_parity_parse(psnrhvs_cli_backend_name(devices[i]), &cfg[*n], 1, err, sizeof(err));
+    /* Then each device backend the library names, past auto and the CPU. */
+    for (int i = PSNRHVS_BACKEND_CPU + 1; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
+        const enum PsnrHvsBackend b = (enum PsnrHvsBackend)i;
+        if (!psnrhvs_backend_available(b)) continue;
+        if (b == PSNRHVS_BACKEND_VULKAN && !vulkan_gpu_first()) continue;
+        parity_parse(psnrhvs_backend_string(b), &cfg[*n], 1, err, sizeof(err));
         cfg[(*n)++].optional = 1;
     }
 }
 
-int psnrhvs_parity_run(const ParityOptions *const opt, const PsnrHvsSettings *const base,
-                       PairReader *const pr) {
+int parity_run(const ParityOptions *const opt, const PsnrHvsSettings *const base,
+               PairReader *const pr) {
     ParityConfig defaults[PARITY_MAX_CONFIGS];
     const ParityConfig *configs = opt->configs;
     int num_configs = opt->num_configs;
@@ -420,16 +418,16 @@ int psnrhvs_parity_run(const ParityOptions *const opt, const PsnrHvsSettings *co
 
     FramePair fp;
     int res;
-    while ((res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+    while ((res = pair_reader_next(pr, &fp)) > 0) {
         if (fp.idx % opt->subsample == 0)
             for (int i = 0; i < n; i++)
                 if (send_one(&slots[i], &fp) < 0) goto end;
-        psnrhvs_pair_reader_release(pr);
+        pair_reader_release(pr);
     }
     /* Frames before a read error come first, as without parity. */
     if (drain(slots, n) < 0) goto end;
     if (res < 0) {
-        fprintf(stderr, "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+        fprintf(stderr, "psnrhvs: %s\n", pair_reader_error(pr));
         goto end;
     }
     if (!slots[0].num) {

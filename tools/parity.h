@@ -30,7 +30,7 @@ typedef struct ParityConfig {
  * Parse a comma-separated list such as "cpu:scalar:threads=1,cpu:auto,cuda:device=0".
  * @return the number of configurations, or -1 with the reason in err.
  */
-int psnrhvs_parity_parse(const char *list, ParityConfig *cfg, int max, char *err, size_t err_size);
+int parity_parse(const char *list, ParityConfig *cfg, int max, char *err, size_t err_size);
 
 typedef struct ParityOptions {
     const ParityConfig *configs; ///< NULL: the default list
@@ -44,6 +44,6 @@ typedef struct ParityOptions {
  * and the command line's settings) and report on stdout.
  * @return the exit status: 0 all identical, 1 error (reported), 3 differences.
  */
-int psnrhvs_parity_run(const ParityOptions *opt, const PsnrHvsSettings *base, PairReader *pr);
+int parity_run(const ParityOptions *opt, const PsnrHvsSettings *base, PairReader *pr);
 
 #endif /* PSNRHVS_TOOLS_PARITY_H */

@@ -21,15 +21,15 @@ static int list_devices(const int verbose) {
         buf[0] = '\0';
         const int res = psnrhvs_list_devices(b, verbose, buf, sizeof(buf));
         if (res == PSNRHVS_ERR(ENOSYS)) {
-            printf("%s: not built in\n", psnrhvs_cli_backend_name(b));
+            printf("%s: not built in\n", cli_backend_name(b));
         } else if (res == PSNRHVS_ERR(ENODEV)) {
-            printf("%s: no device\n", psnrhvs_cli_backend_name(b));
+            printf("%s: no device\n", cli_backend_name(b));
         } else if (res == PSNRHVS_ERR(ENOENT)) {
-            printf("%s: %s", psnrhvs_cli_backend_name(b), buf); /* the module's trouble */
+            printf("%s: %s", cli_backend_name(b), buf); /* the module's trouble */
         } else if (res < 0) {
-            printf("%s: cannot list devices: %s\n", psnrhvs_cli_backend_name(b), strerror(-res));
+            printf("%s: cannot list devices: %s\n", cli_backend_name(b), strerror(-res));
         } else {
-            printf("%s:\n", psnrhvs_cli_backend_name(b));
+            printf("%s:\n", cli_backend_name(b));
             /* one device per line, indented */
             for (char *line = buf, *next; line && *line; line = next) {
                 next = strchr(line, '\n');
@@ -43,14 +43,13 @@ static int list_devices(const int verbose) {
 
 int main(const int argc, char *const *const argv) {
     /* Subcommands with flags of their own. */
-    if (argc > 1 && !strcmp(argv[1], "batch"))
-        return psnrhvs_batch_main(argc - 1, argv + 1, argv[0]);
-    if (argc > 1 && !strcmp(argv[1], "report")) return psnrhvs_report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "batch")) return batch_main(argc - 1, argv + 1, argv[0]);
+    if (argc > 1 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "bdrate")) return bdrate_main(argc - 1, argv + 1);
     CLISettings cli;
     PsnrHvsSettings lib;
     psnrhvs_default_settings(&lib);
-    psnrhvs_cli_parse(argc, argv, &cli, &lib);
+    cli_parse(argc, argv, &cli, &lib);
     if (cli.list_devices) return list_devices(cli.verbose);
     return cli_score(&cli, lib, NULL);
 }

@@ -176,7 +176,7 @@ static void free_rendition(Rendition *const r) {
     free(r->x);
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) free(r->y[k]), free(r->sorted[k]);
     free(r->worst);
-    psnrhvs_scores_free(&r->s);
+    scores_free(&r->s);
 }
 
 /* Nearest rank: the smallest value with at least p % of the frames at or below it. */
@@ -199,9 +199,8 @@ static void cell(FILE *const f, const double v) {
 }
 
 static void swatch_name(FILE *const f, const Rendition *const r, const int i) {
-    fprintf(f, "<td class=\"l\"><span class=\"sw\" style=\"background:%s\"></span>",
-            psnrhvs_svg_color(i));
-    psnrhvs_xml_text(f, r->name);
+    fprintf(f, "<td class=\"l\"><span class=\"sw\" style=\"background:%s\"></span>", svg_color(i));
+    xml_text(f, r->name);
     fputs("</td>", f);
 }
 
@@ -223,8 +222,8 @@ static void write_chart(FILE *const f, const Report *const rep, const enum Outpu
         SvgSeries *const s = &series[n];
         *s = (SvgSeries){
             .label = r->name,
-            .color = psnrhvs_svg_color(i),
-            .key = psnrhvs_output_key_name(k),
+            .color = svg_color(i),
+            .key = output_key_name(k),
             .rendition = r->name,
             .x = r->x,
             .y = r->y[k],
@@ -240,14 +239,14 @@ static void write_chart(FILE *const f, const Report *const rep, const enum Outpu
     const SvgChart c = {
         .width = big ? 1200 : 400,
         .height = big ? 340 : 250,
-        .title = psnrhvs_output_key_name(k),
+        .title = output_key_name(k),
         .x_label = "frame",
         .y_label = "dB",
         .series = series,
         .num_series = n,
     };
-    fprintf(f, "<figure id=\"chart-%s\">\n", psnrhvs_output_key_name(k));
-    psnrhvs_svg_chart(f, &c);
+    fprintf(f, "<figure id=\"chart-%s\">\n", output_key_name(k));
+    svg_chart(f, &c);
     fprintf(f, "</figure>\n");
 }
 
@@ -321,7 +320,7 @@ static void write_rd_chart(FILE *const f, const Report *const rep, const enum Ou
     fr.y1 = ceil(fr.y1 / ystep) * ystep;
     const int width = big ? 1200 : 400, height = big ? 380 : 260;
     fr.left = 58, fr.right = width - 14, fr.top = 30, fr.bottom = height - 40;
-    const char *const key = psnrhvs_output_key_name(k);
+    const char *const key = output_key_name(k);
     fprintf(f,
             "<figure id=\"rd-%s\">\n<svg class=\"chart rd\" data-key=\"%s\" viewBox=\"0 0 %d %d\" "
             "role=\"img\" font-size=\"12\">\n",
@@ -375,8 +374,8 @@ static void write_rd_chart(FILE *const f, const Report *const rep, const enum Ou
                 pts[n++] = (Rung){t->rate[j], t->metric[k][j], t->label[j]};
         qsort(pts, n, sizeof(*pts), rung_by_rate);
         fprintf(f, "<path class=\"rd-curve\" data-key=\"%s\" data-curve=\"", key);
-        psnrhvs_xml_text(f, c->name);
-        fprintf(f, "\" stroke=\"%s\" d=\"", psnrhvs_svg_color(i));
+        xml_text(f, c->name);
+        fprintf(f, "\" stroke=\"%s\" d=\"", svg_color(i));
         for (size_t j = 0; j < n; j++)
             fprintf(f, "%s%.1f %.1f", j ? " L" : "M", rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db));
         fputs("\"/>\n", f);
@@ -385,13 +384,12 @@ static void write_rd_chart(FILE *const f, const Report *const rep, const enum Ou
                     "<circle class=\"rd-point\" data-key=\"%s\" data-rate=\"%.17g\" "
                     "data-db=\"%.17g\" data-curve=\"",
                     key, pts[j].rate, pts[j].db);
-            psnrhvs_xml_text(f, c->name);
+            xml_text(f, c->name);
             fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
-                    rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db), big ? 4 : 3,
-                    psnrhvs_svg_color(i));
-            psnrhvs_xml_text(f, c->name);
+                    rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db), big ? 4 : 3, svg_color(i));
+            xml_text(f, c->name);
             fputs(", ", f);
-            psnrhvs_xml_text(f, pts[j].label);
+            xml_text(f, pts[j].label);
             fprintf(f, ": %g kbit/s, %.3f dB</title></circle>\n", pts[j].rate, pts[j].db);
         }
         free(pts);
@@ -402,9 +400,8 @@ static void write_rd_chart(FILE *const f, const Report *const rep, const enum Ou
 static void write_rd_section(FILE *const f, const Report *const rep) {
     fputs("<h2>Rate and distortion</h2>\n<div class=\"legend\">\n", f);
     for (int i = 0; i < rep->nc; i++) {
-        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>",
-                psnrhvs_svg_color(i));
-        psnrhvs_xml_text(f, rep->c[i].name);
+        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>", svg_color(i));
+        xml_text(f, rep->c[i].name);
         fprintf(f, "</b> %zu rung%s%s</span>\n", rep->c[i].t.n, rep->c[i].t.n == 1 ? "" : "s",
                 i == 0 && rep->nc > 1 ? " (anchor)" : "");
     }
@@ -418,7 +415,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
     if (rep->nc > 1) {
         const RdTable *const anchor = &rep->c[0].t;
         fputs("<h2>BD-rate</h2>\n<p class=\"meta\">Against <b>", f);
-        psnrhvs_xml_text(f, rep->c[0].name);
+        xml_text(f, rep->c[0].name);
         fprintf(f,
                 "</b>, the first rate table (%s; psnrhvs bdrate computes the same): BD-rate "
                 "negative where the curve needs less rate for the same score, BD-metric positive "
@@ -428,15 +425,14 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
         for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
             if (anchor->metric[chart_keys[c]])
                 fprintf(f, "<th>%s BD-rate</th><th>%s BD-metric</th>",
-                        psnrhvs_output_key_name(chart_keys[c]),
-                        psnrhvs_output_key_name(chart_keys[c]));
+                        output_key_name(chart_keys[c]), output_key_name(chart_keys[c]));
         fputs("</tr>\n", f);
         char errs[OUTPUT_NUM_KEYS * 16][600];
         int nerr = 0;
         for (int i = 1; i < rep->nc; i++) {
             fputs("<tr><td class=\"l\"><span class=\"sw\" style=\"background:", f);
-            fprintf(f, "%s\"></span>", psnrhvs_svg_color(i));
-            psnrhvs_xml_text(f, rep->c[i].name);
+            fprintf(f, "%s\"></span>", svg_color(i));
+            xml_text(f, rep->c[i].name);
             fputs("</td>", f);
             for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
                 const enum OutputKey k = chart_keys[c];
@@ -449,11 +445,11 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
                 char err[512];
                 if (bd_compute(rep->bd_method, anchor, &rep->c[i].t, k, &r, err, sizeof(err)) < 0) {
                     fputs("<td class=\"bd-error\" title=\"", f);
-                    psnrhvs_xml_text(f, err);
+                    xml_text(f, err);
                     fprintf(f, "\">error %d</td><td class=\"bd-error\">&#8212;</td>", nerr + 1);
                     if (nerr < (int)(sizeof(errs) / sizeof(errs[0])))
                         snprintf(errs[nerr++], sizeof(errs[0]), "%s, %s: %s", rep->c[i].name,
-                                 psnrhvs_output_key_name(k), err);
+                                 output_key_name(k), err);
                     continue;
                 }
                 fprintf(f,
@@ -467,7 +463,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
             fputs("<ol class=\"bd-errors\">\n", f);
             for (int e = 0; e < nerr; e++) {
                 fputs("<li>", f);
-                psnrhvs_xml_text(f, errs[e]);
+                xml_text(f, errs[e]);
                 fputs("</li>\n", f);
             }
             fputs("</ol>\n", f);
@@ -483,16 +479,16 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
           f);
     for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
         if (curve_has(rep, chart_keys[c]))
-            fprintf(f, "<th>%s</th>", psnrhvs_output_key_name(chart_keys[c]));
+            fprintf(f, "<th>%s</th>", output_key_name(chart_keys[c]));
     fputs("</tr>\n", f);
     for (int i = 0; i < rep->nc; i++) {
         const RdTable *const t = &rep->c[i].t;
         for (size_t j = 0; j < t->n; j++) {
             fprintf(f, "<tr><td class=\"l\"><span class=\"sw\" style=\"background:%s\"></span>",
-                    psnrhvs_svg_color(i));
-            psnrhvs_xml_text(f, rep->c[i].name);
+                    svg_color(i));
+            xml_text(f, rep->c[i].name);
             fputs("</td><td class=\"l\">", f);
-            psnrhvs_xml_text(f, t->label[j]);
+            xml_text(f, t->label[j]);
             fprintf(f, "</td><td>%.3f</td>", t->rate[j]);
             for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
                 if (curve_has(rep, chart_keys[c]))
@@ -534,16 +530,16 @@ static int report_write(FILE *const f, const void *const cookie) {
     const Report *const rep = cookie;
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     fprintf(f, "<meta name=\"generator\" content=\"psnrhvs %s\">\n<title>", psnrhvs_version());
-    psnrhvs_xml_text(f, rep->title);
+    xml_text(f, rep->title);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", style);
-    psnrhvs_xml_text(f, rep->title);
+    xml_text(f, rep->title);
     fputs("</h1>\n<p class=\"meta\">", f);
     if (rep->n) fprintf(f, "%d rendition%s &#183; ", rep->n, rep->n == 1 ? "" : "s");
     if (rep->nc) fprintf(f, "%d rate table%s &#183; ", rep->nc, rep->nc == 1 ? "" : "s");
     fprintf(f, "psnrhvs %s &#183; ", psnrhvs_version());
     for (int i = 0; i < rep->n + rep->nc; i++) {
         if (i) fputs(", ", f);
-        psnrhvs_xml_text(f, i < rep->n ? rep->r[i].path : rep->c[i - rep->n].path);
+        xml_text(f, i < rep->n ? rep->r[i].path : rep->c[i - rep->n].path);
     }
     fputs("</p>\n", f);
     if (rep->nc) write_rd_section(f, rep);
@@ -555,16 +551,14 @@ static int report_write(FILE *const f, const void *const cookie) {
     fputs("<div class=\"legend\">\n", f);
     for (int i = 0; i < rep->n; i++) {
         const Rendition *const r = &rep->r[i];
-        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>",
-                psnrhvs_svg_color(i));
-        psnrhvs_xml_text(f, r->name);
+        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>", svg_color(i));
+        xml_text(f, r->name);
         fprintf(f, "</b> %zu frame%s", r->s.num_frames, r->s.num_frames == 1 ? "" : "s");
         const double mean = r->s.pool[r->rank_key].mean;
         if (isfinite(mean))
-            fprintf(f, ", mean %s %.3f dB", psnrhvs_output_key_name(r->rank_key), mean);
+            fprintf(f, ", mean %s %.3f dB", output_key_name(r->rank_key), mean);
         else if (!isnan(mean))
-            fprintf(f, ", mean %s %sinf", psnrhvs_output_key_name(r->rank_key),
-                    mean > 0 ? "+" : "-");
+            fprintf(f, ", mean %s %sinf", output_key_name(r->rank_key), mean > 0 ? "+" : "-");
         fputs("</span>\n", f);
     }
     fputs("</div>\n", f);
@@ -583,16 +577,16 @@ static int report_write(FILE *const f, const void *const cookie) {
         if (r->s.num_frames > 2 * (1200 - 72)) many = 1;
         if (r->infinite) {
             fputs("<li class=\"note-inf\"><b>", f);
-            psnrhvs_xml_text(f, r->name);
+            xml_text(f, r->name);
             fprintf(f,
                     "</b>: %zu of %zu frames identical to the reference (%s +inf, null in "
                     "JSON): drawn clipped in the +inf band at the top of the charts, each "
                     "marked &#9650;.</li>\n",
-                    r->infinite, r->s.num_frames, psnrhvs_output_key_name(r->rank_key));
+                    r->infinite, r->s.num_frames, output_key_name(r->rank_key));
         }
         if (r->s.num_planes == 1) {
             fputs("<li class=\"note-luma\"><b>", f);
-            psnrhvs_xml_text(f, r->name);
+            xml_text(f, r->name);
             fputs("</b>: luma only (no psnr_hvs_cb, psnr_hvs_cr).</li>\n", f);
         }
     }
@@ -614,8 +608,7 @@ static int report_write(FILE *const f, const void *const cookie) {
             if (!r->s.has_key[k]) continue;
             fputs("<tr>", f);
             swatch_name(f, r, i);
-            fprintf(f, "<td class=\"l\">%s</td><td>%zu</td>", psnrhvs_output_key_name(k),
-                    r->num_sorted[k]);
+            fprintf(f, "<td class=\"l\">%s</td><td>%zu</td>", output_key_name(k), r->num_sorted[k]);
             cell(f, r->s.pool[k].mean);
             cell(f, r->s.pool[k].harmonic_mean);
             cell(f, r->s.pool[k].min);
@@ -639,7 +632,7 @@ static int report_write(FILE *const f, const void *const cookie) {
             if (!r->s.has_key[k]) continue;
             fputs("<tr>", f);
             swatch_name(f, r, i);
-            fprintf(f, "<td class=\"l\">%s</td>", psnrhvs_output_key_name(k));
+            fprintf(f, "<td class=\"l\">%s</td>", output_key_name(k));
             for (int p = 0; p < rep->num_percentiles; p++)
                 cell(f, percentile(r->sorted[k], r->num_sorted[k], rep->percentiles[p]));
             fputs("</tr>\n", f);
@@ -653,13 +646,13 @@ static int report_write(FILE *const f, const void *const cookie) {
         fprintf(f,
                 "<table id=\"worst-%d\" class=\"worst\">\n<caption><span class=\"sw\" "
                 "style=\"background:%s\"></span>",
-                i, psnrhvs_svg_color(i));
-        psnrhvs_xml_text(f, r->name);
+                i, svg_color(i));
+        xml_text(f, r->name);
         fprintf(f, " (lowest %s)</caption>\n<tr><th>#</th><th>frame</th>",
-                psnrhvs_output_key_name(r->rank_key));
+                output_key_name(r->rank_key));
         for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
             if (r->s.has_key[chart_keys[c]])
-                fprintf(f, "<th>%s</th>", psnrhvs_output_key_name(chart_keys[c]));
+                fprintf(f, "<th>%s</th>", output_key_name(chart_keys[c]));
         fputs("</tr>\n", f);
         for (size_t w = 0; w < r->num_worst; w++) {
             const size_t idx = r->worst[w];
@@ -713,7 +706,7 @@ static int read_input(const char *const path, char **const out, size_t *const ou
     return *out ? 0 : -1;
 }
 
-int psnrhvs_report_main(int argc, char *const *argv) {
+int report_main(int argc, char *const *argv) {
     enum { ARG_NAME = 256, ARG_TITLE, ARG_WORST, ARG_PERCENTILES, ARG_HELP, ARG_BD, ARG_POOL };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -802,7 +795,7 @@ int psnrhvs_report_main(int argc, char *const *argv) {
         goto end;
     }
     /* Open the page first: a bad path fails before reading anything. */
-    if (psnrhvs_output_open(&of, output) < 0) goto end;
+    if (output_open(&of, output) < 0) goto end;
     for (int i = 0; i < num_inputs; i++) {
         char err[1024];
         char *buf = NULL;
@@ -832,7 +825,7 @@ int psnrhvs_report_main(int argc, char *const *argv) {
         Rendition *const r = &rep.r[rep.n];
         r->path = inputs[i];
         char msg[512];
-        const int res = psnrhvs_scores_parse(&r->s, buf, len, msg, sizeof(msg));
+        const int res = scores_parse(&r->s, buf, len, msg, sizeof(msg));
         free(buf);
         if (res < 0) {
             fprintf(stderr, "psnrhvs: %s: %s\n", shown, msg);
@@ -843,13 +836,13 @@ int psnrhvs_report_main(int argc, char *const *argv) {
         r->name = name;
         if (!r->name || prepare(r, rep.worst) < 0) goto oom;
     }
-    if (psnrhvs_output_commit_with(&of, report_write, &rep) < 0) goto end;
+    if (output_commit_with(&of, report_write, &rep) < 0) goto end;
     ret = 0;
     goto end;
 oom:
     fprintf(stderr, "psnrhvs: out of memory\n");
 end:
-    psnrhvs_output_abort(&of);
+    output_abort(&of);
     for (int i = 0; i < rep.n; i++) free_rendition(&rep.r[i]);
     for (int i = 0; i < rep.nc; i++) free(rep.c[i].name), rd_table_free(&rep.c[i].t);
     free(rep.r);
@@ -859,7 +852,7 @@ end:
     return ret;
 }
 
-int psnrhvs_plot_write(FILE *const f, const void *const plot_data) {
+int plot_write(FILE *const f, const void *const plot_data) {
     const PlotData *const pd = plot_data;
     const ScoreSet *const s = pd->scores;
     double *const x = malloc((s->num_frames ? s->num_frames : 1) * sizeof(double));
@@ -881,9 +874,9 @@ int psnrhvs_plot_write(FILE *const f, const void *const plot_data) {
         for (size_t i = 0; i < s->num_frames; i++)
             y[k][i] = s->frames[i].has[k] ? s->frames[i].v[k] : NAN;
         series[n++] = (SvgSeries){
-            .label = psnrhvs_output_key_name(k),
+            .label = output_key_name(k),
             .color = colors[c],
-            .key = psnrhvs_output_key_name(k),
+            .key = output_key_name(k),
             .rendition = pd->title,
             .x = x,
             .y = y[k],
@@ -903,7 +896,7 @@ int psnrhvs_plot_write(FILE *const f, const void *const plot_data) {
             .standalone = 1,
             .legend = 1,
         };
-        res = psnrhvs_svg_chart(f, &c);
+        res = svg_chart(f, &c);
     }
     free(x);
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) free(y[k]);

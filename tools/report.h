@@ -11,7 +11,7 @@
 #include "scores.h"
 
 /** `psnrhvs report ...` with argv[0] = "report". @return the exit status. */
-int psnrhvs_report_main(int argc, char *const *argv);
+int report_main(int argc, char *const *argv);
 
 typedef struct PlotData {
     const ScoreSet *scores;
@@ -19,6 +19,6 @@ typedef struct PlotData {
 } PlotData;
 
 /** The SVG of --plot: each key of one run, a curve each. Takes a PlotData. */
-int psnrhvs_plot_write(FILE *f, const void *plot_data);
+int plot_write(FILE *f, const void *plot_data);
 
 #endif /* PSNRHVS_TOOLS_REPORT_H */

@@ -61,11 +61,11 @@ static void report_open_error(const int res, const PsnrHvsSettings *const s) {
     switch (res) {
     case PSNRHVS_ERR(ENOSYS):
         fprintf(cli_err(), "psnrhvs: the %s backend is not built into this psnrhvs\n",
-                psnrhvs_cli_backend_name(s->backend));
+                cli_backend_name(s->backend));
         break;
     case PSNRHVS_ERR(ENODEV):
         fprintf(cli_err(), "psnrhvs: the %s backend found no device %d\n",
-                psnrhvs_cli_backend_name(s->backend), s->device);
+                cli_backend_name(s->backend), s->device);
         break;
     case PSNRHVS_ERR(ERANGE):
         fprintf(cli_err(), "psnrhvs: a plane to score is smaller than 8x8\n");
@@ -126,9 +126,9 @@ static void progress(const unsigned frames, const long long total, const double 
 
 /* One line: which side had no frame to pair (after its skip). */
 static void report_no_frames(Input *const ref, Input *const dist, const CLISettings *const cli) {
-    const int ref_none = psnrhvs_input_frames_read(ref) <= cli->frame_skip_ref;
-    const int dist_none = psnrhvs_input_frames_read(dist) <= cli->frame_skip_dist;
-    const char *const rn = psnrhvs_input_name(ref), *const dn = psnrhvs_input_name(dist);
+    const int ref_none = input_frames_read(ref) <= cli->frame_skip_ref;
+    const int dist_none = input_frames_read(dist) <= cli->frame_skip_dist;
+    const char *const rn = input_name(ref), *const dn = input_name(dist);
     if (ref_none && dist_none && strcmp(rn, dn))
         fprintf(cli_err(), "psnrhvs: no frames to score: neither %s nor %s has a frame%s\n", rn, dn,
                 cli->frame_skip_ref || cli->frame_skip_dist ? " after skipping" : "");
@@ -197,7 +197,7 @@ typedef struct SentFrame {
 
 static void free_holds(SentFrame *const f) {
     for (int k = 0; k <= PSNRHVS_MAX_RENDITIONS; k++) {
-        psnrhvs_input_hold_free(f->hold[k]);
+        input_hold_free(f->hold[k]);
         f->hold[k] = NULL;
     }
 }
@@ -208,7 +208,7 @@ typedef struct Scorer {
     uint64_t sent, received;
     double first; ///< when the first score came back (PSNRHVS_TIMING)
     /* A ring of the frames in flight, for deferred range checks
-     * (psnrhvs_input_defer_range_check: defer, with the inputs) and for
+     * (input_defer_range_check: defer, with the inputs) and for
      * frames kept on the GPU (holds). */
     Input *ref_in, *dist_in[PSNRHVS_MAX_RENDITIONS];
     SentFrame *ring;
@@ -220,11 +220,10 @@ typedef struct Scorer {
  * sample out of range, if that is why. */
 static int deferred_range_message(const Scorer *const sc, const SentFrame *const f) {
     char msg[1024];
-    int found = psnrhvs_input_range_message(sc->ref_in, &f->ref, f->idx, msg, sizeof(msg));
+    int found = input_range_message(sc->ref_in, &f->ref, f->idx, msg, sizeof(msg));
     for (int r = 0; r < sc->renditions && !found; r++)
         if (f->active >> r & 1)
-            found =
-                psnrhvs_input_range_message(sc->dist_in[r], &f->dist[r], f->idx, msg, sizeof(msg));
+            found = input_range_message(sc->dist_in[r], &f->dist[r], f->idx, msg, sizeof(msg));
     if (found) fprintf(cli_err(), "psnrhvs: %s\n", msg);
     return found;
 }
@@ -367,13 +366,13 @@ static int count_devices(const enum PsnrHvsBackend b) {
  * the longest rendition's for a ladder, or -1. */
 static long long expected_frames(Input *const ref, const Rendition *const rend, const int n,
                                  const CLISettings *const cli) {
-    const long long ref_left = psnrhvs_input_frames_left(ref);
+    const long long ref_left = input_frames_left(ref);
     long long total = ref_left < 0                                ? -1
                       : ref_left > (long long)cli->frame_skip_ref ? ref_left - cli->frame_skip_ref
                                                                   : 0;
     long long dist_max = -2; /* -2: none yet, -1: one unknown */
     for (int r = 0; r < n; r++) {
-        const long long left = psnrhvs_input_frames_left(rend[r].in);
+        const long long left = input_frames_left(rend[r].in);
         const long long d = left < 0                                 ? -1
                             : left > (long long)cli->frame_skip_dist ? left - cli->frame_skip_dist
                                                                      : 0;
@@ -399,26 +398,24 @@ static int name_outputs(const CLISettings *const cli, const Muxer *const muxer,
                         Rendition *const rend, const int n) {
     char err[512];
     for (int r = 0; r < n; r++) {
-        if (cli->output &&
-            psnrhvs_output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
-                                rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
-            psnrhvs_cli_usage_error("%s", err);
-        if (cli->plot &&
-            psnrhvs_output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
-                                rend[r].path, r, "svg", err, sizeof(err)) < 0)
-            psnrhvs_cli_usage_error("--plot: %s", err);
+        if (cli->output && output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
+                                       rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
+            cli_usage_error("%s", err);
+        if (cli->plot && output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
+                                     rend[r].path, r, "svg", err, sizeof(err)) < 0)
+            cli_usage_error("--plot: %s", err);
     }
     for (int a = 0; a < n; a++) {
         for (int b = a + 1; b < n; b++) {
             if (cli->output && !strcmp(rend[a].out_name, rend[b].out_name))
-                psnrhvs_cli_usage_error(
+                cli_usage_error(
                     "-d %s and -d %s would both write %s: use %%d in the -o pattern, or "
                     "give the files different names",
                     rend[a].path, rend[b].path, rend[a].out_name);
             if (cli->plot && !strcmp(rend[a].plot_name, rend[b].plot_name))
-                psnrhvs_cli_usage_error("-d %s and -d %s would both plot to %s: use %%d in the "
-                                        "--plot pattern",
-                                        rend[a].path, rend[b].path, rend[a].plot_name);
+                cli_usage_error("-d %s and -d %s would both plot to %s: use %%d in the "
+                                "--plot pattern",
+                                rend[a].path, rend[b].path, rend[a].plot_name);
         }
     }
     return 0;
@@ -444,25 +441,25 @@ static int write_rendition(Rendition *const rd, Input *const ref, const CLISetti
         .precision = cli->precision,
         .raw = cli->raw,
     };
-    psnrhvs_output_pool(&data);
+    output_pool(&data);
     if (rd->plot_of) {
         ScoreSet plot_scores;
-        if (psnrhvs_scores_from_output(&plot_scores, &data) < 0) {
+        if (scores_from_output(&plot_scores, &data) < 0) {
             fprintf(cli_err(), "psnrhvs: out of memory\n");
             return -1;
         }
         char title[512];
-        const char *const dn = psnrhvs_input_name(rd->in), *const rn = psnrhvs_input_name(ref);
+        const char *const dn = input_name(rd->in), *const rn = input_name(ref);
         const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
         snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
         const PlotData pd = {.scores = &plot_scores, .title = title};
-        const int pres = psnrhvs_output_commit_with(&rd->plot_of, psnrhvs_plot_write, &pd);
-        psnrhvs_scores_free(&plot_scores);
+        const int pres = output_commit_with(&rd->plot_of, plot_write, &pd);
+        scores_free(&plot_scores);
         if (pres < 0) return -1;
     }
-    if (rd->of) return psnrhvs_output_commit(&rd->of, muxer, &data);
-    if (labelled) printf("%s\n", psnrhvs_input_name(rd->in));
-    if (psnrhvs_output_summary(stdout, &data) < 0 || fflush(stdout)) {
+    if (rd->of) return output_commit(&rd->of, muxer, &data);
+    if (labelled) printf("%s\n", input_name(rd->in));
+    if (output_summary(stdout, &data) < 0 || fflush(stdout)) {
         fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
         return -1;
     }
@@ -472,12 +469,12 @@ static int write_rendition(Rendition *const rd, Input *const ref, const CLISetti
 /* A mapped input cut short while its frames were being sent: they may hold
  * zeros, so the run fails (reported). */
 static int mapping_lost(Input *const ref, const Rendition *const rend, const int n) {
-    const Input *lost = psnrhvs_input_mapping_lost(ref) ? ref : NULL;
+    const Input *lost = input_mapping_lost(ref) ? ref : NULL;
     for (int r = 0; r < n && !lost; r++)
-        if (psnrhvs_input_mapping_lost(rend[r].in)) lost = rend[r].in;
+        if (input_mapping_lost(rend[r].in)) lost = rend[r].in;
     if (lost)
         fprintf(cli_err(), "psnrhvs: %s was cut short while being read: its frames are truncated\n",
-                psnrhvs_input_name(lost));
+                input_name(lost));
     return lost != NULL;
 }
 
@@ -500,11 +497,11 @@ static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *con
     DeviceFrames first, df, rf;
     int any = 0, all = 1;
     for (int r = 0; r < n; r++) {
-        const int on = psnrhvs_input_device_frames(rend[r].in, r ? &df : &first);
+        const int on = input_device_frames(rend[r].in, r ? &df : &first);
         any |= on;
         all = all && on && (!r || same_device_frames(&df, &first));
     }
-    const int ref_on = psnrhvs_input_device_frames(ref, &rf);
+    const int ref_on = input_device_frames(ref, &rf);
     if (!any && !ref_on) return 0;
     if (!cli->backend_given) lib->backend = PSNRHVS_BACKEND_CUDA;
     const char *why = NULL;
@@ -531,8 +528,8 @@ static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *con
     /* A reference decoded on the GPU stored otherwise than the encodes
      * (4:4:4 against NV12 cannot be; P016 against P010 can) is copied. */
     lib->reference_on_host = !ref_on || !same_device_frames(&rf, &first);
-    if (!lib->reference_on_host) psnrhvs_input_keep_on_device(ref);
-    for (int r = 0; r < n; r++) psnrhvs_input_keep_on_device(rend[r].in);
+    if (!lib->reference_on_host) input_keep_on_device(ref);
+    for (int r = 0; r < n; r++) input_keep_on_device(rend[r].in);
     return 1;
 }
 
@@ -564,28 +561,28 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         current_log = outer_log;
         return 1;
     }
-    const Muxer *const muxer = cli.muxer ? cli.muxer : &psnrhvs_muxer_xml;
+    const Muxer *const muxer = cli.muxer ? cli.muxer : &muxer_xml;
     if (ladder) {
         /* Names first: a usage error before any file is opened. */
         if (!cli.output && cli.muxer)
-            psnrhvs_cli_usage_error("--%s with several -d needs -o DIR/ or an -o pattern: the "
-                                    "renditions' scores would be mixed on stdout",
-                                    cli.muxer->name);
+            cli_usage_error("--%s with several -d needs -o DIR/ or an -o pattern: the "
+                            "renditions' scores would be mixed on stdout",
+                            cli.muxer->name);
         for (int r = 0; r < n; r++) rend[r].path = cli.dists[r];
         name_outputs(&cli, muxer, rend, n);
     }
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
     InputOptions iopt = {.hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
-    if (psnrhvs_input_open2(&ref, cli.reference, &iopt) < 0) goto end;
-    psnrhvs_input_set_role(ref, "reference");
+    if (input_open2(&ref, cli.reference, &iopt) < 0) goto end;
+    input_set_role(ref, "reference");
     iopt.scale_algo = cli.scale_algo;
-    int any_decoded = psnrhvs_input_decoded(ref), all_files = is_regular_file(cli.reference);
+    int any_decoded = input_decoded(ref), all_files = is_regular_file(cli.reference);
     for (int r = 0; r < n; r++) {
         rend[r].path = cli.dists[r];
-        if (psnrhvs_input_open2(&rend[r].in, cli.dists[r], &iopt) < 0) goto end;
-        psnrhvs_input_set_role(rend[r].in, "distorted");
-        any_decoded |= psnrhvs_input_decoded(rend[r].in);
+        if (input_open2(&rend[r].in, cli.dists[r], &iopt) < 0) goto end;
+        input_set_role(rend[r].in, "distorted");
+        any_decoded |= input_decoded(rend[r].in);
         all_files &= is_regular_file(cli.dists[r]);
     }
     if (cli.hwaccel && !cli.quiet && !any_decoded)
@@ -609,15 +606,15 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
                     "%d-bit: every -d of a ladder needs the reference's size, pixel format and "
                     "bit depth (after --scale and --common_bitdepth)\n",
                     rend[r].path, rend[r].fmt.width, rend[r].fmt.height,
-                    psnrhvs_layout_name(rend[r].fmt.layout), rend[r].fmt.bitdepth, rend[0].path,
-                    fmt.width, fmt.height, psnrhvs_layout_name(fmt.layout), fmt.bitdepth);
+                    layout_name(rend[r].fmt.layout), rend[r].fmt.bitdepth, rend[0].path, fmt.width,
+                    fmt.height, layout_name(fmt.layout), fmt.bitdepth);
             goto end;
         }
     }
     if (format_check_planes(&fmt, lib.enable_chroma) < 0) goto end;
-    if (psnrhvs_input_set_formats(ref, &ref_fmt, &fmt) < 0) goto end;
+    if (input_set_formats(ref, &ref_fmt, &fmt) < 0) goto end;
     for (int r = 0; r < n; r++)
-        if (psnrhvs_input_set_formats(rend[r].in, &rend[r].read_fmt, &fmt) < 0) goto end;
+        if (input_set_formats(rend[r].in, &rend[r].read_fmt, &fmt) < 0) goto end;
 
     /* Create the outputs early, so a bad path fails before the scoring; none
      * that would write over an input or another output. */
@@ -649,13 +646,13 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             fprintf(cli_err(), "psnrhvs: %s\n", why);
             goto end;
         }
-        if (out_path[r] && psnrhvs_output_open(&rend[r].of, out_path[r]) < 0) goto end;
-        if (plot_path[r] && psnrhvs_output_open(&rend[r].plot_of, plot_path[r]) < 0) goto end;
+        if (out_path[r] && output_open(&rend[r].of, out_path[r]) < 0) goto end;
+        if (plot_path[r] && output_open(&rend[r].plot_of, plot_path[r]) < 0) goto end;
     }
 
     /* Mapped files cut short under us: an error, not a SIGBUS (after the
      * outputs' handlers, which it passes other SIGBUS on to). */
-    psnrhvs_input_guard_mappings();
+    input_guard_mappings();
 
     lib.width = fmt.width;
     lib.height = fmt.height;
@@ -666,16 +663,16 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
      * library may read them after psnrhvs_send() returns, so the CPU backend
      * scores frames in flight without copying them. */
     const int on_gpu = cli.hwaccel && keep_frames_on_gpu(&cli, &lib, ref, rend, n);
-    int in_place = psnrhvs_input_in_place(ref);
-    for (int r = 0; r < n; r++) in_place = in_place && psnrhvs_input_in_place(rend[r].in);
+    int in_place = input_in_place(ref);
+    for (int r = 0; r < n; r++) in_place = in_place && input_in_place(rend[r].in);
     if (in_place && lib.memory == PSNRHVS_MEMORY_HOST) lib.memory = PSNRHVS_MEMORY_HOST_RETAINED;
     /* Every frame read is scored: the library's range check (every backend
      * has one) stands in for the readers' scan of each 16-bit sample. */
     const int defer_range = in_place && !cli.parity && cli.subsample <= 1 && !cli.frame_skip_ref &&
                             !cli.frame_skip_dist;
     if (defer_range) {
-        psnrhvs_input_defer_range_check(ref);
-        for (int r = 0; r < n; r++) psnrhvs_input_defer_range_check(rend[r].in);
+        input_defer_range_check(ref);
+        for (int r = 0; r < n; r++) input_defer_range_check(rend[r].in);
     }
     apply_cpumask(&cli, &lib, &log);
     const long long total = expected_frames(ref, rend, n, &cli);
@@ -687,7 +684,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     };
     Input *dists[PSNRHVS_MAX_RENDITIONS];
     for (int r = 0; r < n; r++) dists[r] = rend[r].in;
-    if (psnrhvs_pair_reader_open_n(&pr, ref, dists, n, &prs) < 0) goto end;
+    if (pair_reader_open_n(&pr, ref, dists, n, &prs) < 0) goto end;
     if (cli.parity) {
         const ParityOptions po = {
             .configs = cli.num_configs ? cli.configs : NULL,
@@ -695,7 +692,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             .subsample = cli.subsample,
             .quiet = cli.quiet,
         };
-        ret = psnrhvs_parity_run(&po, &lib, pr);
+        ret = parity_run(&po, &lib, pr);
         goto end;
     }
 
@@ -708,10 +705,10 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         if (found <= 0) {
             if (found == PSNRHVS_ERR(ENOSYS))
                 fprintf(cli_err(), "psnrhvs: the %s backend is not built into this psnrhvs\n",
-                        psnrhvs_cli_backend_name(lib.backend));
+                        cli_backend_name(lib.backend));
             else
                 fprintf(cli_err(), "psnrhvs: --device all: the %s backend found no device\n",
-                        psnrhvs_cli_backend_name(lib.backend));
+                        cli_backend_name(lib.backend));
             goto end;
         }
         num_devices = found < PSNRHVS_MAX_DEVICES ? found : PSNRHVS_MAX_DEVICES;
@@ -727,8 +724,8 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     t_open_start = now_seconds();
     opener.started = !cli_thread_start(&opener.thread, open_context, &opener);
     if (!opener.started) open_context(&opener);
-    if (all_files && psnrhvs_pair_reader_start(pr) < 0) {
-        fprintf(cli_err(), "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+    if (all_files && pair_reader_start(pr) < 0) {
+        fprintf(cli_err(), "psnrhvs: %s\n", pair_reader_error(pr));
         goto end;
     }
     if (opener.started) pthread_join(opener.thread, NULL);
@@ -758,13 +755,13 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     unsigned idx = 0;
     FramePair fp;
     int read_res;
-    while ((read_res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+    while ((read_res = pair_reader_next(pr, &fp)) > 0) {
         if (!t_first_frame) t_first_frame = now_seconds();
         idx = fp.idx;
         /* Keep frames in flight: send until the queue is full, then take the oldest. */
         if (idx % cli.subsample == 0 && scorer_send(&sc, &fp, rend, &log) < 0) goto end;
         if (mapping_lost(ref, rend, n)) goto end;
-        psnrhvs_pair_reader_release(pr);
+        pair_reader_release(pr);
         idx++;
         if (e->cancel && *e->cancel) {
             fprintf(cli_err(), "psnrhvs: interrupted\n");
@@ -788,7 +785,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     /* The library read retained frames until now. */
     if (mapping_lost(ref, rend, n)) goto end;
     if (read_res < 0) {
-        fprintf(cli_err(), "psnrhvs: %s\n", psnrhvs_pair_reader_error(pr));
+        fprintf(cli_err(), "psnrhvs: %s\n", pair_reader_error(pr));
         goto end;
     }
     const double elapsed = now_seconds() - start;
@@ -825,9 +822,9 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         /* Inputs decoded on the CPU close first: their decoders' last logs
          * (PSNRHVS_TIMING's chunk summary) are written, not cut off. */
         if (!sc.holds) {
-            psnrhvs_pair_reader_close(&pr);
-            psnrhvs_input_close(&ref);
-            for (int r = 0; r < n; r++) psnrhvs_input_close(&rend[r].in);
+            pair_reader_close(&pr);
+            input_close(&ref);
+            for (int r = 0; r < n; r++) input_close(&rend[r].in);
         }
         if (!fflush(NULL)) _exit(0);
     }
@@ -835,8 +832,8 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
 
 end:
     for (int r = 0; r < n; r++) {
-        psnrhvs_output_abort(&rend[r].of);
-        psnrhvs_output_abort(&rend[r].plot_of);
+        output_abort(&rend[r].of);
+        output_abort(&rend[r].plot_of);
     }
     if (opener.started) pthread_join(opener.thread, NULL);
     close_context(e, &opener.ctx);
@@ -844,10 +841,10 @@ end:
     /* The contexts are closed: nothing reads the GPU frames still held. */
     for (size_t i = 0; sc.holds && i < sc.ring_size; i++) free_holds(&sc.ring[i]);
     free(sc.ring);
-    psnrhvs_pair_reader_close(&pr);
-    psnrhvs_input_close(&ref);
+    pair_reader_close(&pr);
+    input_close(&ref);
     for (int r = 0; r < n; r++) {
-        psnrhvs_input_close(&rend[r].in);
+        input_close(&rend[r].in);
         free(rend[r].results.frames);
     }
     free(rend);

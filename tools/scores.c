@@ -13,7 +13,7 @@
 #include "input/input.h"
 #include "scores.h"
 
-const char *psnrhvs_scores_format_name(const enum ScoreFormat f) {
+const char *scores_format_name(const enum ScoreFormat f) {
     switch (f) {
     case SCORES_XML:
         return "xml";
@@ -27,7 +27,7 @@ const char *psnrhvs_scores_format_name(const enum ScoreFormat f) {
     return "?";
 }
 
-const char *psnrhvs_shortest(char *const buf, const size_t size, const double v) {
+const char *shortest(char *const buf, const size_t size, const double v) {
     if (isnan(v)) return snprintf(buf, size, "nan"), buf;
     if (isinf(v)) return snprintf(buf, size, v > 0 ? "inf" : "-inf"), buf;
     for (int digits = 15; digits <= 17; digits++) {
@@ -58,7 +58,7 @@ fail(Parser *const ps, const char *const fmt, ...) {
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     /* one line whatever the file quoted: a line break shows as "\n" */
-    psnrhvs_visible(ps->err, ps->err_size, msg);
+    visible(ps->err, ps->err_size, msg);
     return -1;
 }
 
@@ -69,7 +69,7 @@ static size_t left(const Parser *const ps) {
 
 static int key_of(const char *const name, const size_t len) {
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
-        const char *const kn = psnrhvs_output_key_name((enum OutputKey)k);
+        const char *const kn = output_key_name((enum OutputKey)k);
         if (strlen(kn) == len && !memcmp(kn, name, len)) return k;
     }
     return -1;
@@ -365,8 +365,8 @@ static int json_pooled(Parser *const ps) {
             if (json_skip(ps, 2) < 0) return -1;
             continue;
         }
-        OutputPool *const pool = &ps->s->pool[k];
-        *pool = (OutputPool){NAN, NAN, NAN, NAN};
+        PsnrHvsPool *const pool = &ps->s->pool[k];
+        *pool = (PsnrHvsPool){NAN, NAN, NAN, NAN};
         if (json_expect(ps, '{') < 0) return -1;
         int sfirst = 1, sr;
         while ((sr = json_member(ps, &sfirst, key, sizeof(key), &key_len)) > 0) {
@@ -509,7 +509,7 @@ static int parse_xml(Parser *const ps) {
                 const int k = key_of(a.name, a.name_len);
                 if (k < 0) continue;
                 if (parse_number(a.value, a.value_len, &v[k]) < 0)
-                    return fail(ps, "bad %s value \"%.*s\"", psnrhvs_output_key_name(k),
+                    return fail(ps, "bad %s value \"%.*s\"", output_key_name(k),
                                 (int)(a.value_len > 40 ? 40 : a.value_len), a.value);
                 have[k] = 1;
             }
@@ -520,7 +520,7 @@ static int parse_xml(Parser *const ps) {
             for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
                 if (have[k]) set_value(ps->s, f, k, v[k]);
         } else if (TAG_IS("metric")) {
-            OutputPool pool = {NAN, NAN, NAN, NAN};
+            PsnrHvsPool pool = {NAN, NAN, NAN, NAN};
             int k = -1;
             while ((r = xml_attr(ps, &a)) > 0) {
                 double *const dst = attr_is(&a, "min")             ? &pool.min
@@ -610,8 +610,7 @@ static int parse_csv(Parser *const ps) {
             } else if (col_key[col] >= 0) {
                 if (parse_number(f, flen, &v[col_key[col]]) < 0)
                     return fail(ps, "CSV row %u: bad %s value '%.*s'", row,
-                                psnrhvs_output_key_name(col_key[col]), (int)(flen > 40 ? 40 : flen),
-                                f);
+                                output_key_name(col_key[col]), (int)(flen > 40 ? 40 : flen), f);
                 have[col_key[col]] = 1;
             }
             i += flen + 1;
@@ -661,8 +660,7 @@ static int parse_sub(Parser *const ps) {
                 have_num = 1;
             } else if (k >= 0) {
                 if (parse_number(val, vlen, &v[k]) < 0)
-                    return fail(ps, "sub line %u: bad %s value", lineno,
-                                psnrhvs_output_key_name(k));
+                    return fail(ps, "sub line %u: bad %s value", lineno, output_key_name(k));
                 have[k] = 1;
             }
             p = bar + 1;
@@ -676,8 +674,7 @@ static int parse_sub(Parser *const ps) {
     return ps->failed ? -1 : 0;
 }
 
-int psnrhvs_scores_pool_key(const ScoreSet *const s, const enum OutputKey k,
-                            PsnrHvsPool *const out) {
+int scores_pool_key(const ScoreSet *const s, const enum OutputKey k, PsnrHvsPool *const out) {
     size_t n = 0;
     for (size_t i = 0; i < s->num_frames; i++) n += s->frames[i].has[k] != 0;
     if (n == s->num_frames) {
@@ -695,10 +692,10 @@ int psnrhvs_scores_pool_key(const ScoreSet *const s, const enum OutputKey k,
     return 0;
 }
 
-int psnrhvs_scores_parse(ScoreSet *const s, const char *const buf, const size_t len,
-                         char *const err, const size_t err_size) {
+int scores_parse(ScoreSet *const s, const char *const buf, const size_t len, char *const err,
+                 const size_t err_size) {
     memset(s, 0, sizeof(*s));
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) s->pool[k] = (OutputPool){NAN, NAN, NAN, NAN};
+    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) s->pool[k] = (PsnrHvsPool){NAN, NAN, NAN, NAN};
     Parser ps = {.p = buf, .end = buf + len, .s = s, .err = err, .err_size = err_size};
     const char *q = buf;
     if (len >= 3 && !memcmp(q, "\xef\xbb\xbf", 3)) q += 3, ps.p = q; /* a BOM */
@@ -730,22 +727,21 @@ int psnrhvs_scores_parse(ScoreSet *const s, const char *const buf, const size_t 
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) any |= s->has_key[k];
     if (!res && !any) res = fail(&ps, "no psnr_hvs scores (psnr_hvs, psnr_hvs_y, ...)");
     if (res) {
-        psnrhvs_scores_free(s);
+        scores_free(s);
         return -1;
     }
     s->num_planes = s->has_key[OUTPUT_KEY_CB] || s->has_key[OUTPUT_KEY_CR] ? 3 : 1;
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
         if (s->has_key[k] && (!s->pooled_in_file || isnan(s->pool[k].mean)) &&
-            psnrhvs_scores_pool_key(s, (enum OutputKey)k, &s->pool[k]) < 0) {
+            scores_pool_key(s, (enum OutputKey)k, &s->pool[k]) < 0) {
             fail(&ps, "out of memory");
-            psnrhvs_scores_free(s);
+            scores_free(s);
             return -1;
         }
     return 0;
 }
 
-int psnrhvs_scores_read(ScoreSet *const s, const char *const path, char *const err,
-                        const size_t err_size) {
+int scores_read(ScoreSet *const s, const char *const path, char *const err, const size_t err_size) {
     memset(s, 0, sizeof(*s));
     FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
@@ -779,13 +775,13 @@ int psnrhvs_scores_read(ScoreSet *const s, const char *const path, char *const e
         return -1;
     }
     char msg[400];
-    const int res = psnrhvs_scores_parse(s, buf, len, msg, sizeof(msg));
+    const int res = scores_parse(s, buf, len, msg, sizeof(msg));
     free(buf);
     if (res < 0) snprintf(err, err_size, "%s: %s", path, msg);
     return res;
 }
 
-int psnrhvs_scores_from_output(ScoreSet *const s, const OutputData *const d) {
+int scores_from_output(ScoreSet *const s, const OutputData *const d) {
     memset(s, 0, sizeof(*s));
     s->format = SCORES_XML;
     s->frames = malloc((d->num_frames ? d->num_frames : 1) * sizeof(*s->frames));
@@ -796,7 +792,7 @@ int psnrhvs_scores_from_output(ScoreSet *const s, const OutputData *const d) {
         f->num = d->frames[i].frame_num;
         for (int k = 0; k < OUTPUT_NUM_KEYS; k++) f->v[k] = NAN, f->has[k] = 0;
         for (int k = 0; k < d->num_keys; k++)
-            set_value(s, f, d->keys[k], psnrhvs_output_value(&d->frames[i].score, d->keys[k]));
+            set_value(s, f, d->keys[k], output_value(&d->frames[i].score, d->keys[k]));
     }
     s->num_planes = d->num_planes;
     s->width = d->width;
@@ -806,7 +802,7 @@ int psnrhvs_scores_from_output(ScoreSet *const s, const OutputData *const d) {
     return 0;
 }
 
-void psnrhvs_scores_free(ScoreSet *const s) {
+void scores_free(ScoreSet *const s) {
     free(s->frames);
     s->frames = NULL;
     s->num_frames = 0;

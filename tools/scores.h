@@ -30,7 +30,7 @@ typedef struct ScoreSet {
     int has_key[OUTPUT_NUM_KEYS]; ///< some frame has this key
     int num_planes;               ///< 3 when Cb or Cr is present, else 1
     int pooled_in_file;           ///< pool[] came from the file (XML, JSON pooled_metrics)
-    OutputPool pool[OUTPUT_NUM_KEYS];
+    PsnrHvsPool pool[OUTPUT_NUM_KEYS];
     int width, height; ///< XML's params, else 0
     size_t nulls;      ///< JSON nulls read as +inf (identical frames)
 } ScoreSet;
@@ -44,25 +44,25 @@ typedef struct ScoreSet {
  * (CSV, sub) they are computed from the frames as libvmaf pools.
  * @return 0, or -1 with one line in err.
  */
-int psnrhvs_scores_parse(ScoreSet *s, const char *buf, size_t len, char *err, size_t err_size);
+int scores_parse(ScoreSet *s, const char *buf, size_t len, char *err, size_t err_size);
 
 /** Read and parse a file ("-": stdin). @return 0, or -1 with one line in err. */
-int psnrhvs_scores_read(ScoreSet *s, const char *path, char *err, size_t err_size);
+int scores_read(ScoreSet *s, const char *path, char *err, size_t err_size);
 
 /** The frames of a scoring run (the keys it wrote), without a file. @return 0 or -1 (no memory). */
-int psnrhvs_scores_from_output(ScoreSet *s, const OutputData *d);
+int scores_from_output(ScoreSet *s, const OutputData *d);
 
-void psnrhvs_scores_free(ScoreSet *s);
+void scores_free(ScoreSet *s);
 
-const char *psnrhvs_scores_format_name(enum ScoreFormat f);
+const char *scores_format_name(enum ScoreFormat f);
 
 /** libvmaf's pooling of key k over the frames that have it. @return 0 or -1 (no memory). */
-int psnrhvs_scores_pool_key(const ScoreSet *s, enum OutputKey k, PsnrHvsPool *out);
+int scores_pool_key(const ScoreSet *s, enum OutputKey k, PsnrHvsPool *out);
 
 /**
  * The shortest "%.*g" that reads back as v (15 to 17 digits), "inf", "-inf"
  * or "nan": a value read from a file written back without inventing digits.
  */
-const char *psnrhvs_shortest(char *buf, size_t size, double v);
+const char *shortest(char *buf, size_t size, double v);
 
 #endif /* PSNRHVS_TOOLS_SCORES_H */

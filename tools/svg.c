@@ -9,7 +9,7 @@
 
 #include "svg.h"
 
-const char *psnrhvs_svg_color(const int i) {
+const char *svg_color(const int i) {
     static const char *const colors[] = {
         "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -17,7 +17,7 @@ const char *psnrhvs_svg_color(const int i) {
     return colors[(i < 0 ? -i : i) % 10];
 }
 
-void psnrhvs_xml_text(FILE *const f, const char *const s) {
+void xml_text(FILE *const f, const char *const s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
         case '&':
@@ -97,9 +97,9 @@ static void path_break(PathOut *const po) {
 
 static void write_curve(FILE *const f, const Frame *const fr, const SvgSeries *const s) {
     fprintf(f, "<path class=\"curve\" data-key=\"");
-    psnrhvs_xml_text(f, s->key ? s->key : "");
+    xml_text(f, s->key ? s->key : "");
     fprintf(f, "\" data-rendition=\"");
-    psnrhvs_xml_text(f, s->rendition ? s->rendition : "");
+    xml_text(f, s->rendition ? s->rendition : "");
     fprintf(f, "\" stroke=\"%s\" d=\"", s->color);
     PathOut po = {.f = f};
     const int columns = (int)(fr->right - fr->left);
@@ -163,12 +163,12 @@ static void write_curve(FILE *const f, const Frame *const fr, const SvgSeries *c
         if (i >= s->n || !isfinite(s->y[i])) continue;
         fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" stroke=\"%s\"><title>",
                 map_x(fr, s->x[i]), map_y(fr, s->y[i]), s->color);
-        psnrhvs_xml_text(f, s->rendition ? s->rendition : "");
+        xml_text(f, s->rendition ? s->rendition : "");
         fprintf(f, ", frame %.0f: %.3f dB</title></circle>\n", s->x[i], s->y[i]);
     }
 }
 
-int psnrhvs_svg_chart(FILE *const f, const SvgChart *const c) {
+int svg_chart(FILE *const f, const SvgChart *const c) {
     Frame fr = {0};
     int have_x = 0, have_y = 0, have_inf = 0;
     for (int s = 0; s < c->num_series; s++) {
@@ -218,7 +218,7 @@ int psnrhvs_svg_chart(FILE *const f, const SvgChart *const c) {
     }
     if (title) {
         fprintf(f, "<text x=\"%.1f\" y=\"19\" font-size=\"15\" font-weight=\"bold\">", fr.left);
-        psnrhvs_xml_text(f, c->title);
+        xml_text(f, c->title);
         fprintf(f, "</text>\n");
     }
 
@@ -276,7 +276,7 @@ int psnrhvs_svg_chart(FILE *const f, const SvgChart *const c) {
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"10\" fill=\"%s\"/>"
                     "<text x=\"%.1f\" y=\"%.1f\">",
                     x, y + 1, c->series[s].color, x + 24, y + 10);
-            psnrhvs_xml_text(f, label);
+            xml_text(f, label);
             fprintf(f, "</text>\n");
             x += 24 + 7.0 * (double)strlen(label) + 22;
         }

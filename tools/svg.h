@@ -38,12 +38,12 @@ typedef struct SvgChart {
  * last of each pixel column, so one bad frame in a million still shows.
  * @return 0, or -1 on a write error.
  */
-int psnrhvs_svg_chart(FILE *f, const SvgChart *c);
+int svg_chart(FILE *f, const SvgChart *c);
 
 /** Text with &, <, >, " and ' escaped (and control bytes dropped) for XML and HTML. */
-void psnrhvs_xml_text(FILE *f, const char *s);
+void xml_text(FILE *f, const char *s);
 
 /** Ten colours that stay apart (Tableau 10). */
-const char *psnrhvs_svg_color(int i);
+const char *svg_color(int i);
 
 #endif /* PSNRHVS_TOOLS_SVG_H */

@@ -23,7 +23,7 @@ static void load(void) {
     const DlLibrary l = {"HIP runtime", names, "ROCm 5 or 6 is not installed", symbols,
                          sizeof(symbols) / sizeof(symbols[0])};
     PsnrHvsHipApi api;
-    if (!psnrhvs_dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_hip = api;
+    if (!dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_hip = api;
 }
 
 int psnrhvs_hip_load(char *const why, const size_t size) {

@@ -27,7 +27,7 @@ static void load(void) {
     const DlLibrary l = {"OpenCL ICD loader", names, NULL, symbols,
                          sizeof(symbols) / sizeof(symbols[0])};
     PsnrHvsClApi api;
-    if (!psnrhvs_dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_cl = api;
+    if (!dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_cl = api;
 }
 
 int psnrhvs_opencl_load(char *const why, const size_t size) {

@@ -18,7 +18,7 @@ static void load(void) {
     static const DlSymbol symbols[] = {{"vkGetInstanceProcAddr", 0}};
     const DlLibrary l = {"Vulkan loader", names, NULL, symbols, 1};
     PFN_vkGetInstanceProcAddr gipa;
-    if (!psnrhvs_dl_load(&l, &gipa, failure, sizeof(failure))) get_instance_proc = gipa;
+    if (!dl_load(&l, &gipa, failure, sizeof(failure))) get_instance_proc = gipa;
 }
 
 PFN_vkGetInstanceProcAddr psnrhvs_vulkan_load(char *const why, const size_t size) {

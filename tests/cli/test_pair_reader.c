@@ -58,7 +58,7 @@ static Input *open_raw(const char *path) {
     Input *in = NULL;
     const InputFormat fmt = {
         .width = W, .height = H, .layout = PSNRHVS_PIXEL_LAYOUT_I420, .bitdepth = 8};
-    if (psnrhvs_input_open(&in, path) < 0 || psnrhvs_input_set_format(in, &fmt) < 0) exit(1);
+    if (input_open(&in, path) < 0 || input_set_format(in, &fmt) < 0) exit(1);
     return in;
 }
 
@@ -78,12 +78,12 @@ static int read_all(PairReader *pr, int ref_base, int dist_base, int *n) {
     FramePair fp;
     int res;
     *n = 0;
-    while ((res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+    while ((res = pair_reader_next(pr, &fp)) > 0) {
         CHECK(fp.idx == (unsigned)*n, "pair %d has idx %u", *n, fp.idx);
         CHECK(all_equal(fp.ref, (ref_base + *n) & 255), "pair %d: reference samples", *n);
         CHECK(all_equal(fp.dist, (dist_base + *n) & 255), "pair %d: distorted samples", *n);
         if (*n % 7 == 3) pause_us(1000); /* a slow consumer now and then: the ring fills */
-        psnrhvs_pair_reader_release(pr);
+        pair_reader_release(pr);
         (*n)++;
     }
     return res;
@@ -107,32 +107,32 @@ int main(void) {
         Input *ra = open_raw(a), *rb = open_raw(b);
         PairReader *pr = NULL;
         PairReaderSettings s = {.quiet = 1};
-        CHECK(!psnrhvs_pair_reader_open(&pr, ra, rb, &s), "open");
+        CHECK(!pair_reader_open(&pr, ra, rb, &s), "open");
         int n;
         CHECK(read_all(pr, 0, 100, &n) == 0 && n == 37, "a vs b: status, %d pairs", n);
-        psnrhvs_pair_reader_close(&pr);
-        psnrhvs_input_close(&ra);
-        psnrhvs_input_close(&rb);
+        pair_reader_close(&pr);
+        input_close(&ra);
+        input_close(&rb);
 
         /* Skips and frame_cnt. */
         ra = open_raw(a), rb = open_raw(b);
         s = (PairReaderSettings){.skip_ref = 3, .skip_dist = 1, .frame_cnt = 10, .quiet = 1};
-        CHECK(!psnrhvs_pair_reader_open(&pr, ra, rb, &s), "open");
+        CHECK(!pair_reader_open(&pr, ra, rb, &s), "open");
         CHECK(read_all(pr, 3, 101, &n) == 0 && n == 10, "skips: %d pairs", n);
-        psnrhvs_pair_reader_close(&pr);
-        psnrhvs_input_close(&ra);
-        psnrhvs_input_close(&rb);
+        pair_reader_close(&pr);
+        input_close(&ra);
+        input_close(&rb);
 
         /* A truncated frame: 6 good pairs first, then the error with its message. */
         ra = open_raw(a), rb = open_raw(c);
         s = (PairReaderSettings){.quiet = 1};
-        CHECK(!psnrhvs_pair_reader_open(&pr, ra, rb, &s), "open");
+        CHECK(!pair_reader_open(&pr, ra, rb, &s), "open");
         CHECK(read_all(pr, 0, 50, &n) == -1 && n == 6, "truncated: %d pairs", n);
-        CHECK(strstr(psnrhvs_pair_reader_error(pr), "truncated frame 6 in ") != NULL,
-              "error message '%s'", psnrhvs_pair_reader_error(pr));
-        psnrhvs_pair_reader_close(&pr);
-        psnrhvs_input_close(&ra);
-        psnrhvs_input_close(&rb);
+        CHECK(strstr(pair_reader_error(pr), "truncated frame 6 in ") != NULL, "error message '%s'",
+              pair_reader_error(pr));
+        pair_reader_close(&pr);
+        input_close(&ra);
+        input_close(&rb);
 
         /* Several distorted inputs (a ladder): b (37 frames) and e (10 frames)
          * against a (40): frames until the longest rendition ends, e's bit
@@ -140,10 +140,10 @@ int main(void) {
         {
             Input *rs = open_raw(a), *dd[2] = {open_raw(b), open_raw(e)};
             s = (PairReaderSettings){.quiet = 1};
-            CHECK(!psnrhvs_pair_reader_open_n(&pr, rs, dd, 2, &s), "open_n");
+            CHECK(!pair_reader_open_n(&pr, rs, dd, 2, &s), "open_n");
             FramePair fp;
             int res, got = 0;
-            while ((res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+            while ((res = pair_reader_next(pr, &fp)) > 0) {
                 const unsigned want = got < 10 ? 3u : 1u;
                 CHECK(fp.idx == (unsigned)got && fp.active == want, "ladder %d: idx %u active %u",
                       got, fp.idx, fp.active);
@@ -152,30 +152,29 @@ int main(void) {
                       "ladder %d: samples", got);
                 CHECK(got < 10 ? all_equal(fp.dists[1], (200 + got) & 255) : fp.dists[1] == fp.ref,
                       "ladder %d: the short rendition", got);
-                psnrhvs_pair_reader_release(pr);
+                pair_reader_release(pr);
                 got++;
             }
             CHECK(res == 0 && got == 37, "ladder: status %d, %d frames", res, got);
-            psnrhvs_pair_reader_close(&pr);
-            psnrhvs_input_close(&rs);
-            psnrhvs_input_close(&dd[0]);
-            psnrhvs_input_close(&dd[1]);
+            pair_reader_close(&pr);
+            input_close(&rs);
+            input_close(&dd[0]);
+            input_close(&dd[1]);
         }
 
         /* Closing early: holding a pair while the reader fills the ring, or at once. */
         for (int take = 0; take < 3; take++) {
             ra = open_raw(a), rb = open_raw(b);
-            CHECK(!psnrhvs_pair_reader_open(&pr, ra, rb, &s), "open");
+            CHECK(!pair_reader_open(&pr, ra, rb, &s), "open");
             FramePair fp;
             for (int i = 0; i < take; i++) {
-                CHECK(psnrhvs_pair_reader_next(pr, &fp) == 1 && fp.idx == (unsigned)i, "take %d",
-                      i);
-                if (i + 1 < take) psnrhvs_pair_reader_release(pr);
+                CHECK(pair_reader_next(pr, &fp) == 1 && fp.idx == (unsigned)i, "take %d", i);
+                if (i + 1 < take) pair_reader_release(pr);
             }
             if (round & 1) pause_us(500);
-            psnrhvs_pair_reader_close(&pr);
-            psnrhvs_input_close(&ra);
-            psnrhvs_input_close(&rb);
+            pair_reader_close(&pr);
+            input_close(&ra);
+            input_close(&rb);
         }
     }
     unlink(a);

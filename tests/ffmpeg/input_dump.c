@@ -26,21 +26,20 @@ int main(int argc, char **argv) {
     InputFrame frame = {0};
     FILE *out = NULL;
     int ret = 1;
-    if (psnrhvs_input_open2(&in, argv[1], &opt) < 0) return 1;
-    if (!psnrhvs_input_has_format(in, &fmt)) {
+    if (input_open2(&in, argv[1], &opt) < 0) return 1;
+    if (!input_has_format(in, &fmt)) {
         fprintf(stderr, "input_dump: %s does not describe its format\n", argv[1]);
         goto end;
     }
-    if (psnrhvs_input_set_format(in, &fmt) < 0 || psnrhvs_input_frame_alloc(in, &frame) < 0)
-        goto end;
+    if (input_set_format(in, &fmt) < 0 || input_frame_alloc(in, &frame) < 0) goto end;
     if (!(out = fopen(argv[2], "wb"))) {
         perror(argv[2]);
         goto end;
     }
-    const size_t bytes = psnrhvs_input_frame_bytes(in);
+    const size_t bytes = input_frame_bytes(in);
     unsigned n = 0;
     int res;
-    while ((res = psnrhvs_input_read(in, &frame)) > 0) {
+    while ((res = input_read(in, &frame)) > 0) {
         /* Native words back to little endian, as FFmpeg's *le formats. */
         if (fmt.bitdepth > 8)
             for (size_t i = 0; i + 1 < bytes; i += 2) {
@@ -56,15 +55,14 @@ int main(int argc, char **argv) {
         n++;
     }
     if (res < 0) {
-        fprintf(stderr, "psnrhvs: %s\n", psnrhvs_input_error(in));
+        fprintf(stderr, "psnrhvs: %s\n", input_error(in));
         goto end;
     }
-    printf("%d %d %s %d %u\n", fmt.width, fmt.height, psnrhvs_layout_name(fmt.layout), fmt.bitdepth,
-           n);
+    printf("%d %d %s %d %u\n", fmt.width, fmt.height, layout_name(fmt.layout), fmt.bitdepth, n);
     ret = 0;
 end:
     if (out && fclose(out)) ret = 1;
-    psnrhvs_input_frame_free(&frame);
-    psnrhvs_input_close(&in);
+    input_frame_free(&frame);
+    input_close(&in);
     return ret;
 }

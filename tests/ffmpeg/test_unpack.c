@@ -93,9 +93,9 @@ static void run(const char *const what, const uint8_t *const planes, const int w
         }
     FrameUnpack un;
     char err[512] = "", msg[700];
-    int res = psnrhvs_unpack_init(&un, pix_fmt, depth, w, h, "clip", err, sizeof(err));
+    int res = unpack_init(&un, pix_fmt, depth, w, h, "clip", err, sizeof(err));
     uint8_t *const got = res ? NULL : malloc(un.geo.frame_bytes);
-    if (!res) res = psnrhvs_unpack_frame(&un, f, got, 0, "clip", err, sizeof(err));
+    if (!res) res = unpack_frame(&un, f, got, 0, "clip", err, sizeof(err));
     if (expect_ok) {
         snprintf(msg, sizeof(msg), "%s: unpack failed: %s", what, err);
         check(!res, msg);
@@ -159,8 +159,8 @@ int main(int argc, char **argv) {
         AV_PIX_FMT_YUV420P9, AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV420P16, AV_PIX_FMT_PAL8};
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
         const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(refused[i]);
-        const int res = psnrhvs_unpack_init(&un, refused[i], desc->comp[0].depth, w, h, "clip", err,
-                                            sizeof(err));
+        const int res =
+            unpack_init(&un, refused[i], desc->comp[0].depth, w, h, "clip", err, sizeof(err));
         char msg[700];
         snprintf(msg, sizeof(msg), "%s accepted, or its message '%s' does not name it", desc->name,
                  err);

@@ -26,16 +26,16 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
     memset(r, 0, sizeof(*r));
     Input *in = NULL;
     /* The name sends whatever the bytes are to FFmpeg, as a .mkv file would go. */
-    if (psnrhvs_input_open_mem(&in, "fuzz.mkv", data, size, r->err, sizeof(r->err)) < 0) {
+    if (input_open_mem(&in, "fuzz.mkv", data, size, r->err, sizeof(r->err)) < 0) {
         if (!r->err[0]) broken("file rejected without a message", r);
         return;
     }
     r->opened = 1;
     /* Only the Y4M magic takes a .mkv away from FFmpeg (sniff.c). */
-    if (!psnrhvs_input_decoded(in) && (size < 10 || memcmp(data, "YUV4MPEG2 ", 10)))
+    if (!input_decoded(in) && (size < 10 || memcmp(data, "YUV4MPEG2 ", 10)))
         broken("a .mkv input not decoded by FFmpeg", r);
     InputFormat fmt;
-    if (!psnrhvs_input_has_format(in, &fmt)) broken("decoded stream without a format", r);
+    if (!input_has_format(in, &fmt)) broken("decoded stream without a format", r);
     if (fmt.width < 1 || fmt.height < 1 || fmt.width > PSNRHVS_MAX_DIMENSION ||
         fmt.height > PSNRHVS_MAX_DIMENSION)
         broken("decoded stream with a size out of range", r);
@@ -43,18 +43,18 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         (unsigned)fmt.layout > PSNRHVS_PIXEL_LAYOUT_I400)
         broken("decoded stream with a bad depth or layout", r);
     PlaneGeometry g;
-    if (psnrhvs_plane_geometry(&fmt, &g) < 0) broken("accepted format without a geometry", r);
+    if (plane_geometry(&fmt, &g) < 0) broken("accepted format without a geometry", r);
     if (g.frame_bytes > FUZZ_MAX_FRAME_BYTES) {
         r->capped = 1;
-        psnrhvs_input_close(&in);
+        input_close(&in);
         return;
     }
     InputFrame frame;
-    if (psnrhvs_input_set_formats(in, &fmt, &fmt) < 0 || psnrhvs_input_frame_alloc(in, &frame) < 0)
+    if (input_set_formats(in, &fmt, &fmt) < 0 || input_frame_alloc(in, &frame) < 0)
         broken("cannot set up a small frame", r);
     r->status = 1;
     while (r->frames < FUZZ_MAX_FRAMES) {
-        const int res = psnrhvs_input_read(in, &frame);
+        const int res = input_read(in, &frame);
         if (res == 1) {
             /* The promise: no sample above the bit depth gets through. */
             if (g.bytes_per_sample == 2) {
@@ -68,13 +68,13 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         if (res != 0 && res != -1) broken("read returned neither 1, 0 nor -1", r);
         r->status = res;
         if (res < 0) {
-            snprintf(r->err, sizeof(r->err), "%s", psnrhvs_input_error(in));
+            snprintf(r->err, sizeof(r->err), "%s", input_error(in));
             if (!r->err[0]) broken("frame rejected without a message", r);
         }
         break;
     }
-    psnrhvs_input_frame_free(&frame);
-    psnrhvs_input_close(&in);
+    input_frame_free(&frame);
+    input_close(&in);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {

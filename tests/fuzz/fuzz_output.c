@@ -242,7 +242,7 @@ static void check_csv(char *const text, const OutputData *const d, FuzzOutcome *
         for (int c = 0; c < cols; c++) {
             if (!(cell = strtok_r(NULL, ",", &cell_save))) fuzz_broken("a CSV row too short", r);
             if (c < d->num_keys)
-                check_number(cell, psnrhvs_output_value(&fr->score, d->keys[c]), d->precision, r);
+                check_number(cell, output_value(&fr->score, d->keys[c]), d->precision, r);
             else {
                 const double back = strtod(cell, NULL), raw = fr->score.raw[c - d->num_keys];
                 if (!(back == raw || (isnan(back) && isnan(raw))))
@@ -260,8 +260,7 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         snprintf(r->err, sizeof(r->err), "input shorter than the %d-byte header", HEADER_BYTES);
         return;
     }
-    static const Muxer *const muxers[] = {&psnrhvs_muxer_xml, &psnrhvs_muxer_json,
-                                          &psnrhvs_muxer_csv, &psnrhvs_muxer_sub, NULL};
+    static const Muxer *const muxers[] = {&muxer_xml, &muxer_json, &muxer_csv, &muxer_sub, NULL};
     const Muxer *const m = muxers[data[0] % 5];
     static const int modes[4] = {NUMFMT_VMAF, NUMFMT_MAX, 0, NUMFMT_VMAF};
     const int precision = (data[1] & 3) == 2 ? (data[1] >> 2) % 33 : modes[data[1] & 3];
@@ -299,33 +298,33 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         .precision = precision,
         .raw = data[2] & 1,
     };
-    psnrhvs_output_pool(&d);
+    output_pool(&d);
 
     char *text = NULL;
     size_t len = 0;
     FILE *const f = open_memstream(&text, &len);
     if (!f) return;
-    const int res = m ? m->write(f, &d) : psnrhvs_output_summary(f, &d);
+    const int res = m ? m->write(f, &d) : output_summary(f, &d);
     if (fclose(f) || res < 0) fuzz_broken("a writer failed on a memory stream", r);
     r->frames = (int)n;
     if (strlen(text) != len) fuzz_broken("a NUL byte in the output", r);
 
-    if (m == &psnrhvs_muxer_json) {
+    if (m == &muxer_json) {
         if (!json_valid(text, len)) fuzz_broken("JSON that does not parse", r);
         if (count(text, "\"frameNum\": ") != n) fuzz_broken("not one JSON frame per frame", r);
         /* (raw plane scores are strings: "inf" is fine there) */
         if (!d.raw && (strstr(text, "nan") || strstr(text, "inf")))
             fuzz_broken("a non-finite JSON value other than null", r);
-    } else if (m == &psnrhvs_muxer_xml) {
+    } else if (m == &muxer_xml) {
         if (count(text, "    <frame frameNum=\"") != n)
             fuzz_broken("not one XML frame per frame", r);
         if (strncmp(text, "<VMAF version=", 14) || len < 8 || strcmp(text + len - 8, "</VMAF>\n"))
             fuzz_broken("XML without its root element", r);
         if (count(text, "\"") % 2) fuzz_broken("XML with an unbalanced quote", r);
-    } else if (m == &psnrhvs_muxer_sub) {
+    } else if (m == &muxer_sub) {
         if (count(text, "\n") != n || count(text, "}frame: ") != n)
             fuzz_broken("not one subtitle line per frame", r);
-    } else if (m == &psnrhvs_muxer_csv) {
+    } else if (m == &muxer_csv) {
         check_csv(text, &d, r);
     } else if (count(text, "\n") != (size_t)d.num_keys + 1) {
         fuzz_broken("not one summary line per key", r);

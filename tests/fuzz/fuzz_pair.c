@@ -101,19 +101,18 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
     const uint8_t *const bytes[2] = {ref_data, dist_data};
     const size_t lens[2] = {ref_len, dist_len};
     for (int i = 0; i < 2; i++) {
-        if (psnrhvs_input_open_mem(&in[i], names[i], bytes[i], lens[i], err, sizeof(err)) < 0) {
+        if (input_open_mem(&in[i], names[i], bytes[i], lens[i], err, sizeof(err)) < 0) {
             snprintf(r->err, sizeof(r->err), "%s", err);
             if (!r->err[0]) fuzz_broken("an input rejected without a message", r);
             goto end;
         }
     }
-    psnrhvs_input_set_role(in[0], "reference");
-    psnrhvs_input_set_role(in[1], "distorted");
+    input_set_role(in[0], "reference");
+    input_set_role(in[1], "distorted");
 
     /* The CLI's resolution: a Y4M side's format wins over the raw options. */
     InputFormat fmt[2];
-    const int has[2] = {psnrhvs_input_has_format(in[0], &fmt[0]),
-                        psnrhvs_input_has_format(in[1], &fmt[1])};
+    const int has[2] = {input_has_format(in[0], &fmt[0]), input_has_format(in[1], &fmt[1])};
     if (!has[0]) fmt[0] = has[1] ? fmt[1] : raw_fmt;
     if (!has[1]) fmt[1] = fmt[0];
     if (!same_format(&fmt[0], &fmt[1])) {
@@ -121,36 +120,34 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         goto end;
     }
     PlaneGeometry g;
-    if (psnrhvs_plane_geometry(&fmt[0], &g) < 0)
-        fuzz_broken("an accepted format has no geometry", r);
+    if (plane_geometry(&fmt[0], &g) < 0) fuzz_broken("an accepted format has no geometry", r);
     r->opened = 1;
     if (g.frame_bytes > FUZZ_MAX_FRAME_BYTES) {
         r->capped = 1;
         goto end;
     }
-    if (psnrhvs_input_set_format(in[0], &fmt[0]) < 0 ||
-        psnrhvs_input_set_format(in[1], &fmt[1]) < 0)
+    if (input_set_format(in[0], &fmt[0]) < 0 || input_set_format(in[1], &fmt[1]) < 0)
         fuzz_broken("cannot set a valid format", r);
-    if (psnrhvs_pair_reader_open(&pr, in[0], in[1], &prs) < 0)
+    if (pair_reader_open(&pr, in[0], in[1], &prs) < 0)
         fuzz_broken("cannot open the pair reader on small frames", r);
 
     FramePair fp;
     int res = 0;
     r->status = 1;
-    while (r->frames < FUZZ_MAX_FRAMES && (res = psnrhvs_pair_reader_next(pr, &fp)) > 0) {
+    while (r->frames < FUZZ_MAX_FRAMES && (res = pair_reader_next(pr, &fp)) > 0) {
         if (fp.idx != (unsigned)r->frames) fuzz_broken("pairs out of order or with a gap", r);
         /* Only the pairs --subsample scores are looked at, as in the CLI. */
         if (fp.idx % subsample == 0) {
             check_samples(fp.ref, &g, fmt[0].bitdepth, r);
             check_samples(fp.dist, &g, fmt[1].bitdepth, r);
         }
-        psnrhvs_pair_reader_release(pr);
+        pair_reader_release(pr);
         r->frames++;
     }
     if (r->frames == FUZZ_MAX_FRAMES) goto end; /* closing with the reader busy is tested too */
     r->status = res;
     if (res < 0) {
-        snprintf(r->err, sizeof(r->err), "%s", psnrhvs_pair_reader_error(pr));
+        snprintf(r->err, sizeof(r->err), "%s", pair_reader_error(pr));
         if (!r->err[0]) fuzz_broken("a read error without a message", r);
     } else if (res != 0) {
         fuzz_broken("next returned neither 1, 0 nor -1", r);
@@ -167,9 +164,9 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
     }
 
 end:
-    psnrhvs_pair_reader_close(&pr);
-    psnrhvs_input_close(&in[0]);
-    psnrhvs_input_close(&in[1]);
+    pair_reader_close(&pr);
+    input_close(&in[0]);
+    input_close(&in[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {

@@ -25,7 +25,7 @@ void fuzz_broken(const char *const what, const FuzzOutcome *const r) {
 void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *const r) {
     memset(r, 0, sizeof(*r));
     ScoreSet s;
-    if (psnrhvs_scores_parse(&s, (const char *)data, size, r->err, sizeof(r->err)) < 0) {
+    if (scores_parse(&s, (const char *)data, size, r->err, sizeof(r->err)) < 0) {
         if (!r->err[0]) broken("file rejected without a message", r);
         return;
     }
@@ -33,11 +33,11 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
     r->frames = (int)(s.num_frames < 1000000 ? s.num_frames : 1000000);
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
         PsnrHvsPool p;
-        if (psnrhvs_scores_pool_key(&s, (enum OutputKey)k, &p) < 0) continue; /* no memory */
+        if (scores_pool_key(&s, (enum OutputKey)k, &p) < 0) continue; /* no memory */
         /* A pooled minimum above the maximum is a broken pooling. */
         if (p.min > p.max) broken("pooled min above max", r);
     }
-    psnrhvs_scores_free(&s);
+    scores_free(&s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {

@@ -26,13 +26,13 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
     memset(r, 0, sizeof(*r));
     Input *in = NULL;
     /* The .y4m name makes input without the magic a malformed Y4M, not raw video. */
-    if (psnrhvs_input_open_mem(&in, "fuzz.y4m", data, size, r->err, sizeof(r->err)) < 0) {
+    if (input_open_mem(&in, "fuzz.y4m", data, size, r->err, sizeof(r->err)) < 0) {
         if (!r->err[0]) broken("header rejected without a message", r);
         return;
     }
     r->opened = 1;
     InputFormat fmt;
-    if (!psnrhvs_input_has_format(in, &fmt)) broken("Y4M header accepted without a format", r);
+    if (!input_has_format(in, &fmt)) broken("Y4M header accepted without a format", r);
     if (fmt.width < 1 || fmt.height < 1 || fmt.width > PSNRHVS_MAX_DIMENSION ||
         fmt.height > PSNRHVS_MAX_DIMENSION)
         broken("Y4M header accepted with a size out of range", r);
@@ -40,18 +40,18 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         (unsigned)fmt.layout > PSNRHVS_PIXEL_LAYOUT_I400)
         broken("Y4M header accepted with a bad depth or layout", r);
     PlaneGeometry g;
-    if (psnrhvs_plane_geometry(&fmt, &g) < 0) broken("accepted format without a geometry", r);
+    if (plane_geometry(&fmt, &g) < 0) broken("accepted format without a geometry", r);
     if (g.frame_bytes > FUZZ_MAX_FRAME_BYTES) {
         r->capped = 1;
-        psnrhvs_input_close(&in);
+        input_close(&in);
         return;
     }
     InputFrame frame;
-    if (psnrhvs_input_set_format(in, &fmt) < 0 || psnrhvs_input_frame_alloc(in, &frame) < 0)
+    if (input_set_format(in, &fmt) < 0 || input_frame_alloc(in, &frame) < 0)
         broken("cannot set up a small frame", r);
     r->status = 1;
     while (r->frames < FUZZ_MAX_FRAMES) {
-        const int res = psnrhvs_input_read(in, &frame);
+        const int res = input_read(in, &frame);
         if (res == 1) {
             /* The reader's promise: no sample above the bit depth gets through. */
             if (g.bytes_per_sample == 2) {
@@ -65,14 +65,14 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         if (res != 0 && res != -1) broken("read returned neither 1, 0 nor -1", r);
         r->status = res;
         if (res < 0) {
-            snprintf(r->err, sizeof(r->err), "%s", psnrhvs_input_error(in));
+            snprintf(r->err, sizeof(r->err), "%s", input_error(in));
             if (!r->err[0]) broken("frame rejected without a message", r);
         }
         break;
     }
-    if (psnrhvs_input_frames_read(in) != (unsigned)r->frames) broken("frame count mismatch", r);
-    psnrhvs_input_frame_free(&frame);
-    psnrhvs_input_close(&in);
+    if (input_frames_read(in) != (unsigned)r->frames) broken("frame count mismatch", r);
+    input_frame_free(&frame);
+    input_close(&in);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {

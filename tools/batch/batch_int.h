@@ -58,7 +58,7 @@ typedef struct Job {
     /* read back from the output */
     size_t num_frames;
     int has_key[OUTPUT_NUM_KEYS];
-    OutputPool pool[OUTPUT_NUM_KEYS];
+    PsnrHvsPool pool[OUTPUT_NUM_KEYS];
 } Job;
 
 typedef struct GpuSlot {

@@ -101,16 +101,6 @@ static int parse_bool(const char *const s) {
     return -1;
 }
 
-static const char *format_from_name(const char *const path) {
-    const char *const dot = strrchr(path, '.');
-    const char *const slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash)) return "xml";
-    if (!strcasecmp(dot, ".json")) return "json";
-    if (!strcasecmp(dot, ".csv")) return "csv";
-    if (!strcasecmp(dot, ".sub")) return "sub";
-    return "xml"; /* libvmaf's default */
-}
-
 static char *read_all(const char *const path, size_t *const len) {
     FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
@@ -182,21 +172,19 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
             output = v;
             break;
         case COL_FORMAT: {
-            static const char *const formats[] = {"xml", "json", "csv", "sub"};
-            format = NULL; /* one of these literals: the row's text does not last */
-            for (int f = 0; f < 4; f++)
-                if (!strcmp(v, formats[f])) format = formats[f];
-            if (!format)
-                batch_usage_error("%s line %u: unknown format '%s' (expected xml, json, csv or "
-                                  "sub)",
-                                  file, row->line, v);
+            const Muxer *const m = output_muxer(v);
+            char names[64];
+            if (!m)
+                batch_usage_error("%s line %u: unknown format '%s' (expected %s)", file, row->line,
+                                  v, output_muxer_names(names, sizeof(names)));
+            format = m->name; /* the table's: the row's text does not last */
             break;
         }
         case COL_PLOT:
             j->plot = resolve_path(b, v);
             break;
         case COL_BACKEND:
-            if (psnrhvs_cli_backend_from_name(v, &j->backend) < 0)
+            if (cli_backend_from_name(v, &j->backend) < 0)
                 batch_usage_error("%s line %u: unknown backend '%s' (expected cpu, cuda, opencl, "
                                   "hip, sycl, vulkan or auto)",
                                   file, row->line, v);
@@ -273,7 +261,7 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
     j->reference = resolve_path(b, reference);
     j->distorted = resolve_path(b, distorted);
     j->output = resolve_path(b, output);
-    j->format = format ? format : format_from_name(output);
+    j->format = format ? format : output_muxer_for_path(output)->name;
     if (j->device >= 0 && (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU))
         batch_usage_error(
             "%s line %u: a device without a GPU backend (cuda, opencl, hip or vulkan)", file,

@@ -64,7 +64,7 @@ static void help(void) {
            "Exit status: 0 every job done or skipped, 1 a job failed, 2 a usage error.\n");
 }
 
-int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
+int batch_main(int argc, char *const *argv, const char *const prog) {
     enum { ARG_THREADS = 256, ARG_GPUS, ARG_CORES, ARG_SUMMARY, ARG_FORCE, ARG_HELP };
     static const struct option opts[] = {
         {"jobs", required_argument, NULL, 'j'},
@@ -161,8 +161,8 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
 
     /* A bad summary path fails now, not after the last job. */
     OutputFile *of = NULL;
-    if (psnrhvs_output_open(&of, summary_path) < 0) return 1;
-    psnrhvs_output_abort(&of);
+    if (output_open(&of, summary_path) < 0) return 1;
+    output_abort(&of);
 
     (void)prog;
     b.cores = cores ? cores : batch_cpu_count();
@@ -192,8 +192,7 @@ int psnrhvs_batch_main(int argc, char *const *argv, const char *const prog) {
     if (!b.quiet) batch_draw(&b, 1);
 
     int ret = failed ? 1 : 0;
-    if (psnrhvs_output_open(&of, summary_path) < 0 ||
-        psnrhvs_output_commit_with(&of, batch_summary_write, &b) < 0)
+    if (output_open(&of, summary_path) < 0 || output_commit_with(&of, batch_summary_write, &b) < 0)
         ret = 1;
     if (!b.quiet && !batch_interrupted)
         fprintf(stderr, "psnrhvs: batch: summary in %s\n", summary_path);

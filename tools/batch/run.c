@@ -80,7 +80,7 @@ void batch_find_gpus(Batch *const b, const char *const spec) {
         if (colon) *colon = '\0';
         enum PsnrHvsBackend be;
         int dev = 0;
-        if (psnrhvs_cli_backend_from_name(t, &be) < 0 || be == PSNRHVS_BACKEND_CPU ||
+        if (cli_backend_from_name(t, &be) < 0 || be == PSNRHVS_BACKEND_CPU ||
             be == PSNRHVS_BACKEND_AUTO ||
             (colon && batch_parse_int(colon + 1, 0, INT_MAX, &dev) < 0))
             batch_usage_error("bad --gpus item '%s%s%s' (expected auto, none or a list of "
@@ -102,11 +102,11 @@ void batch_find_gpus(Batch *const b, const char *const spec) {
  */
 static int read_back(Job *const j, char *const why, const size_t why_size) {
     ScoreSet s;
-    if (psnrhvs_scores_read(&s, j->output, why, why_size) < 0) return -1;
-    if (strcmp(psnrhvs_scores_format_name(s.format), j->format)) {
+    if (scores_read(&s, j->output, why, why_size) < 0) return -1;
+    if (strcmp(scores_format_name(s.format), j->format)) {
         snprintf(why, why_size, "%s holds %s, the job asks for %s", j->output,
-                 psnrhvs_scores_format_name(s.format), j->format);
-        psnrhvs_scores_free(&s);
+                 scores_format_name(s.format), j->format);
+        scores_free(&s);
         return -1;
     }
     j->num_frames = s.num_frames;
@@ -114,7 +114,7 @@ static int read_back(Job *const j, char *const why, const size_t why_size) {
         j->has_key[k] = s.has_key[k];
         j->pool[k] = s.pool[k];
     }
-    psnrhvs_scores_free(&s);
+    scores_free(&s);
     return 0;
 }
 
@@ -143,12 +143,12 @@ static void job_argv(const Batch *const b, Job *const j) {
     for (int i = 0; i < j->num_opts; i++) argv[n++] = batch_xstrdup(j->opts[i]);
     if (j->gpu_slot >= 0) {
         argv[n++] = batch_xstrdup("--backend");
-        argv[n++] = batch_xstrdup(psnrhvs_cli_backend_name(b->gpu[j->gpu_slot].backend));
+        argv[n++] = batch_xstrdup(cli_backend_name(b->gpu[j->gpu_slot].backend));
         argv[n++] = batch_xstrdup("--device");
         argv[n++] = batch_xprintf("%d", b->gpu[j->gpu_slot].device);
     } else if (!j->any_backend) {
         argv[n++] = batch_xstrdup("--backend");
-        argv[n++] = batch_xstrdup(psnrhvs_cli_backend_name(j->backend));
+        argv[n++] = batch_xstrdup(cli_backend_name(j->backend));
         if (j->device >= 0) {
             argv[n++] = batch_xstrdup("--device");
             argv[n++] = batch_xprintf("%d", j->device);
@@ -329,7 +329,7 @@ static void start_job(Batch *const b, Job *const j) {
     if (f && !setjmp(usage)) {
         optind = 0; /* glibc: a fresh scan */
         psnrhvs_default_settings(&j->lib);
-        psnrhvs_cli_parse(j->argc, j->argv, &j->cli, &j->lib);
+        cli_parse(j->argc, j->argv, &j->cli, &j->lib);
     } else {
         bad = 1;
     }
@@ -409,8 +409,8 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
             j->threads_used = cores;
             b->gpu[g].busy = 1;
             b->cores_used += need;
-            snprintf(j->device_name, sizeof(j->device_name), "%s:%d",
-                     psnrhvs_cli_backend_name(s->backend), s->device);
+            snprintf(j->device_name, sizeof(j->device_name), "%s:%d", cli_backend_name(s->backend),
+                     s->device);
             start_job(b, j);
             return 1;
         }
@@ -444,11 +444,10 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
     if (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU)
         snprintf(j->device_name, sizeof(j->device_name), "cpu");
     else if (j->device >= 0)
-        snprintf(j->device_name, sizeof(j->device_name), "%s:%d",
-                 psnrhvs_cli_backend_name(j->backend), j->device);
+        snprintf(j->device_name, sizeof(j->device_name), "%s:%d", cli_backend_name(j->backend),
+                 j->device);
     else
-        snprintf(j->device_name, sizeof(j->device_name), "%s",
-                 psnrhvs_cli_backend_name(j->backend));
+        snprintf(j->device_name, sizeof(j->device_name), "%s", cli_backend_name(j->backend));
     start_job(b, j);
     return 1;
 }

@@ -134,7 +134,7 @@ int batch_summary_write(FILE *const f, const void *const cookie) {
           f);
     for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
         for (int s = 0; s < 4; s++)
-            fprintf(f, ",%s_%s", psnrhvs_output_key_name((enum OutputKey)k), stat_names[s]);
+            fprintf(f, ",%s_%s", output_key_name((enum OutputKey)k), stat_names[s]);
     fputs(",message\n", f);
     for (int i = 0; i < b->num_jobs; i++) {
         const Job *const j = &b->jobs[i];
@@ -160,7 +160,7 @@ int batch_summary_write(FILE *const f, const void *const cookie) {
         InputBitrate br;
         char err[256], buf[64];
         if (values && input_bitrate(j->distorted, &br, err, sizeof(err)) == 0)
-            fprintf(f, "%s,%s", psnrhvs_shortest(buf, sizeof(buf), br.kbps), br.source);
+            fprintf(f, "%s,%s", shortest(buf, sizeof(buf), br.kbps), br.source);
         else
             fputc(',', f);
         for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
@@ -169,7 +169,7 @@ int batch_summary_write(FILE *const f, const void *const cookie) {
             for (int s = 0; s < 4; s++) {
                 char buf[64];
                 fputc(',', f);
-                if (values && j->has_key[k]) fputs(psnrhvs_shortest(buf, sizeof(buf), v[s]), f);
+                if (values && j->has_key[k]) fputs(shortest(buf, sizeof(buf), v[s]), f);
             }
         }
         fputc(',', f);

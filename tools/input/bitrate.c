@@ -12,7 +12,7 @@
 #include "input/bitrate.h"
 #include "input/input.h"
 
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 
@@ -30,7 +30,7 @@ static int uncompressed(const char *const path, char *const err, const size_t er
     const size_t n = fread(head, 1, sizeof(head), f);
     fclose(f);
     if (n >= 10 && !memcmp(head, "YUV4MPEG2 ", 10)) return 1;
-    return psnrhvs_sniff_compressed(head, n, path) ? 0 : 1;
+    return sniff_compressed(head, n, path) ? 0 : 1;
 }
 
 int input_bitrate(const char *const path, InputBitrate *const b, char *const err,
@@ -40,12 +40,12 @@ int input_bitrate(const char *const path, InputBitrate *const b, char *const err
     const int sequence = input_image_pattern(path) && access(path, F_OK);
     const int raw = sequence ? 0 : uncompressed(path, err, err_size);
     if (raw) return raw;
-#ifndef PSNRHVS_HAVE_FFMPEG
+#if !HAVE_FFMPEG
     snprintf(err, err_size, "psnrhvs was built without FFmpeg: no bitrate for %s", path);
     return -1;
 #else
     AVFormatContext *fc = NULL;
-    psnrhvs_ffmpeg_log_init(); /* FFmpeg's messages are not printed */
+    ffmpeg_log_init(); /* FFmpeg's messages are not printed */
     AVPacket *pkt = av_packet_alloc();
     int ret = -1;
     int res =

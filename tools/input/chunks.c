@@ -179,7 +179,7 @@ static void *reader_main(void *const arg) {
             if (ret != AVERROR_EOF) {
                 c->demux_err = ret;
                 char last[512];
-                psnrhvs_ffmpeg_last_error(last, sizeof(last));
+                ffmpeg_last_error(last, sizeof(last));
                 snprintf(c->demux_detail, sizeof(c->demux_detail), "%s%s%s%s", av_err2str(ret),
                          last[0] ? " (ffmpeg: " : "", last, last[0] ? ")" : "");
             }
@@ -214,7 +214,7 @@ int chunks_open(Chunks **const out, AVFormatContext *const fc, const int stream,
     }
     struct Chunks *const c = calloc(1, sizeof(*c));
     if (!c) {
-        psnrhvs_stream_error(s, "out of memory");
+        stream_error(s, "out of memory");
         return -1;
     }
     c->fc = fc;
@@ -286,7 +286,7 @@ int chunks_open(Chunks **const out, AVFormatContext *const fc, const int stream,
     if (!ok) {
         Chunks *cc = c;
         chunks_close(&cc);
-        psnrhvs_stream_error(s, "out of memory or threads to decode %s in chunks", s->name);
+        stream_error(s, "out of memory or threads to decode %s in chunks", s->name);
         return -1;
     }
     if (timing)
@@ -307,22 +307,19 @@ int chunks_open(Chunks **const out, AVFormatContext *const fc, const int stream,
 static void report(const struct Chunks *const c, const Run *const r, InputStream *const s) {
     switch (r->err_kind) {
     case ERR_SEND:
-        psnrhvs_stream_error(s, "cannot decode %s after frame %u: %s", s->name, c->delivered,
-                             r->detail);
+        stream_error(s, "cannot decode %s after frame %u: %s", s->name, c->delivered, r->detail);
         break;
     case ERR_RECEIVE:
-        psnrhvs_stream_error(s, "cannot decode frame %u of %s: %s", c->delivered, s->name,
-                             r->detail);
+        stream_error(s, "cannot decode frame %u of %s: %s", c->delivered, s->name, r->detail);
         break;
     case ERR_READ:
-        psnrhvs_stream_error(s, "cannot read %s after frame %u: %s", s->name, c->delivered,
-                             r->detail);
+        stream_error(s, "cannot read %s after frame %u: %s", s->name, c->delivered, r->detail);
         break;
     default:
-        psnrhvs_stream_error(s,
-                             "cannot decode %s in chunks after frame %u: %s; "
-                             "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
-                             s->name, c->delivered, r->detail);
+        stream_error(s,
+                     "cannot decode %s in chunks after frame %u: %s; "
+                     "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
+                     s->name, c->delivered, r->detail);
         break;
     }
 }
@@ -350,11 +347,11 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
             return 0;
         }
         if (!r && c->cur < c->nch && c->ch[c->cur].bad && c->ch[c->cur].end >= 0) {
-            psnrhvs_stream_error(s,
-                                 "cannot decode %s in chunks after frame %u: nobody decodes "
-                                 "its next chunk (a bug); PSNRHVS_DECODE_SESSIONS=1 decodes it "
-                                 "in one session",
-                                 s->name, c->delivered);
+            stream_error(s,
+                         "cannot decode %s in chunks after frame %u: nobody decodes "
+                         "its next chunk (a bug); PSNRHVS_DECODE_SESSIONS=1 decodes it "
+                         "in one session",
+                         s->name, c->delivered);
             pthread_mutex_unlock(&c->lock);
             return AVERROR_BUG;
         }
@@ -369,12 +366,12 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
             /* The reorder depth there (H.264 without bitstream_restriction
              * grows it as it goes) must be the one the next run had. */
             if (nr && nr->found_hbf != r->end_hbf) {
-                psnrhvs_stream_error(s,
-                                     "cannot decode %s in chunks after frame %u: its reorder "
-                                     "depth is %d frames there, %d in a decoder started there "
-                                     "(an H.264 stream without bitstream_restriction); "
-                                     "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
-                                     s->name, c->delivered, r->end_hbf, nr->found_hbf);
+                stream_error(s,
+                             "cannot decode %s in chunks after frame %u: its reorder "
+                             "depth is %d frames there, %d in a decoder started there "
+                             "(an H.264 stream without bitstream_restriction); "
+                             "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
+                             s->name, c->delivered, r->end_hbf, nr->found_hbf);
                 pthread_mutex_unlock(&c->lock);
                 return AVERROR_PATCHWELCOME;
             }

@@ -80,7 +80,7 @@ typedef struct Decode {
 
 static void set_error(Decode *const dd, const int kind, const int err, const char *const what) {
     char last[256];
-    psnrhvs_ffmpeg_last_error(last, sizeof(last));
+    ffmpeg_last_error(last, sizeof(last));
     dd->r->err = err;
     dd->r->err_kind = kind;
     /* cut short, if need be: a message, not data */

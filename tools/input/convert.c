@@ -12,7 +12,7 @@
 
 #include "input/convert.h"
 
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
 #include <libavutil/pixfmt.h>
 #include <libswscale/swscale.h>
 
@@ -24,7 +24,7 @@ static const struct {
     const char *name;
     int flag;
 } algos[] = {
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
     {"bicubic", SWS_BICUBIC}, {"bilinear", SWS_BILINEAR}, {"fast_bilinear", SWS_FAST_BILINEAR},
     {"neighbor", SWS_POINT},  {"area", SWS_AREA},         {"bicublin", SWS_BICUBLIN},
     {"gauss", SWS_GAUSS},     {"sinc", SWS_SINC},         {"lanczos", SWS_LANCZOS},
@@ -37,17 +37,17 @@ static const struct {
 };
 #define NUM_ALGOS ((int)(sizeof(algos) / sizeof(algos[0])))
 
-int psnrhvs_scale_algo(const char *const name) {
+int scale_algo(const char *const name) {
     for (int i = 0; i < NUM_ALGOS; i++)
         if (!strcmp(name, algos[i].name)) return i + 1;
     return -1;
 }
 
-const char *psnrhvs_scale_algo_name(const int algo) {
+const char *scale_algo_name(const int algo) {
     return algo >= 1 && algo <= NUM_ALGOS ? algos[algo - 1].name : "?";
 }
 
-const char *psnrhvs_scale_algo_list(void) {
+const char *scale_algo_list(void) {
     static char list[256];
     if (!list[0])
         for (int i = 0; i < NUM_ALGOS; i++)
@@ -56,8 +56,8 @@ const char *psnrhvs_scale_algo_list(void) {
     return list;
 }
 
-int psnrhvs_scale_available(void) {
-#ifdef PSNRHVS_HAVE_FFMPEG
+int scale_available(void) {
+#if HAVE_FFMPEG
     return 1;
 #else
     return 0;
@@ -68,15 +68,15 @@ struct Converter {
     InputFormat in, out;
     PlaneGeometry gin, gout;
     int shift; ///< bits to move samples up
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
     struct SwsContext *sws;
     uint8_t *tmp; ///< the scaled picture at the input's depth, when a shift follows
     PsnrHvsPicture tmp_pic;
 #endif
 };
 
-#ifdef PSNRHVS_HAVE_FFMPEG
-/* Lay out the planes of one frame of g in buf, as psnrhvs_input_frame_alloc does. */
+#if HAVE_FFMPEG
+/* Lay out the planes of one frame of g in buf, as input_frame_alloc does. */
 static void lay_out(const PlaneGeometry *const g, uint8_t *const buf, PsnrHvsPicture *const pic) {
     size_t off = 0;
     for (int p = 0; p < 3; p++) {
@@ -100,14 +100,13 @@ static enum AVPixelFormat av_format(const InputFormat *const f) {
 }
 #endif
 
-int psnrhvs_converter_open(Converter **const out_c, const InputFormat *const in,
-                           const InputFormat *const out, const int algo, char *const err,
-                           const size_t err_size) {
+int converter_open(Converter **const out_c, const InputFormat *const in,
+                   const InputFormat *const out, const int algo, char *const err,
+                   const size_t err_size) {
     *out_c = NULL;
     if (in->layout != out->layout || in->bitdepth > out->bitdepth) {
-        snprintf(err, err_size, "cannot convert %s %d-bit to %s %d-bit",
-                 psnrhvs_layout_name(in->layout), in->bitdepth, psnrhvs_layout_name(out->layout),
-                 out->bitdepth);
+        snprintf(err, err_size, "cannot convert %s %d-bit to %s %d-bit", layout_name(in->layout),
+                 in->bitdepth, layout_name(out->layout), out->bitdepth);
         return -1;
     }
     const int scale = in->width != out->width || in->height != out->height;
@@ -116,7 +115,7 @@ int psnrhvs_converter_open(Converter **const out_c, const InputFormat *const in,
                  in->height, out->width, out->height);
         return -1;
     }
-    if (scale && !psnrhvs_scale_available()) {
+    if (scale && !scale_available()) {
         snprintf(err, err_size,
                  "--scale needs FFmpeg's libswscale, and psnrhvs was built without FFmpeg");
         return -1;
@@ -129,14 +128,14 @@ int psnrhvs_converter_open(Converter **const out_c, const InputFormat *const in,
     c->in = *in;
     c->out = *out;
     c->shift = out->bitdepth - in->bitdepth;
-    if (psnrhvs_plane_geometry(in, &c->gin) < 0 || psnrhvs_plane_geometry(out, &c->gout) < 0) {
+    if (plane_geometry(in, &c->gin) < 0 || plane_geometry(out, &c->gout) < 0) {
         snprintf(err, err_size, "invalid frame geometry");
-        psnrhvs_converter_close(&c);
+        converter_close(&c);
         return -1;
     }
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
     if (scale) {
-        psnrhvs_ffmpeg_log_init();
+        ffmpeg_log_init();
         /* Exact C code paths (bitexact, accurate rounding): the same samples on
          * every CPU, and the same as ffmpeg -vf scale=W:H:flags=ALGO+accurate_rnd+bitexact. */
         c->sws = sws_getContext(
@@ -145,16 +144,16 @@ int psnrhvs_converter_open(Converter **const out_c, const InputFormat *const in,
         if (!c->sws) {
             snprintf(err, err_size, "libswscale cannot scale %dx%d to %dx%d", in->width, in->height,
                      out->width, out->height);
-            psnrhvs_converter_close(&c);
+            converter_close(&c);
             return -1;
         }
         if (c->shift) {
             InputFormat mid = *out;
             mid.bitdepth = in->bitdepth;
             PlaneGeometry gm;
-            if (psnrhvs_plane_geometry(&mid, &gm) < 0 || !(c->tmp = malloc(gm.frame_bytes))) {
+            if (plane_geometry(&mid, &gm) < 0 || !(c->tmp = malloc(gm.frame_bytes))) {
                 snprintf(err, err_size, "out of memory");
-                psnrhvs_converter_close(&c);
+                converter_close(&c);
                 return -1;
             }
             lay_out(&gm, c->tmp, &c->tmp_pic);
@@ -187,10 +186,10 @@ static void shift_up(const Converter *const c, const PsnrHvsPicture *const src,
     }
 }
 
-int psnrhvs_converter_run(Converter *const c, const PsnrHvsPicture *const src,
-                          const PsnrHvsPicture *const dst) {
+int converter_run(Converter *const c, const PsnrHvsPicture *const src,
+                  const PsnrHvsPicture *const dst) {
     const PsnrHvsPicture *from = src;
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
     if (c->sws) {
         const PsnrHvsPicture *const to = c->shift ? &c->tmp_pic : dst;
         const uint8_t *sp[4] = {0};
@@ -220,10 +219,10 @@ int psnrhvs_converter_run(Converter *const c, const PsnrHvsPicture *const src,
     return 0;
 }
 
-void psnrhvs_converter_close(Converter **const c_p) {
+void converter_close(Converter **const c_p) {
     Converter *const c = *c_p;
     if (!c) return;
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
     sws_freeContext(c->sws);
     free(c->tmp);
 #endif

@@ -11,16 +11,16 @@
 #include "input/input.h"
 
 /** --scale algorithms: libswscale's names (ffmpeg's -sws_flags); codes are index + 1. */
-int psnrhvs_scale_algo(const char *name);
+int scale_algo(const char *name);
 
 /** The name of a --scale code (bicubic for PSNRHVS_SCALE_DEFAULT). */
-const char *psnrhvs_scale_algo_name(int algo);
+const char *scale_algo_name(int algo);
 
 /** "bicubic, bilinear, ..." for messages. */
-const char *psnrhvs_scale_algo_list(void);
+const char *scale_algo_list(void);
 
 /** 1 when --scale works in this build (libswscale linked). */
-int psnrhvs_scale_available(void);
+int scale_available(void);
 
 #define PSNRHVS_SCALE_DEFAULT 1 /* bicubic, as in common practice (and ffmpeg's scale filter) */
 
@@ -30,12 +30,12 @@ typedef struct Converter Converter;
  * Convert pictures of format in to format out (same layout; out's depth at
  * least in's; another size needs algo). @return 0 or -1 with the reason in err.
  */
-int psnrhvs_converter_open(Converter **c, const InputFormat *in, const InputFormat *out, int algo,
-                           char *err, size_t err_size);
+int converter_open(Converter **c, const InputFormat *in, const InputFormat *out, int algo,
+                   char *err, size_t err_size);
 
-/** Write the converted src into the planes of dst (as psnrhvs_input_frame_alloc lays them out). */
-int psnrhvs_converter_run(Converter *c, const PsnrHvsPicture *src, const PsnrHvsPicture *dst);
+/** Write the converted src into the planes of dst (as input_frame_alloc lays them out). */
+int converter_run(Converter *c, const PsnrHvsPicture *src, const PsnrHvsPicture *dst);
 
-void psnrhvs_converter_close(Converter **c);
+void converter_close(Converter **c);
 
 #endif /* PSNRHVS_TOOLS_INPUT_CONVERT_H */

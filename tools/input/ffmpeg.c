@@ -101,11 +101,11 @@ static void log_setup(void) {
     av_log_set_callback(log_callback);
 }
 
-void psnrhvs_ffmpeg_log_init(void) {
+void ffmpeg_log_init(void) {
     pthread_once(&log_once, log_setup);
 }
 
-void psnrhvs_ffmpeg_last_error(char *const buf, const size_t size) {
+void ffmpeg_last_error(char *const buf, const size_t size) {
     pthread_mutex_lock(&log_lock);
     snprintf(buf, size, "%s", log_last);
     pthread_mutex_unlock(&log_lock);
@@ -120,7 +120,7 @@ static void log_clear(void) {
 /* ", ffmpeg: <its last error>" or "" */
 static const char *ffmpeg_detail(char *const buf, const size_t size) {
     char last[512];
-    psnrhvs_ffmpeg_last_error(last, sizeof(last));
+    ffmpeg_last_error(last, sizeof(last));
     if (last[0])
         snprintf(buf, size, " (ffmpeg: %s)", last);
     else
@@ -132,7 +132,7 @@ static const char *ffmpeg_detail(char *const buf, const size_t size) {
 
 static int io_read(void *const opaque, uint8_t *const buf, const int size) {
     InputStream *const s = opaque;
-    const size_t n = psnrhvs_stream_read(s, buf, (size_t)size);
+    const size_t n = stream_read(s, buf, (size_t)size);
     if (n) return (int)n;
     return ferror(s->f) ? AVERROR(EIO) : AVERROR_EOF;
 }
@@ -160,7 +160,7 @@ static int64_t io_seek(void *const opaque, const int64_t offset, int whence) {
 /* ---- the demuxer ------------------------------------------------------- */
 
 static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
-    return 0; /* chosen by psnrhvs_sniff_compressed(), never by probing */
+    return 0; /* chosen by sniff_compressed(), never by probing */
 }
 
 static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
@@ -206,12 +206,12 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
     const int ret = av_hwdevice_ctx_create(&d->hw_device, AV_HWDEVICE_TYPE_CUDA, dev, opts, 0);
     av_dict_free(&opts);
     if (ret < 0) {
-        psnrhvs_stream_error(s,
-                             "--hwaccel cuda: cannot open CUDA device %d to decode %s: %s%s; it "
-                             "needs an NVIDIA GPU with NVDEC and its driver (libcuda.so.1, "
-                             "libnvcuvid.so.1); without --hwaccel the CPU decodes it",
-                             s->opt->hw_device, s->name, av_err2str(ret),
-                             ffmpeg_detail(detail, sizeof(detail)));
+        stream_error(s,
+                     "--hwaccel cuda: cannot open CUDA device %d to decode %s: %s%s; it "
+                     "needs an NVIDIA GPU with NVDEC and its driver (libcuda.so.1, "
+                     "libnvcuvid.so.1); without --hwaccel the CPU decodes it",
+                     s->opt->hw_device, s->name, av_err2str(ret),
+                     ffmpeg_detail(detail, sizeof(detail)));
         return -1;
     }
     d->dec->hw_device_ctx = av_buffer_ref(d->hw_device);
@@ -258,9 +258,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
                             : avcodec_receive_frame(d->dec, d->frame);
         if (ret >= 0) {
             if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
-                psnrhvs_stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
-                                     s->name, av_err2str(ret),
-                                     ffmpeg_detail(detail, sizeof(detail)));
+                stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
+                             s->name, av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
                 return -1;
             }
             d->decoded++;
@@ -269,8 +268,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
         if (ret == AVERROR_EOF) return 0;
         if (d->chunks) return -1; /* s->err set */
         if (ret != AVERROR(EAGAIN) || d->flushed) {
-            psnrhvs_stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
-                                 av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+            stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
+                         av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
             return -1;
         }
         ret = av_read_frame(d->fc, d->pkt);
@@ -282,8 +281,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
         }
         if (ret < 0) {
             ffmpeg_detail(detail, sizeof(detail));
-            psnrhvs_stream_error(s, "cannot read %s after frame %u: %s%s%s", s->name, d->decoded,
-                                 av_err2str(ret), detail, pipe_hint(d, detail));
+            stream_error(s, "cannot read %s after frame %u: %s%s%s", s->name, d->decoded,
+                         av_err2str(ret), detail, pipe_hint(d, detail));
             return -1;
         }
         if (d->pkt->stream_index == d->stream) {
@@ -292,9 +291,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
              * anything else ends the input. */
             if (ret < 0 && ret != AVERROR_INVALIDDATA) {
                 av_packet_unref(d->pkt);
-                psnrhvs_stream_error(s, "cannot decode %s after frame %u: %s%s", s->name,
-                                     d->decoded, av_err2str(ret),
-                                     ffmpeg_detail(detail, sizeof(detail)));
+                stream_error(s, "cannot decode %s after frame %u: %s%s", s->name, d->decoded,
+                             av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
                 return -1;
             }
         }
@@ -306,9 +304,8 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
  * What a pixel format holds, or an error naming it. depth is the decoder's own
  * depth (a GPU frame of 10-bit video is P010 or P016: its sw_pix_fmt says 10).
  */
-int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth, const int width,
-                        const int height, const char *const name, char *const err,
-                        const size_t err_size) {
+int unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth, const int width,
+                const int height, const char *const name, char *const err, const size_t err_size) {
     const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get((enum AVPixelFormat)pix_fmt);
     const char *const fmt_name = desc ? desc->name : "unknown";
     const uint64_t bad = AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_ALPHA |
@@ -376,7 +373,7 @@ int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth
         return -1;
     }
     char msg[256];
-    if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
+    if (check_bitdepth(depth, msg, sizeof(msg)) < 0) {
         snprintf(err, err_size, "%s: %s (pixel format %s)", name, msg, fmt_name);
         return -1;
     }
@@ -384,7 +381,7 @@ int psnrhvs_unpack_init(FrameUnpack *const u, const int pix_fmt, const int depth
     u->fmt.width = width;
     u->fmt.height = height;
     if (width > PSNRHVS_MAX_DIMENSION || height > PSNRHVS_MAX_DIMENSION ||
-        psnrhvs_plane_geometry(&u->fmt, &u->geo) < 0) {
+        plane_geometry(&u->fmt, &u->geo) < 0) {
         snprintf(err, err_size, "%s: frame size %dx%d is not supported", name, width, height);
         return -1;
     }
@@ -416,9 +413,9 @@ static int copy_plane(const FrameUnpack *const u, uint8_t *dst, const uint8_t *s
     return lost ? -1 : 0;
 }
 
-int psnrhvs_unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uint8_t *const buf,
-                         const unsigned idx, const char *const name, char *const err,
-                         const size_t err_size) {
+int unpack_frame(const FrameUnpack *const u, const AVFrame *const f, uint8_t *const buf,
+                 const unsigned idx, const char *const name, char *const err,
+                 const size_t err_size) {
     static const char *const planes[3] = {"Y", "Cb", "Cr"};
     if (f->width != u->fmt.width || f->height != u->fmt.height || f->format != u->pix_fmt) {
         snprintf(err, err_size,
@@ -486,7 +483,7 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     d->host = av_frame_alloc();
     if ((!sequence && !d->pb) || !d->fc || !d->pkt || !d->frame || !d->host) {
         if (!d->pb) av_free(iobuf);
-        psnrhvs_stream_error(s, "out of memory");
+        stream_error(s, "out of memory");
         return -1;
     }
     d->fc->pb = d->pb;
@@ -495,26 +492,26 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
                                   NULL);
     if (ret < 0) {
         ffmpeg_detail(detail, sizeof(detail));
-        psnrhvs_stream_error(s, "cannot open %s as a video file: %s%s%s", s->name, av_err2str(ret),
-                             detail, pipe_hint(d, detail));
+        stream_error(s, "cannot open %s as a video file: %s%s%s", s->name, av_err2str(ret), detail,
+                     pipe_hint(d, detail));
         return -1;
     }
     if ((ret = avformat_find_stream_info(d->fc, NULL)) < 0) {
-        psnrhvs_stream_error(s, "cannot read the streams of %s: %s%s", s->name, av_err2str(ret),
-                             ffmpeg_detail(detail, sizeof(detail)));
+        stream_error(s, "cannot read the streams of %s: %s%s", s->name, av_err2str(ret),
+                     ffmpeg_detail(detail, sizeof(detail)));
         return -1;
     }
     const AVCodec *codec = NULL;
     d->stream = av_find_best_stream(d->fc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (d->stream == AVERROR_STREAM_NOT_FOUND) {
-        psnrhvs_stream_error(s, "%s has no video stream", s->name);
+        stream_error(s, "%s has no video stream", s->name);
         return -1;
     }
     if (d->stream < 0 || !codec) {
         const int i = av_find_best_stream(d->fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
-        psnrhvs_stream_error(s, "this FFmpeg has no decoder for the %s video of %s",
-                             i >= 0 ? avcodec_get_name(d->fc->streams[i]->codecpar->codec_id) : "?",
-                             s->name);
+        stream_error(s, "this FFmpeg has no decoder for the %s video of %s",
+                     i >= 0 ? avcodec_get_name(d->fc->streams[i]->codecpar->codec_id) : "?",
+                     s->name);
         return -1;
     }
     for (unsigned i = 0; i < d->fc->nb_streams; i++)
@@ -522,7 +519,7 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     const AVStream *const st_v = d->fc->streams[d->stream];
     if (!(d->dec = avcodec_alloc_context3(codec)) ||
         avcodec_parameters_to_context(d->dec, st_v->codecpar) < 0) {
-        psnrhvs_stream_error(s, "out of memory");
+        stream_error(s, "out of memory");
         return -1;
     }
     d->dec->pkt_timebase = st_v->time_base;
@@ -538,8 +535,8 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     ret = avcodec_open2(d->dec, codec, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (ret < 0) {
-        psnrhvs_stream_error(s, "cannot open the %s decoder for %s: %s%s", codec->name, s->name,
-                             av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+        stream_error(s, "cannot open the %s decoder for %s: %s%s", codec->name, s->name,
+                     av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
         return -1;
     }
     return 0;
@@ -574,7 +571,7 @@ static void declared_colour(const FFmpegInput *const d, InputColour *const c) {
 
 static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *const fmt) {
     FFmpegInput *const d = priv;
-    psnrhvs_ffmpeg_log_init();
+    ffmpeg_log_init();
     log_clear();
     d->name = s->name;
     d->quiet = s->opt->quiet;
@@ -590,7 +587,7 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
                 "the CPU\n",
                 s->name, d->dec->codec->name);
     if (!res) {
-        psnrhvs_stream_error(s, "no frames to score: %s has no frame", s->name);
+        stream_error(s, "no frames to score: %s has no frame", s->name);
         return -1;
     }
     const AVFrame *const f = d->cur;
@@ -598,8 +595,8 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     /* A GPU frame's own depth is the decoder's (P016 may hold 10 or 12 bits). */
     const AVPixFmtDescriptor *const desc = av_pix_fmt_desc_get(
         d->frame->format == AV_PIX_FMT_CUDA ? d->dec->sw_pix_fmt : (enum AVPixelFormat)f->format);
-    if (psnrhvs_unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width, f->height,
-                            s->name, s->err, sizeof(s->err)) < 0)
+    if (unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width, f->height, s->name,
+                    s->err, sizeof(s->err)) < 0)
         return -1;
     *fmt = d->u.fmt;
     declared_colour(d, &s->colour);
@@ -624,11 +621,11 @@ static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const bu
     const int res = advance(d, s);
     if (res <= 0) return res;
     if (frame_bytes != d->u.geo.frame_bytes) {
-        psnrhvs_stream_error(s, "%s: frame of %zu bytes asked for, %zu decoded", s->name,
-                             frame_bytes, d->u.geo.frame_bytes);
+        stream_error(s, "%s: frame of %zu bytes asked for, %zu decoded", s->name, frame_bytes,
+                     d->u.geo.frame_bytes);
         return -1;
     }
-    if (psnrhvs_unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0)
+    if (unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0)
         return d->failed = 1, -1;
     return 1;
 }
@@ -658,13 +655,13 @@ static int ffmpeg_read_device(void *const priv, InputStream *const s, PsnrHvsPic
         f->hw_frames_ctx ? (const AVHWFramesContext *)(const void *)f->hw_frames_ctx->data : NULL;
     if (f->format != AV_PIX_FMT_CUDA || !hw || (int)hw->sw_format != u->pix_fmt ||
         f->width != u->fmt.width || f->height != u->fmt.height) {
-        psnrhvs_stream_error(
-            s,
-            "frame %u of %s is %dx%d %s, its first frame %dx%d %s on the GPU: "
-            "psnrhvs scores one size and pixel format per input",
-            frame_idx, s->name, f->width, f->height,
-            av_get_pix_fmt_name(hw ? hw->sw_format : (enum AVPixelFormat)f->format), u->fmt.width,
-            u->fmt.height, av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
+        stream_error(s,
+                     "frame %u of %s is %dx%d %s, its first frame %dx%d %s on the GPU: "
+                     "psnrhvs scores one size and pixel format per input",
+                     frame_idx, s->name, f->width, f->height,
+                     av_get_pix_fmt_name(hw ? hw->sw_format : (enum AVPixelFormat)f->format),
+                     u->fmt.width, u->fmt.height,
+                     av_get_pix_fmt_name((enum AVPixelFormat)u->pix_fmt));
         d->failed = 1;
         return -1;
     }
@@ -676,14 +673,14 @@ static int ffmpeg_read_device(void *const priv, InputStream *const s, PsnrHvsPic
     }
     /* A reference of its own: the decoder reuses d->frame for the next one. */
     if (!(*hold = av_frame_clone(f))) {
-        psnrhvs_stream_error(s, "out of memory");
+        stream_error(s, "out of memory");
         d->failed = 1;
         return -1;
     }
     return 1;
 }
 
-void psnrhvs_ffmpeg_hold_free(void *const hold) {
+void ffmpeg_hold_free(void *const hold) {
     AVFrame *f = hold;
     av_frame_free(&f);
 }
@@ -694,7 +691,7 @@ static long long ffmpeg_frames_left(void *const priv, const unsigned frames_read
     return n > (int64_t)frames_read ? n - (int64_t)frames_read : n > 0 ? 0 : -1;
 }
 
-const Demuxer psnrhvs_demuxer_ffmpeg = {
+const Demuxer demuxer_ffmpeg = {
     .name = "ffmpeg",
     .priv_data_size = sizeof(FFmpegInput),
     .probe = ffmpeg_probe,

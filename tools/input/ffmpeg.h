@@ -18,10 +18,10 @@ struct AVFrame;
  * of an input that decoded to its end anyway (concealed damage) into one
  * warning when it is closed.
  */
-void psnrhvs_ffmpeg_log_init(void);
+void ffmpeg_log_init(void);
 
 /** Copy FFmpeg's last error message (empty if none) into buf. */
-void psnrhvs_ffmpeg_last_error(char *buf, size_t size);
+void ffmpeg_last_error(char *buf, size_t size);
 
 /**
  * How a decoded frame's pixel format maps to psnrhvs planes: planar as is,
@@ -46,18 +46,18 @@ typedef struct FrameUnpack {
  * @return 0, or -1 with one line in err naming the format when psnrhvs
  *         cannot use it as it is.
  */
-int psnrhvs_unpack_init(FrameUnpack *u, int pix_fmt, int depth, int width, int height,
-                        const char *name, char *err, size_t err_size);
+int unpack_init(FrameUnpack *u, int pix_fmt, int depth, int width, int height, const char *name,
+                char *err, size_t err_size);
 
 /**
  * Write frame f into buf (u->geo.frame_bytes), planes back to back, native
  * byte order. @return 0, or -1 with the reason in err (another size or
  * format than the first frame, a bit set below a moved sample).
  */
-int psnrhvs_unpack_frame(const FrameUnpack *u, const struct AVFrame *f, uint8_t *buf, unsigned idx,
-                         const char *name, char *err, size_t err_size);
+int unpack_frame(const FrameUnpack *u, const struct AVFrame *f, uint8_t *buf, unsigned idx,
+                 const char *name, char *err, size_t err_size);
 
 /** Free a decoded frame kept on the GPU (an AVFrame reference). */
-void psnrhvs_ffmpeg_hold_free(void *hold);
+void ffmpeg_hold_free(void *hold);
 
 #endif /* PSNRHVS_TOOLS_INPUT_FFMPEG_H */

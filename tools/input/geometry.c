@@ -7,7 +7,7 @@
 
 #include "input/input.h"
 
-const char *psnrhvs_layout_name(const enum PsnrHvsPixelLayout layout) {
+const char *layout_name(const enum PsnrHvsPixelLayout layout) {
     switch (layout) {
     case PSNRHVS_PIXEL_LAYOUT_I420:
         return "420";
@@ -21,7 +21,7 @@ const char *psnrhvs_layout_name(const enum PsnrHvsPixelLayout layout) {
     return "?";
 }
 
-int psnrhvs_plane_geometry(const InputFormat *const fmt, PlaneGeometry *const g) {
+int plane_geometry(const InputFormat *const fmt, PlaneGeometry *const g) {
     const int w = fmt->width, h = fmt->height;
     if (w < 1 || h < 1 || w > PSNRHVS_MAX_DIMENSION || h > PSNRHVS_MAX_DIMENSION) return -1;
     if (fmt->bitdepth < 8 || fmt->bitdepth > 16) return -1;
@@ -69,7 +69,7 @@ int psnrhvs_plane_geometry(const InputFormat *const fmt, PlaneGeometry *const g)
     return 0;
 }
 
-int psnrhvs_check_bitdepth(const int bitdepth, char *const msg, const size_t size) {
+int check_bitdepth(const int bitdepth, char *const msg, const size_t size) {
     if (bitdepth == 8 || bitdepth == 10 || bitdepth == 12) return 0;
     if (bitdepth > 12 && bitdepth <= 16)
         snprintf(msg, size,

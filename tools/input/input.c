@@ -19,14 +19,14 @@
 #include "msg.h"
 #include "input/convert.h"
 #include "input/input.h"
-#ifdef PSNRHVS_HAVE_FFMPEG
+#if HAVE_FFMPEG
 #include "input/ffmpeg.h"
 #endif
 
 /* Probed in order; the raw reader accepts anything, so it comes last. */
 static const Demuxer *const demuxers[] = {
-    &psnrhvs_demuxer_y4m,
-    &psnrhvs_demuxer_yuv,
+    &demuxer_y4m,
+    &demuxer_yuv,
     NULL,
 };
 
@@ -53,17 +53,17 @@ struct Input {
     size_t page;
     int guard;       ///< its slot in the SIGBUS guard, -1 when none
     int defer_range; ///< in-place 16-bit frames: the range is checked on request
-    int on_device;   ///< frames handed out on the GPU (psnrhvs_input_keep_on_device)
+    int on_device;   ///< frames handed out on the GPU (input_keep_on_device)
 };
 
-void psnrhvs_stream_error(InputStream *const s, const char *const fmt, ...) {
+void stream_error(InputStream *const s, const char *const fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof(s->err), fmt, ap);
     va_end(ap);
 }
 
-const char *psnrhvs_visible(char *const buf, const size_t size, const char *const s) {
+const char *visible(char *const buf, const size_t size, const char *const s) {
     size_t n = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
         if (*p >= 0x20 && *p < 0x7f)
@@ -79,7 +79,7 @@ const char *psnrhvs_visible(char *const buf, const size_t size, const char *cons
     return buf;
 }
 
-size_t psnrhvs_stream_read(InputStream *const s, void *const buf, const size_t size) {
+size_t stream_read(InputStream *const s, void *const buf, const size_t size) {
     uint8_t *dst = buf;
     size_t done = 0;
     if (s->peek_pos < s->peek_len) {
@@ -97,24 +97,32 @@ size_t psnrhvs_stream_read(InputStream *const s, void *const buf, const size_t s
     return done;
 }
 
-int psnrhvs_stream_read_frame(InputStream *const s, uint8_t *const buf, const size_t frame_bytes,
-                              const unsigned frame_idx, const int eof_ok) {
-    const size_t got = psnrhvs_stream_read(s, buf, frame_bytes);
+int stream_read_frame(InputStream *const s, uint8_t *const buf, const size_t frame_bytes,
+                      const unsigned frame_idx, const int eof_ok) {
+    const size_t got = stream_read(s, buf, frame_bytes);
     if (got == frame_bytes) return 1;
     if (ferror(s->f)) {
-        psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
+        stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
         return -1;
     }
     if (!got && eof_ok) return 0;
     /* A partial last frame is never scored. */
-    psnrhvs_stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx,
-                         s->name, frame_bytes, got);
+    stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx, s->name,
+                 frame_bytes, got);
     return -1;
 }
 
-static int has_y4m_extension(const char *const path) {
-    const size_t len = strlen(path);
-    return len >= 4 && (!strcmp(path + len - 4, ".y4m") || !strcmp(path + len - 4, ".Y4M"));
+/* ext in lower or upper case (".y4m", ".Y4M"). */
+static int has_extension(const char *const path, const char *const ext) {
+    const size_t len = strlen(path), n = strlen(ext);
+    if (len < n) return 0;
+    int lower = 1, upper = 1;
+    for (size_t i = 0; i < n; i++) {
+        const char c = path[len - n + i], e = ext[i];
+        lower &= c == e;
+        upper &= c == (e >= 'a' && e <= 'z' ? e - 'a' + 'A' : e);
+    }
+    return lower || upper;
 }
 
 /* Probe and open the container of in->s (already opened); compressed inputs
@@ -130,7 +138,7 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
         in->s.peek_len += n;
     }
     if (ferror(in->s.f)) {
-        psnrhvs_stream_error(&in->s, "cannot read %s: %s", in->s.name, strerror(errno));
+        stream_error(&in->s, "cannot read %s: %s", in->s.name, strerror(errno));
         return -1;
     }
 
@@ -141,32 +149,35 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
         }
     }
     /* A .y4m name without the magic is a broken Y4M, not raw video. */
-    if (in->dmx != &psnrhvs_demuxer_y4m && has_y4m_extension(path)) {
-        psnrhvs_stream_error(&in->s, "malformed Y4M %s: missing \"YUV4MPEG2 \" magic", in->s.name);
-        return -1;
+    for (int i = 0; demuxers[i]; i++) {
+        const Demuxer *const d = demuxers[i];
+        if (d != in->dmx && d->extension && has_extension(path, d->extension)) {
+            stream_error(&in->s, "malformed %s %s: missing \"%s\" magic", d->label, in->s.name,
+                         d->magic);
+            return -1;
+        }
     }
     /* Compressed (a container's magic, or its name): FFmpeg decodes it. Never
      * read as raw samples. */
     const char *const compressed =
-        in->dmx == &psnrhvs_demuxer_y4m ? NULL
-        : sniff
-            ? psnrhvs_sniff_compressed(in->s.peek, in->s.peek_len, strcmp(path, "-") ? path : NULL)
-            : psnrhvs_sniff_compressed(NULL, 0, path);
+        in->dmx->magic ? NULL
+        : sniff ? sniff_compressed(in->s.peek, in->s.peek_len, strcmp(path, "-") ? path : NULL)
+                : sniff_compressed(NULL, 0, path);
     if (compressed) {
-#ifdef PSNRHVS_HAVE_FFMPEG
-        in->dmx = &psnrhvs_demuxer_ffmpeg;
+#if HAVE_FFMPEG
+        in->dmx = &demuxer_ffmpeg;
 #else
         const char *const p = strcmp(path, "-") ? path : "INPUT";
-        psnrhvs_stream_error(&in->s,
-                             "psnrhvs was built without FFmpeg: cannot decode %s (%s); convert it "
-                             "to Y4M first with: ffmpeg -i %s -fps_mode passthrough -strict -1 -f "
-                             "yuv4mpegpipe out.y4m",
-                             in->s.name, compressed, p);
+        stream_error(&in->s,
+                     "psnrhvs was built without FFmpeg: cannot decode %s (%s); convert it "
+                     "to Y4M first with: ffmpeg -i %s -fps_mode passthrough -strict -1 -f "
+                     "yuv4mpegpipe out.y4m",
+                     in->s.name, compressed, p);
         return -1;
 #endif
     }
     if (in->dmx->priv_data_size && !(in->priv = calloc(1, in->dmx->priv_data_size))) {
-        psnrhvs_stream_error(&in->s, "out of memory");
+        stream_error(&in->s, "out of memory");
         return -1;
     }
     const int res = in->dmx->open(in->priv, &in->s, &in->nfmt);
@@ -210,7 +221,7 @@ static void guard_handler(const int sig, siginfo_t *const si, void *const uc) {
     if (si->si_code <= 0) raise(sig);
 }
 
-void psnrhvs_input_guard_mappings(void) {
+void input_guard_mappings(void) {
     pthread_mutex_lock(&guard_lock);
     if (guard_installed || !num_guarded) {
         pthread_mutex_unlock(&guard_lock);
@@ -225,7 +236,7 @@ void psnrhvs_input_guard_mappings(void) {
     pthread_mutex_unlock(&guard_lock);
 }
 
-int psnrhvs_input_mapping_lost(const Input *const in) {
+int input_mapping_lost(const Input *const in) {
     return in->map && in->guard >= 0 && guarded[in->guard].lost;
 }
 
@@ -236,7 +247,7 @@ int psnrhvs_input_mapping_lost(const Input *const in) {
  * on any failure the input stays on the read() path. */
 static void try_map(Input *const in, const char *const path) {
     if (!strcmp(path, "-") || getenv("PSNRHVS_NO_MMAP")) return;
-    if (in->dmx != &psnrhvs_demuxer_y4m && in->dmx != &psnrhvs_demuxer_yuv) return;
+    if (!in->dmx->frame_header) return;
     const int fd = fileno(in->s.f);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
@@ -305,35 +316,6 @@ static size_t mapped_size(const Input *const in) {
 
 /* The FRAME line at pos, checked as y4m.c's read_line and y4m_read check it.
  * @return bytes up to and including its newline, 0 at a clean end, -1 (s.err set). */
-static long long mapped_y4m_header(Input *const in, const size_t pos, const size_t size) {
-    enum { MAX_LINE = 4096 }; /* y4m.c's Y4M_MAX_LINE */
-    const size_t avail = size - pos;
-    if (!avail) return 0;
-    const size_t scan = avail < MAX_LINE ? avail : MAX_LINE;
-    const uint8_t *const nl = memchr(in->map + pos, '\n', scan);
-    if (!nl) {
-        if (avail < MAX_LINE) {
-            psnrhvs_stream_error(&in->s, "truncated frame %u in %s: incomplete FRAME header",
-                                 in->frames_read, in->s.name);
-        } else {
-            psnrhvs_stream_error(&in->s, "malformed Y4M %s: bad FRAME header at frame %u",
-                                 in->s.name, in->frames_read);
-        }
-        return -1;
-    }
-    size_t len = (size_t)(nl - (in->map + pos));
-    const uint8_t *const line = in->map + pos;
-    const size_t full = len + 1;
-    if (len && line[len - 1] == '\r') len--;
-    /* "FRAME", optionally followed by parameters, which do not change the samples. */
-    if (len < 5 || memcmp(line, "FRAME", 5) || (len > 5 && line[5] != ' ' && line[5] != '\0')) {
-        psnrhvs_stream_error(&in->s, "malformed Y4M %s: bad FRAME header at frame %u", in->s.name,
-                             in->frames_read);
-        return -1;
-    }
-    return (long long)full;
-}
-
 /* Lay the planes of one frame out from base, as in the file. */
 static void frame_planes(const PlaneGeometry *const g, const uint8_t *const base,
                          PsnrHvsPicture *const pic) {
@@ -348,10 +330,10 @@ static void frame_planes(const PlaneGeometry *const g, const uint8_t *const base
 
 /* frames/%05d.png: no stream of our own (s.f is NULL), FFmpeg's image2 reads the files. */
 static int open_image_sequence(Input *const in, const char *const path) {
-#ifdef PSNRHVS_HAVE_FFMPEG
-    in->dmx = &psnrhvs_demuxer_ffmpeg;
+#if HAVE_FFMPEG
+    in->dmx = &demuxer_ffmpeg;
     if (!(in->priv = calloc(1, in->dmx->priv_data_size))) {
-        psnrhvs_stream_error(&in->s, "out of memory");
+        stream_error(&in->s, "out of memory");
         return -1;
     }
     const int res = in->dmx->open(in->priv, &in->s, &in->nfmt);
@@ -359,21 +341,20 @@ static int open_image_sequence(Input *const in, const char *const path) {
     in->has_format = res;
     return 0;
 #else
-    psnrhvs_stream_error(&in->s,
-                         "psnrhvs was built without FFmpeg: cannot decode the image sequence %s; "
-                         "convert it to Y4M first with: ffmpeg -i %s -strict -1 -f yuv4mpegpipe "
-                         "out.y4m",
-                         path, path);
+    stream_error(&in->s,
+                 "psnrhvs was built without FFmpeg: cannot decode the image sequence %s; "
+                 "convert it to Y4M first with: ffmpeg -i %s -strict -1 -f yuv4mpegpipe "
+                 "out.y4m",
+                 path, path);
     return -1;
 #endif
 }
 
-int psnrhvs_input_open(Input **const in_out, const char *const path) {
-    return psnrhvs_input_open2(in_out, path, NULL);
+int input_open(Input **const in_out, const char *const path) {
+    return input_open2(in_out, path, NULL);
 }
 
-int psnrhvs_input_open2(Input **const in_out, const char *const path,
-                        const InputOptions *const opt) {
+int input_open2(Input **const in_out, const char *const path, const InputOptions *const opt) {
     Input *in = calloc(1, sizeof(*in));
     if (!in) {
         fprintf(cli_err(), "psnrhvs: out of memory\n");
@@ -386,7 +367,7 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
         /* An image sequence: no file of that name; FFmpeg opens each one. */
         if (open_image_sequence(in, path) < 0) {
             fprintf(cli_err(), "psnrhvs: %s\n", in->s.err);
-            psnrhvs_input_close(&in);
+            input_close(&in);
             return -1;
         }
         *in_out = in;
@@ -402,7 +383,7 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
     }
     if (open_stream(in, path, 1) < 0) {
         fprintf(cli_err(), "psnrhvs: %s\n", in->s.err);
-        psnrhvs_input_close(&in);
+        input_close(&in);
         return -1;
     }
     try_map(in, path);
@@ -410,8 +391,8 @@ int psnrhvs_input_open2(Input **const in_out, const char *const path,
     return 0;
 }
 
-int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const void *const data,
-                           const size_t size, char *const err, const size_t err_size) {
+int input_open_mem(Input **const in_out, const char *const name, const void *const data,
+                   const size_t size, char *const err, const size_t err_size) {
     Input *in = calloc(1, sizeof(*in));
     if (!in) {
         snprintf(err, err_size, "out of memory");
@@ -427,14 +408,14 @@ int psnrhvs_input_open_mem(Input **const in_out, const char *const name, const v
     }
     if (open_stream(in, name, 0) < 0) {
         snprintf(err, err_size, "%s", in->s.err);
-        psnrhvs_input_close(&in);
+        input_close(&in);
         return -1;
     }
     *in_out = in;
     return 0;
 }
 
-int psnrhvs_input_has_format(const Input *const in, InputFormat *const fmt) {
+int input_has_format(const Input *const in, InputFormat *const fmt) {
     if (in->has_format) *fmt = in->nfmt;
     return in->has_format;
 }
@@ -479,19 +460,19 @@ int input_colour_check(const Input *const ref, const Input *const dist, const in
     return 0;
 }
 
-const char *psnrhvs_input_name(const Input *const in) {
+const char *input_name(const Input *const in) {
     return in->s.name;
 }
 
-void psnrhvs_input_set_role(Input *const in, const char *const role) {
+void input_set_role(Input *const in, const char *const role) {
     in->role = role;
 }
 
-int psnrhvs_input_decoded(const Input *const in) {
+int input_decoded(const Input *const in) {
     return in->dmx && in->dmx->samples_native;
 }
 
-long long psnrhvs_input_frames_left(const Input *const in) {
+long long input_frames_left(const Input *const in) {
     if (in->dmx->frames_left) return in->dmx->frames_left(in->priv, in->frames_read);
     struct stat st;
     const int fd = fileno(in->s.f);
@@ -510,29 +491,28 @@ long long psnrhvs_input_frames_left(const Input *const in) {
     return left > 0 ? left / (long long)per_frame : 0;
 }
 
-int psnrhvs_input_set_format(Input *const in, const InputFormat *const fmt) {
-    return psnrhvs_input_set_formats(in, fmt, fmt);
+int input_set_format(Input *const in, const InputFormat *const fmt) {
+    return input_set_formats(in, fmt, fmt);
 }
 
-int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
-                              const InputFormat *const fmt) {
+int input_set_formats(Input *const in, const InputFormat *const read,
+                      const InputFormat *const fmt) {
     /* What the container described stays the format read. */
     const InputFormat native = read && !in->has_format ? *read : in->has_format ? in->nfmt : *fmt;
-    if (psnrhvs_plane_geometry(fmt, &in->geo) < 0 ||
-        psnrhvs_plane_geometry(&native, &in->ngeo) < 0) {
+    if (plane_geometry(fmt, &in->geo) < 0 || plane_geometry(&native, &in->ngeo) < 0) {
         fprintf(cli_err(), "psnrhvs: invalid frame geometry %dx%d for %s\n", fmt->width,
                 fmt->height, in->s.name);
         return -1;
     }
     in->nfmt = native;
     in->fmt = *fmt;
-    psnrhvs_converter_close(&in->conv);
-    psnrhvs_input_frame_free(&in->scratch);
+    converter_close(&in->conv);
+    input_frame_free(&in->scratch);
     if (native.width == fmt->width && native.height == fmt->height &&
         native.layout == fmt->layout && native.bitdepth == fmt->bitdepth)
         return 0;
     char err[256];
-    if (psnrhvs_converter_open(&in->conv, &native, fmt, in->opt.scale_algo, err, sizeof(err)) < 0) {
+    if (converter_open(&in->conv, &native, fmt, in->opt.scale_algo, err, sizeof(err)) < 0) {
         fprintf(cli_err(), "psnrhvs: %s: %s\n", in->s.name, err);
         return -1;
     }
@@ -552,11 +532,11 @@ int psnrhvs_input_set_formats(Input *const in, const InputFormat *const read,
     return 0;
 }
 
-size_t psnrhvs_input_frame_bytes(const Input *const in) {
+size_t input_frame_bytes(const Input *const in) {
     return in->geo.frame_bytes;
 }
 
-int psnrhvs_input_frame_alloc(const Input *const in, InputFrame *const frame) {
+int input_frame_alloc(const Input *const in, InputFrame *const frame) {
     frame->hold = NULL;
     /* 16-bit planes are read into place and used as uint16_t: malloc aligns them. */
     frame->buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
@@ -579,30 +559,30 @@ int psnrhvs_input_frame_alloc(const Input *const in, InputFrame *const frame) {
     return 0;
 }
 
-void psnrhvs_input_frame_free(InputFrame *const frame) {
+void input_frame_free(InputFrame *const frame) {
     free(frame->buf);
     frame->buf = NULL;
-    psnrhvs_input_hold_free(frame->hold);
+    input_hold_free(frame->hold);
     frame->hold = NULL;
 }
 
-void psnrhvs_input_hold_free(void *const hold) {
-#ifdef PSNRHVS_HAVE_FFMPEG
-    if (hold) psnrhvs_ffmpeg_hold_free(hold);
+void input_hold_free(void *const hold) {
+#if HAVE_FFMPEG
+    if (hold) ffmpeg_hold_free(hold);
 #else
     (void)hold;
 #endif
 }
 
-int psnrhvs_input_device_frames(const Input *const in, DeviceFrames *const df) {
+int input_device_frames(const Input *const in, DeviceFrames *const df) {
     memset(df, 0, sizeof(*df));
     if (in->conv || !in->dmx->device_frames || !in->dmx->read_device) return 0;
     return in->dmx->device_frames(in->priv, df);
 }
 
-void psnrhvs_input_keep_on_device(Input *const in) {
+void input_keep_on_device(Input *const in) {
     DeviceFrames df;
-    in->on_device = psnrhvs_input_device_frames(in, &df);
+    in->on_device = input_device_frames(in, &df);
 }
 
 /* File words are little endian; the library wants native uint16_t. */
@@ -660,47 +640,42 @@ static int range_message(const Input *const in, const uint8_t *const buf, const 
 static int check_sample_range(Input *const in, const uint8_t *const buf) {
     char msg[sizeof(in->s.err)];
     if (!range_message(in, buf, in->frames_read, msg, sizeof(msg))) return 0;
-    psnrhvs_stream_error(&in->s, "%s", msg);
+    stream_error(&in->s, "%s", msg);
     return -1;
 }
 
-void psnrhvs_input_defer_range_check(Input *const in) {
-    in->defer_range = psnrhvs_input_in_place(in) && in->ngeo.bytes_per_sample == 2;
+void input_defer_range_check(Input *const in) {
+    in->defer_range = input_in_place(in) && in->ngeo.bytes_per_sample == 2;
 }
 
-int psnrhvs_input_range_message(const Input *const in, const PsnrHvsPicture *const pic,
-                                const unsigned frame, char *const msg, const size_t size) {
+int input_range_message(const Input *const in, const PsnrHvsPicture *const pic,
+                        const unsigned frame, char *const msg, const size_t size) {
     if (in->ngeo.bytes_per_sample != 2) return 0;
     return range_message(in, pic->data[0], frame, msg, size);
 }
 
-/* psnrhvs_input_read() of a mapped file. */
+/* input_read() of a mapped file. */
 static int mapped_read(Input *const in, InputFrame *const frame) {
     const size_t size = mapped_size(in);
     size_t pos = in->map_pos;
     if (pos > size) pos = size;
     const size_t bytes = in->ngeo.frame_bytes;
-    size_t header = 0;
-    if (in->dmx == &psnrhvs_demuxer_y4m) {
-        const long long h = mapped_y4m_header(in, pos, size);
-        if (h <= 0) return (int)h;
-        header = (size_t)h;
-    } else if (pos == size) {
-        return 0;
-    }
+    if (pos == size) return 0;
+    const long long h = in->dmx->frame_header(&in->s, in->map + pos, size - pos, in->frames_read);
+    if (h < 0) return -1;
+    const size_t header = (size_t)h;
     const size_t got = size - pos - header;
     if (got < bytes) {
         /* A partial last frame is never scored. */
-        psnrhvs_stream_error(&in->s, "truncated frame %u in %s: expected %zu bytes, got %zu",
-                             in->frames_read, in->s.name, bytes, got);
+        stream_error(&in->s, "truncated frame %u in %s: expected %zu bytes, got %zu",
+                     in->frames_read, in->s.name, bytes, got);
         return -1;
     }
     const uint8_t *const payload = in->map + pos + header;
     if (prefault(in, payload, bytes) < 0 || mapped_size(in) < pos + header + bytes ||
-        psnrhvs_input_mapping_lost(in)) {
-        psnrhvs_stream_error(&in->s,
-                             "truncated frame %u in %s: the file was cut short while being read",
-                             in->frames_read, in->s.name);
+        input_mapping_lost(in)) {
+        stream_error(&in->s, "truncated frame %u in %s: the file was cut short while being read",
+                     in->frames_read, in->s.name);
         return -1;
     }
     in->map_pos = pos + header + bytes;
@@ -726,16 +701,14 @@ static int mapped_read(Input *const in, InputFrame *const frame) {
     if (in->ngeo.bytes_per_sample == 2 && !(in->defer_range && !copy) &&
         check_sample_range(in, samples) < 0)
         return -1;
-    if (psnrhvs_input_mapping_lost(in)) {
-        psnrhvs_stream_error(&in->s,
-                             "truncated frame %u in %s: the file was cut short while being read",
-                             in->frames_read, in->s.name);
+    if (input_mapping_lost(in)) {
+        stream_error(&in->s, "truncated frame %u in %s: the file was cut short while being read",
+                     in->frames_read, in->s.name);
         return -1;
     }
     if (in->conv) {
-        if (psnrhvs_converter_run(in->conv, &src, &frame->pic) < 0) {
-            psnrhvs_stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read,
-                                 in->s.name);
+        if (converter_run(in->conv, &src, &frame->pic) < 0) {
+            stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read, in->s.name);
             return -1;
         }
     } else {
@@ -745,10 +718,10 @@ static int mapped_read(Input *const in, InputFrame *const frame) {
     return 1;
 }
 
-int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
+int input_read(Input *const in, InputFrame *const frame) {
     if (in->map) return mapped_read(in, frame);
     if (in->on_device) {
-        psnrhvs_input_hold_free(frame->hold);
+        input_hold_free(frame->hold);
         frame->hold = NULL;
         const int res =
             in->dmx->read_device(in->priv, &in->s, &frame->pic, &frame->hold, in->frames_read);
@@ -764,28 +737,28 @@ int psnrhvs_input_read(Input *const in, InputFrame *const frame) {
         if (!in->dmx->samples_native) le16_to_native(buf, in->ngeo.frame_bytes);
         if (check_sample_range(in, buf) < 0) return -1;
     }
-    if (in->conv && psnrhvs_converter_run(in->conv, &in->scratch.pic, &frame->pic) < 0) {
-        psnrhvs_stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read, in->s.name);
+    if (in->conv && converter_run(in->conv, &in->scratch.pic, &frame->pic) < 0) {
+        stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read, in->s.name);
         return -1;
     }
     in->frames_read++;
     return 1;
 }
 
-const char *psnrhvs_input_error(const Input *const in) {
+const char *input_error(const Input *const in) {
     return in->s.err;
 }
 
-unsigned psnrhvs_input_frames_read(const Input *const in) {
+unsigned input_frames_read(const Input *const in) {
     return in->frames_read;
 }
 
-void psnrhvs_input_close(Input **const in_p) {
+void input_close(Input **const in_p) {
     Input *const in = *in_p;
     if (!in) return;
     if (in->dmx && in->dmx->close && in->priv) in->dmx->close(in->priv);
-    psnrhvs_converter_close(&in->conv);
-    psnrhvs_input_frame_free(&in->scratch);
+    converter_close(&in->conv);
+    input_frame_free(&in->scratch);
     free(in->priv);
     if (in->map) {
         if (in->guard >= 0) { /* no longer ours: the slot is free again */
@@ -800,11 +773,11 @@ void psnrhvs_input_close(Input **const in_p) {
     *in_p = NULL;
 }
 
-int psnrhvs_input_mapped(const Input *const in) {
+int input_mapped(const Input *const in) {
     return in->map != NULL;
 }
 
-int psnrhvs_input_in_place(const Input *const in) {
+int input_in_place(const Input *const in) {
     if (!in->map || in->conv) return 0;
     if (in->ngeo.bytes_per_sample == 1) return 1;
     /* Y4M FRAME lines may differ in length: a payload at an odd offset is
@@ -812,5 +785,5 @@ int psnrhvs_input_in_place(const Input *const in) {
     const uint16_t probe = 1;
     uint8_t little;
     memcpy(&little, &probe, 1);
-    return little && in->dmx == &psnrhvs_demuxer_yuv && in->ngeo.frame_bytes % 2 == 0;
+    return little && !in->dmx->frame_header_bytes && in->ngeo.frame_bytes % 2 == 0;
 }

@@ -11,6 +11,10 @@
 
 #include "psnrhvs.h"
 
+#ifndef HAVE_FFMPEG
+#define HAVE_FFMPEG 0 /* built without FFmpeg's libraries (tools/CMakeLists.txt) */
+#endif
+
 /** What a file holds: luma size, chroma layout, bits per sample. */
 typedef struct InputFormat {
     int width;
@@ -33,16 +37,16 @@ typedef struct PlaneGeometry {
 } PlaneGeometry;
 
 /** @return 0, or -1 when the format is invalid or a frame would not fit in size_t. */
-int psnrhvs_plane_geometry(const InputFormat *fmt, PlaneGeometry *g);
+int plane_geometry(const InputFormat *fmt, PlaneGeometry *g);
 
 /**
  * @return 0 for 8, 10 or 12 bits, else -1 with the reason in msg (13-16 bits
  *         get their own explanation).
  */
-int psnrhvs_check_bitdepth(int bitdepth, char *msg, size_t size);
+int check_bitdepth(int bitdepth, char *msg, size_t size);
 
 /** "420", "422", "444", "400" */
-const char *psnrhvs_layout_name(enum PsnrHvsPixelLayout layout);
+const char *layout_name(enum PsnrHvsPixelLayout layout);
 
 /** How compressed inputs are decoded (FFmpeg builds) and converted. */
 typedef struct InputOptions {
@@ -79,34 +83,34 @@ typedef struct InputStream {
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
-size_t psnrhvs_stream_read(InputStream *s, void *buf, size_t size);
+size_t stream_read(InputStream *s, void *buf, size_t size);
 
 /**
  * Read one frame's samples: 1 when whole; 0 at a clean end of input when
  * eof_ok (nothing read); -1 with s->err set on a read error or a short frame.
  */
-int psnrhvs_stream_read_frame(InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx,
-                              int eof_ok);
+int stream_read_frame(InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx,
+                      int eof_ok);
 
 /**
  * Copy s into buf with control and non-ASCII bytes written visibly ("\\r",
  * "\\x01"), for messages that quote what a file holds. @return buf.
  */
-const char *psnrhvs_visible(char *buf, size_t size, const char *s);
+const char *visible(char *buf, size_t size, const char *s);
 
 /** Set s->err (printf format). */
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))
 #endif
-void psnrhvs_stream_error(InputStream *s, const char *fmt, ...);
+void stream_error(InputStream *s, const char *fmt, ...);
 
 /** One frame's planes, laid out back to back as in the file. */
 typedef struct InputFrame {
     uint8_t *buf;
     PsnrHvsPicture pic;
-    /* Frames kept on the GPU (psnrhvs_input_keep_on_device): pic holds
+    /* Frames kept on the GPU (input_keep_on_device): pic holds
      * device pointers and hold keeps them valid until freed with
-     * psnrhvs_input_hold_free(). Whoever takes it sets it to NULL; the
+     * input_hold_free(). Whoever takes it sets it to NULL; the
      * next read into this frame frees one left here. */
     void *hold;
 } InputFrame;
@@ -141,9 +145,17 @@ typedef struct Demuxer {
      * how they are stored, else 0 (NULL: never). */
     int (*device_frames)(void *priv, DeviceFrames *df);
     /* Instead of read(): the next frame's device planes in pic, *hold
-     * keeping them valid (freed with psnrhvs_input_hold_free()). */
+     * keeping them valid (freed with input_hold_free()). */
     int (*read_device)(void *priv, InputStream *s, PsnrHvsPicture *pic, void **hold,
                        unsigned frame_idx);
+    /* A container of a magic number (Y4M): its text, the extension a file
+     * without it may not have, and the name in messages; NULL: none. */
+    const char *magic, *extension, *label;
+    /* Containers that are the samples themselves (raw, Y4M), which a regular
+     * file maps: the bytes before frame frame_idx's samples at data (avail
+     * > 0 bytes), or -1 (reported). NULL: never mapped (decoded). */
+    long long (*frame_header)(InputStream *s, const uint8_t *data, size_t avail,
+                              unsigned frame_idx);
 } Demuxer;
 
 typedef struct Input Input;
@@ -152,13 +164,13 @@ typedef struct Input Input;
  * Open path ("-" = stdin) and detect its container.
  * @return 0 or -1 (reported on stderr).
  */
-int psnrhvs_input_open(Input **in, const char *path);
+int input_open(Input **in, const char *path);
 
-/** psnrhvs_input_open() with decoding options (NULL: the defaults); opt is copied. */
-int psnrhvs_input_open2(Input **in, const char *path, const InputOptions *opt);
+/** input_open() with decoding options (NULL: the defaults); opt is copied. */
+int input_open2(Input **in, const char *path, const InputOptions *opt);
 
 /** @return 1 when the input is decoded through FFmpeg (compressed), else 0. */
-int psnrhvs_input_decoded(const Input *in);
+int input_decoded(const Input *in);
 
 /**
  * Open size bytes at data as if they were a file called name (the fuzzer's
@@ -166,11 +178,11 @@ int psnrhvs_input_decoded(const Input *in);
  * printed: on failure the reason is copied to err.
  * @return 0 or -1.
  */
-int psnrhvs_input_open_mem(Input **in, const char *name, const void *data, size_t size, char *err,
-                           size_t err_size);
+int input_open_mem(Input **in, const char *name, const void *data, size_t size, char *err,
+                   size_t err_size);
 
 /** @return 1 and fill fmt if the container described the format (Y4M), else 0. */
-int psnrhvs_input_has_format(const Input *in, InputFormat *fmt);
+int input_has_format(const Input *in, InputFormat *fmt);
 
 /** The colour in declares (InputColour). */
 void input_colour(const Input *in, InputColour *c);
@@ -184,20 +196,20 @@ void input_colour(const Input *in, InputColour *c);
 int input_colour_check(const Input *ref, const Input *dist, int error, int quiet);
 
 /** The file name given on the command line (or "stdin"). */
-const char *psnrhvs_input_name(const Input *in);
+const char *input_name(const Input *in);
 
 /** "reference" or "distorted", for messages about the samples. */
-void psnrhvs_input_set_role(Input *in, const char *role);
+void input_set_role(Input *in, const char *role);
 
 /**
  * Frames left to read, from the size of a regular file (an estimate for Y4M
  * with FRAME parameters), or -1 when unknown (a pipe). Call after setting the
  * format and before reading.
  */
-long long psnrhvs_input_frames_left(const Input *in);
+long long input_frames_left(const Input *in);
 
 /** Set the format (needed for raw input). @return 0 or -1 (reported on stderr). */
-int psnrhvs_input_set_format(Input *in, const InputFormat *fmt);
+int input_set_format(Input *in, const InputFormat *fmt);
 
 /**
  * Set the format read (raw: given here; NULL for an input that describes its
@@ -207,32 +219,32 @@ int psnrhvs_input_set_format(Input *in, const InputFormat *fmt);
  * builds). Another chroma layout or a lower depth is an error.
  * @return 0 or -1 (reported on stderr).
  */
-int psnrhvs_input_set_formats(Input *in, const InputFormat *read, const InputFormat *out);
+int input_set_formats(Input *in, const InputFormat *read, const InputFormat *out);
 
 /** Bytes of one frame of the format set. */
-size_t psnrhvs_input_frame_bytes(const Input *in);
+size_t input_frame_bytes(const Input *in);
 
 /** Allocate a frame buffer for the format set. @return 0 or -1 (reported on stderr). */
-int psnrhvs_input_frame_alloc(const Input *in, InputFrame *frame);
+int input_frame_alloc(const Input *in, InputFrame *frame);
 
-void psnrhvs_input_frame_free(InputFrame *frame);
+void input_frame_free(InputFrame *frame);
 
 /**
- * Read the next frame into frame (from psnrhvs_input_frame_alloc); samples
+ * Read the next frame into frame (from input_frame_alloc); samples
  * above 8 bits are converted from little endian to native uint16_t, and a
  * sample above 2^bitdepth - 1 is an error naming its frame, plane and place.
- * @return 1 (frame), 0 (end of file), -1 (error: psnrhvs_input_error() says
+ * @return 1 (frame), 0 (end of file), -1 (error: input_error() says
  *         why; nothing is printed).
  */
-int psnrhvs_input_read(Input *in, InputFrame *frame);
+int input_read(Input *in, InputFrame *frame);
 
 /** The last error message of a read, without the "psnrhvs: " prefix. */
-const char *psnrhvs_input_error(const Input *in);
+const char *input_error(const Input *in);
 
 /** Frames read so far. */
-unsigned psnrhvs_input_frames_read(const Input *in);
+unsigned input_frames_read(const Input *in);
 
-void psnrhvs_input_close(Input **in);
+void input_close(Input **in);
 
 /**
  * Raw and Y4M files (not stdin or pipes) are memory-mapped and frames handed
@@ -241,16 +253,16 @@ void psnrhvs_input_close(Input **in);
  * read it) then maps zeros over it and flags it instead of ending the
  * process; other SIGBUS go to the handler that was there before.
  */
-void psnrhvs_input_guard_mappings(void);
+void input_guard_mappings(void);
 
 /**
  * 1 when in's mapping was lost (see above): the frames handed out since may
  * hold zeros. Check after the frames were used (sent); the run must fail.
  */
-int psnrhvs_input_mapping_lost(const Input *in);
+int input_mapping_lost(const Input *in);
 
 /** Mapped: 1 when frames come from a mapping of the file, 0 when read. */
-int psnrhvs_input_mapped(const Input *in);
+int input_mapped(const Input *in);
 
 /**
  * 1 when every frame handed out points into the mapping and stays valid
@@ -259,47 +271,47 @@ int psnrhvs_input_mapped(const Input *in);
  * library may read them after psnrhvs_send() returns
  * (PSNRHVS_MEMORY_HOST_RETAINED).
  */
-int psnrhvs_input_in_place(const Input *in);
+int input_in_place(const Input *in);
 
 /**
  * For an in-place 16-bit input (no-op otherwise): frames are no longer
  * scanned for samples above the bit depth as they are read; the library
  * refuses such a frame when it scores it, and the caller then asks
- * psnrhvs_input_range_message() for the message naming file, frame and
+ * input_range_message() for the message naming file, frame and
  * sample. Only when every frame read is scored (no skip, no subsample).
  */
-void psnrhvs_input_defer_range_check(Input *in);
+void input_defer_range_check(Input *in);
 
 /**
  * 1 and the message of the read path in msg when the picture (a frame of
  * in, handed out in place, numbered frame) has a sample above the bit
  * depth's maximum; 0 when it has none.
  */
-int psnrhvs_input_range_message(const Input *in, const PsnrHvsPicture *pic, unsigned frame,
-                                char *msg, size_t size);
+int input_range_message(const Input *in, const PsnrHvsPicture *pic, unsigned frame, char *msg,
+                        size_t size);
 
 /**
  * 1 and how they are stored in df when in's frames are decoded on the GPU
  * and could be handed out there as they are (not converted); else 0. Call
  * after setting the formats and before reading.
  */
-int psnrhvs_input_device_frames(const Input *in, DeviceFrames *df);
+int input_device_frames(const Input *in, DeviceFrames *df);
 
 /**
- * After psnrhvs_input_device_frames() said 1: from now on, reads hand out
+ * After input_device_frames() said 1: from now on, reads hand out
  * the frames' device planes (CUDA device pointers of the GPU that decoded
  * them) in frame->pic, kept valid by frame->hold, instead of copying them
  * to host memory. The range check of the samples is then the scorer's.
  */
-void psnrhvs_input_keep_on_device(Input *in);
+void input_keep_on_device(Input *in);
 
 /** Free a frame's hold (NULL: nothing); the device planes may then be reused. */
-void psnrhvs_input_hold_free(void *hold);
+void input_hold_free(void *hold);
 
-extern const Demuxer psnrhvs_demuxer_y4m;
-extern const Demuxer psnrhvs_demuxer_yuv;
-#ifdef PSNRHVS_HAVE_FFMPEG
-extern const Demuxer psnrhvs_demuxer_ffmpeg; ///< libavformat + libavcodec (input/ffmpeg.c)
+extern const Demuxer demuxer_y4m;
+extern const Demuxer demuxer_yuv;
+#if HAVE_FFMPEG
+extern const Demuxer demuxer_ffmpeg; ///< libavformat + libavcodec (input/ffmpeg.c)
 #endif
 
 /**
@@ -307,7 +319,7 @@ extern const Demuxer psnrhvs_demuxer_ffmpeg; ///< libavformat + libavcodec (inpu
  * compressed input: a short name ("MP4/QuickTime", "Matroska/WebM", "IVF",
  * "H.264", ...) or NULL for raw video (input/sniff.c).
  */
-const char *psnrhvs_sniff_compressed(const uint8_t *data, size_t size, const char *path);
+const char *sniff_compressed(const uint8_t *data, size_t size, const char *path);
 
 /** 1 when path names an image sequence (frames/%05d.png), which FFmpeg opens itself. */
 int input_image_pattern(const char *path);

@@ -61,13 +61,13 @@ struct PairReader {
     char err[512];
 };
 
-int psnrhvs_pair_reader_open(PairReader **const out, Input *const ref, Input *const dist,
-                             const PairReaderSettings *const s) {
-    return psnrhvs_pair_reader_open_n(out, ref, &dist, 1, s);
+int pair_reader_open(PairReader **const out, Input *const ref, Input *const dist,
+                     const PairReaderSettings *const s) {
+    return pair_reader_open_n(out, ref, &dist, 1, s);
 }
 
-int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *const *const dists,
-                               const int n, const PairReaderSettings *const s) {
+int pair_reader_open_n(PairReader **const out, Input *const ref, Input *const *const dists,
+                       const int n, const PairReaderSettings *const s) {
     *out = NULL;
     if (n < 1 || n > MAX_DISTS) {
         fprintf(cli_err(), "psnrhvs: %d distorted inputs: 1 to %d are read\n", n, MAX_DISTS);
@@ -80,10 +80,10 @@ int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *
     }
     pr->ref = ref;
     pr->n = n;
-    size_t frame_bytes = psnrhvs_input_frame_bytes(ref);
+    size_t frame_bytes = input_frame_bytes(ref);
     for (int r = 0; r < n; r++) {
         pr->dist[r] = dists[r];
-        frame_bytes += psnrhvs_input_frame_bytes(dists[r]);
+        frame_bytes += input_frame_bytes(dists[r]);
     }
     pr->s = *s;
     pr->depth = MAX_DEPTH;
@@ -97,11 +97,10 @@ int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *
     pthread_cond_init(&pr->filled, NULL);
     pthread_cond_init(&pr->freed, NULL);
     for (int i = 0; i < pr->depth; i++) {
-        int res = psnrhvs_input_frame_alloc(ref, &pr->slot[i].rf);
-        for (int r = 0; r < n && !res; r++)
-            res = psnrhvs_input_frame_alloc(dists[r], &pr->slot[i].df[r]);
+        int res = input_frame_alloc(ref, &pr->slot[i].rf);
+        for (int r = 0; r < n && !res; r++) res = input_frame_alloc(dists[r], &pr->slot[i].df[r]);
         if (res < 0) {
-            psnrhvs_pair_reader_close(out);
+            pair_reader_close(out);
             return -1;
         }
     }
@@ -109,7 +108,7 @@ int psnrhvs_pair_reader_open_n(PairReader **const out, Input *const ref, Input *
 }
 
 static void finish(PairReader *const pr, const int status, const Input *const failed) {
-    if (failed) snprintf(pr->err, sizeof(pr->err), "%s", psnrhvs_input_error(failed));
+    if (failed) snprintf(pr->err, sizeof(pr->err), "%s", input_error(failed));
     pthread_mutex_lock(&pr->lock);
     pr->status = status;
     pr->done = 1;
@@ -127,7 +126,7 @@ typedef struct SideRead {
 
 static void *read_side(void *const arg) {
     SideRead *const r = arg;
-    r->res = psnrhvs_input_read(r->in, r->frame);
+    r->res = input_read(r->in, r->frame);
     return NULL;
 }
 
@@ -146,7 +145,7 @@ static void length_error(PairReader *const pr, const int r, const int ref_ended,
     Input *const longer = ref_ended ? pr->dist[r] : pr->ref;
     Input *const shorter = ref_ended ? pr->ref : pr->dist[r];
     int res;
-    while ((res = psnrhvs_input_read(longer, frame)) > 0) {
+    while ((res = input_read(longer, frame)) > 0) {
         if (stopping(pr)) {
             finish(pr, 0, NULL);
             return;
@@ -158,21 +157,20 @@ static void length_error(PairReader *const pr, const int r, const int ref_ended,
     }
     const unsigned skip_s = ref_ended ? pr->s.skip_ref : pr->s.skip_dist;
     const unsigned skip_l = ref_ended ? pr->s.skip_dist : pr->s.skip_ref;
-    const unsigned n_s = psnrhvs_input_frames_read(shorter),
-                   n_l = psnrhvs_input_frames_read(longer);
+    const unsigned n_s = input_frames_read(shorter), n_l = input_frames_read(longer);
     const unsigned c_s = n_s > skip_s ? n_s - skip_s : 0, c_l = n_l > skip_l ? n_l - skip_l : 0;
     const int skipped = pr->s.skip_ref || pr->s.skip_dist;
     snprintf(pr->err, sizeof(pr->err),
              "the reference and the distorted differ in length: %s has %u frames%s, %s has %u; "
              "--frame_cnt %u scores the first %u",
-             psnrhvs_input_name(pr->ref), ref_ended ? c_s : c_l, skipped ? " after skipping" : "",
-             psnrhvs_input_name(pr->dist[r]), ref_ended ? c_l : c_s, c_s, c_s);
+             input_name(pr->ref), ref_ended ? c_s : c_l, skipped ? " after skipping" : "",
+             input_name(pr->dist[r]), ref_ended ? c_l : c_s, c_s, c_s);
     finish(pr, -1, NULL);
 }
 
 /* pair_reader.h: the length rule of rendition r. */
 static int strict_length(const PairReader *const pr, const int r) {
-    return psnrhvs_input_decoded(pr->ref) || psnrhvs_input_decoded(pr->dist[r]);
+    return input_decoded(pr->ref) || input_decoded(pr->dist[r]);
 }
 
 static void note_end(PairReader *const pr, const Input *const ended, const Input *const longer,
@@ -184,13 +182,13 @@ static void *reader_thread(void *const arg) {
     PairReader *const pr = arg;
     /* Skipped frames go through slot 0: nothing is published yet. */
     for (unsigned i = 0; i < pr->s.skip_ref; i++) {
-        const int res = psnrhvs_input_read(pr->ref, &pr->slot[0].rf);
+        const int res = input_read(pr->ref, &pr->slot[0].rf);
         if (res < 0) return finish(pr, -1, pr->ref), NULL;
         if (!res) break;
     }
     for (int r = 0; r < pr->n; r++) {
         for (unsigned i = 0; i < pr->s.skip_dist; i++) {
-            const int res = psnrhvs_input_read(pr->dist[r], &pr->slot[0].df[r]);
+            const int res = input_read(pr->dist[r], &pr->slot[0].df[r]);
             if (res < 0) return finish(pr, -1, pr->dist[r]), NULL;
             if (!res) break;
         }
@@ -214,7 +212,7 @@ static void *reader_thread(void *const arg) {
             dr[r].threaded = !cli_thread_start(&dr[r].thread, read_side, &dr[r]);
             if (!dr[r].threaded) read_side(&dr[r]);
         }
-        const int r1 = psnrhvs_input_read(pr->ref, &sl->rf);
+        const int r1 = input_read(pr->ref, &sl->rf);
         for (int r = 0; r < pr->n; r++)
             if (dr[r].threaded) pthread_join(dr[r].thread, NULL);
         if (r1 < 0) return finish(pr, -1, pr->ref), NULL;
@@ -247,7 +245,7 @@ static void *reader_thread(void *const arg) {
     return NULL;
 }
 
-int psnrhvs_pair_reader_start(PairReader *const pr) {
+int pair_reader_start(PairReader *const pr) {
     if (pr->started) return 0;
     if (cli_thread_start(&pr->thread, reader_thread, pr)) {
         snprintf(pr->err, sizeof(pr->err), "cannot start the reader thread");
@@ -257,10 +255,10 @@ int psnrhvs_pair_reader_start(PairReader *const pr) {
     return 0;
 }
 
-int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
+int pair_reader_next(PairReader *const pr, FramePair *const pair) {
     /* Started on first use unless asked before, so a failure before scoring
      * never waits on a pipe. */
-    if (psnrhvs_pair_reader_start(pr) < 0) return -1;
+    if (pair_reader_start(pr) < 0) return -1;
     pthread_mutex_lock(&pr->lock);
     while (!pr->count && !pr->done) pthread_cond_wait(&pr->filled, &pr->lock);
     if (pr->count) {
@@ -285,13 +283,13 @@ int psnrhvs_pair_reader_next(PairReader *const pr, FramePair *const pair) {
     for (int i = 0; !status && !pr->s.quiet && i < pr->num_notes; i++)
         if (pr->notes[i].idx)
             fprintf(cli_err(), "psnrhvs: warning: %s ended before %s, after %u frames\n",
-                    psnrhvs_input_name(pr->notes[i].ended), psnrhvs_input_name(pr->notes[i].longer),
+                    input_name(pr->notes[i].ended), input_name(pr->notes[i].longer),
                     pr->notes[i].idx);
     pr->num_notes = 0; /* warn once */
     return status;
 }
 
-void psnrhvs_pair_reader_release(PairReader *const pr) {
+void pair_reader_release(PairReader *const pr) {
     pthread_mutex_lock(&pr->lock);
     pr->head = (pr->head + 1) % pr->depth;
     pr->count--;
@@ -299,11 +297,11 @@ void psnrhvs_pair_reader_release(PairReader *const pr) {
     pthread_mutex_unlock(&pr->lock);
 }
 
-const char *psnrhvs_pair_reader_error(const PairReader *const pr) {
+const char *pair_reader_error(const PairReader *const pr) {
     return pr->err;
 }
 
-void psnrhvs_pair_reader_close(PairReader **const pr_p) {
+void pair_reader_close(PairReader **const pr_p) {
     PairReader *const pr = *pr_p;
     if (!pr) return;
     if (pr->started) {
@@ -315,8 +313,8 @@ void psnrhvs_pair_reader_close(PairReader **const pr_p) {
         pthread_join(pr->thread, NULL);
     }
     for (int i = 0; i < pr->depth; i++) {
-        psnrhvs_input_frame_free(&pr->slot[i].rf);
-        for (int r = 0; r < pr->n; r++) psnrhvs_input_frame_free(&pr->slot[i].df[r]);
+        input_frame_free(&pr->slot[i].rf);
+        for (int r = 0; r < pr->n; r++) input_frame_free(&pr->slot[i].df[r]);
     }
     pthread_cond_destroy(&pr->filled);
     pthread_cond_destroy(&pr->freed);

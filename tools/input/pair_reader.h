@@ -20,7 +20,7 @@ typedef struct PairReaderSettings {
 
 /**
  * One reference frame and the frames of the distorted inputs; the pictures
- * stay valid until psnrhvs_pair_reader_release(). A distorted input that
+ * stay valid until pair_reader_release(). A distorted input that
  * ended before the others (the reference, and the other renditions, go on)
  * has its bit clear in active, and dists[r] points at the reference picture.
  */
@@ -38,33 +38,33 @@ typedef struct FramePair {
 typedef struct PairReader PairReader;
 
 /** Both inputs must have their format set. @return 0 or -1 (reported on stderr). */
-int psnrhvs_pair_reader_open(PairReader **pr, Input *ref, Input *dist, const PairReaderSettings *s);
+int pair_reader_open(PairReader **pr, Input *ref, Input *dist, const PairReaderSettings *s);
 
 /** The same with n distorted inputs (1..PSNRHVS_MAX_RENDITIONS), each read on its own thread. */
-int psnrhvs_pair_reader_open_n(PairReader **pr, Input *ref, Input *const *dists, int n,
-                               const PairReaderSettings *s);
+int pair_reader_open_n(PairReader **pr, Input *ref, Input *const *dists, int n,
+                       const PairReaderSettings *s);
 
 /**
- * Start reading now (else the first psnrhvs_pair_reader_next() starts it):
+ * Start reading now (else the first pair_reader_next() starts it):
  * the first frames are read while the caller opens the scorer. Only for
  * inputs that cannot block (files): closing waits for a read under way.
  */
-int psnrhvs_pair_reader_start(PairReader *pr);
+int pair_reader_start(PairReader *pr);
 
 /**
  * The next pair. Release the previous one first.
  * @return 1 (a pair), 0 (end; the warning for one side ending first is
- *         printed, unless no pair was read), -1 (a read error: psnrhvs_pair_reader_error() says
+ *         printed, unless no pair was read), -1 (a read error: pair_reader_error() says
  * which, not printed yet, so the caller can first finish the frames before it).
  */
-int psnrhvs_pair_reader_next(PairReader *pr, FramePair *pair);
+int pair_reader_next(PairReader *pr, FramePair *pair);
 
-/** Done with the pair from psnrhvs_pair_reader_next(). */
-void psnrhvs_pair_reader_release(PairReader *pr);
+/** Done with the pair from pair_reader_next(). */
+void pair_reader_release(PairReader *pr);
 
-/** The read error of a -1 from psnrhvs_pair_reader_next(), without "psnrhvs: ". */
-const char *psnrhvs_pair_reader_error(const PairReader *pr);
+/** The read error of a -1 from pair_reader_next(), without "psnrhvs: ". */
+const char *pair_reader_error(const PairReader *pr);
 
-void psnrhvs_pair_reader_close(PairReader **pr);
+void pair_reader_close(PairReader **pr);
 
 #endif /* PSNRHVS_TOOLS_INPUT_PAIR_READER_H */

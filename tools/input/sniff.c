@@ -90,8 +90,7 @@ int input_image_pattern(const char *const path) {
     return *p == 'd';
 }
 
-const char *psnrhvs_sniff_compressed(const uint8_t *const data, const size_t size,
-                                     const char *const path) {
+const char *sniff_compressed(const uint8_t *const data, const size_t size, const char *const path) {
     const char *const what = by_magic(data, size);
     return what ? what : path ? by_name(path) : NULL;
 }

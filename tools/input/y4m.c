@@ -27,7 +27,7 @@ static int read_line(InputStream *const s, char *const line, const int max) {
     int len = 0;
     for (;;) {
         uint8_t c;
-        if (psnrhvs_stream_read(s, &c, 1) != 1) return len ? -2 : -1;
+        if (stream_read(s, &c, 1) != 1) return len ? -2 : -1;
         if (c == '\n') break;
         if (len == max - 1) return -3;
         line[len++] = (char)c;
@@ -78,10 +78,9 @@ static int parse_colorspace(InputStream *const s, const char *const tag, InputFo
             if (parse_dimension(rest, &depth) < 0) break;
         }
         char msg[256];
-        if (psnrhvs_check_bitdepth(depth, msg, sizeof(msg)) < 0) {
+        if (check_bitdepth(depth, msg, sizeof(msg)) < 0) {
             char shown[128];
-            psnrhvs_stream_error(s, "%s (C%s in %s)", msg,
-                                 psnrhvs_visible(shown, sizeof(shown), tag), s->name);
+            stream_error(s, "%s (C%s in %s)", msg, visible(shown, sizeof(shown), tag), s->name);
             return -1;
         }
         fmt->layout = prefixes[i].layout;
@@ -89,29 +88,28 @@ static int parse_colorspace(InputStream *const s, const char *const tag, InputFo
         return 0;
     }
     char shown[128];
-    psnrhvs_stream_error(s,
-                         "malformed Y4M %s: unsupported C tag 'C%s' (expected 420jpeg, 420mpeg2, "
-                         "420paldv, 420, 422, 444, mono or their p10/p12 forms)",
-                         s->name, psnrhvs_visible(shown, sizeof(shown), tag));
+    stream_error(s,
+                 "malformed Y4M %s: unsupported C tag 'C%s' (expected 420jpeg, 420mpeg2, "
+                 "420paldv, 420, 422, 444, mono or their p10/p12 forms)",
+                 s->name, visible(shown, sizeof(shown), tag));
     return -1;
 }
 
 static int y4m_open(void *const priv, InputStream *const s, InputFormat *const fmt) {
     char magic[Y4M_MAGIC_LEN];
     char line[Y4M_MAX_LINE];
-    if (psnrhvs_stream_read(s, magic, Y4M_MAGIC_LEN) != Y4M_MAGIC_LEN ||
+    if (stream_read(s, magic, Y4M_MAGIC_LEN) != Y4M_MAGIC_LEN ||
         memcmp(magic, Y4M_MAGIC, Y4M_MAGIC_LEN)) {
-        psnrhvs_stream_error(s, "malformed Y4M %s: missing \"YUV4MPEG2 \" magic", s->name);
+        stream_error(s, "malformed Y4M %s: missing \"YUV4MPEG2 \" magic", s->name);
         return -1;
     }
     const int len = read_line(s, line, sizeof(line));
     if (len == -3) {
-        psnrhvs_stream_error(s, "malformed Y4M %s: header too long (over %d bytes)", s->name,
-                             Y4M_MAX_LINE);
+        stream_error(s, "malformed Y4M %s: header too long (over %d bytes)", s->name, Y4M_MAX_LINE);
         return -1;
     }
     if (len < 0) {
-        psnrhvs_stream_error(s, "malformed Y4M %s: header does not end with a newline", s->name);
+        stream_error(s, "malformed Y4M %s: header does not end with a newline", s->name);
         return -1;
     }
 
@@ -129,15 +127,14 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
             res = parse_dimension(val, *tok == 'W' ? &fmt->width : &fmt->height);
             if (res == -2 ||
                 (!res && (*tok == 'W' ? fmt->width : fmt->height) > PSNRHVS_MAX_DIMENSION)) {
-                psnrhvs_stream_error(s, "%s in %s exceeds the maximum of %d",
-                                     *tok == 'W' ? "width" : "height", s->name,
-                                     PSNRHVS_MAX_DIMENSION);
+                stream_error(s, "%s in %s exceeds the maximum of %d",
+                             *tok == 'W' ? "width" : "height", s->name, PSNRHVS_MAX_DIMENSION);
                 return -1;
             }
             if (res < 0) {
                 char shown[128];
-                psnrhvs_stream_error(s, "malformed Y4M %s: bad %c tag '%s'", s->name, *tok,
-                                     psnrhvs_visible(shown, sizeof(shown), tok));
+                stream_error(s, "malformed Y4M %s: bad %c tag '%s'", s->name, *tok,
+                             visible(shown, sizeof(shown), tok));
                 return -1;
             }
             *(*tok == 'W' ? &have_w : &have_h) = 1;
@@ -160,11 +157,16 @@ static int y4m_open(void *const priv, InputStream *const s, InputFormat *const f
         }
     }
     if (!have_w || !have_h) {
-        psnrhvs_stream_error(s, "malformed Y4M %s: missing %s tag in the header", s->name,
-                             !have_w ? "W (width)" : "H (height)");
+        stream_error(s, "malformed Y4M %s: missing %s tag in the header", s->name,
+                     !have_w ? "W (width)" : "H (height)");
         return -1;
     }
     return 1;
+}
+
+/* "FRAME", optionally followed by parameters, which do not change the samples. */
+static int frame_line_ok(const char *const line, const size_t len) {
+    return len >= 5 && !memcmp(line, "FRAME", 5) && (len == 5 || line[5] == ' ' || !line[5]);
 }
 
 static int y4m_read(void *const priv, InputStream *const s, uint8_t *const buf,
@@ -173,27 +175,47 @@ static int y4m_read(void *const priv, InputStream *const s, uint8_t *const buf,
     const int len = read_line(s, line, sizeof(line));
     if (len == -1) {
         if (ferror(s->f)) {
-            psnrhvs_stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
+            stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
             return -1;
         }
         return 0;
     }
     if (len == -2) {
-        psnrhvs_stream_error(s, "truncated frame %u in %s: incomplete FRAME header", frame_idx,
-                             s->name);
+        stream_error(s, "truncated frame %u in %s: incomplete FRAME header", frame_idx, s->name);
         return -1;
     }
-    /* "FRAME", optionally followed by parameters, which do not change the samples. */
-    if (len < 0 || strncmp(line, "FRAME", 5) || (line[5] != '\0' && line[5] != ' ')) {
-        psnrhvs_stream_error(s, "malformed Y4M %s: bad FRAME header at frame %u", s->name,
-                             frame_idx);
+    if (len < 0 || !frame_line_ok(line, strlen(line))) {
+        stream_error(s, "malformed Y4M %s: bad FRAME header at frame %u", s->name, frame_idx);
         return -1;
     }
     /* After a FRAME header, a missing body is a truncated frame too. */
-    return psnrhvs_stream_read_frame(s, buf, frame_bytes, frame_idx, 0);
+    return stream_read_frame(s, buf, frame_bytes, frame_idx, 0);
 }
 
-const Demuxer psnrhvs_demuxer_y4m = {
+/* The FRAME line of a mapped file: its length with the newline. */
+static long long y4m_frame_header(InputStream *const s, const uint8_t *const data,
+                                  const size_t avail, const unsigned frame_idx) {
+    const size_t scan = avail < Y4M_MAX_LINE ? avail : Y4M_MAX_LINE;
+    const uint8_t *const nl = memchr(data, '\n', scan);
+    if (!nl) {
+        if (avail < Y4M_MAX_LINE)
+            stream_error(s, "truncated frame %u in %s: incomplete FRAME header", frame_idx,
+                         s->name);
+        else
+            stream_error(s, "malformed Y4M %s: bad FRAME header at frame %u", s->name, frame_idx);
+        return -1;
+    }
+    size_t len = (size_t)(nl - data);
+    const size_t full = len + 1;
+    if (len && data[len - 1] == '\r') len--;
+    if (!frame_line_ok((const char *)data, len)) {
+        stream_error(s, "malformed Y4M %s: bad FRAME header at frame %u", s->name, frame_idx);
+        return -1;
+    }
+    return (long long)full;
+}
+
+const Demuxer demuxer_y4m = {
     .name = "y4m",
     .priv_data_size = 0,
     .frame_header_bytes = 6, /* "FRAME\n" */
@@ -201,4 +223,8 @@ const Demuxer psnrhvs_demuxer_y4m = {
     .open = y4m_open,
     .read = y4m_read,
     .close = NULL,
+    .magic = "YUV4MPEG2 ",
+    .extension = ".y4m",
+    .label = "Y4M",
+    .frame_header = y4m_frame_header,
 };

@@ -15,14 +15,22 @@ static int yuv_open(void *const priv, InputStream *const s, InputFormat *const f
 static int yuv_read(void *const priv, InputStream *const s, uint8_t *const buf,
                     const size_t frame_bytes, const unsigned frame_idx) {
     /* A file size that is not a multiple of the frame size ends in an error. */
-    return psnrhvs_stream_read_frame(s, buf, frame_bytes, frame_idx, 1);
+    return stream_read_frame(s, buf, frame_bytes, frame_idx, 1);
 }
 
-const Demuxer psnrhvs_demuxer_yuv = {
+/* Frames back to back: nothing before the samples. */
+static long long yuv_frame_header(InputStream *const s, const uint8_t *const data,
+                                  const size_t avail, const unsigned frame_idx) {
+    (void)s, (void)data, (void)avail, (void)frame_idx;
+    return 0;
+}
+
+const Demuxer demuxer_yuv = {
     .name = "yuv",
     .priv_data_size = 0,
     .probe = yuv_probe,
     .open = yuv_open,
     .read = yuv_read,
     .close = NULL,
+    .frame_header = yuv_frame_header,
 };

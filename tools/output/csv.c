@@ -9,7 +9,7 @@ static const char *const raw_names[3] = {"raw_y", "raw_cb", "raw_cr"};
 static int csv_write(FILE *const f, const OutputData *const d) {
     char buf[NUMFMT_SIZE];
     fprintf(f, "Frame,");
-    for (int k = 0; k < d->num_keys; k++) fprintf(f, "%s,", psnrhvs_output_key_name(d->keys[k]));
+    for (int k = 0; k < d->num_keys; k++) fprintf(f, "%s,", output_key_name(d->keys[k]));
     if (d->raw)
         for (int p = 0; p < d->num_planes; p++) fprintf(f, "%s,", raw_names[p]);
     fprintf(f, "\n");
@@ -17,15 +17,13 @@ static int csv_write(FILE *const f, const OutputData *const d) {
         const OutputFrame *const fr = &d->frames[i];
         fprintf(f, "%u,", fr->frame_num);
         for (int k = 0; k < d->num_keys; k++)
-            fprintf(
-                f, "%s,",
-                psnrhvs_numfmt(buf, psnrhvs_output_value(&fr->score, d->keys[k]), d->precision, 0));
+            fprintf(f, "%s,", numfmt(buf, output_value(&fr->score, d->keys[k]), d->precision, 0));
         if (d->raw)
             for (int p = 0; p < d->num_planes; p++)
-                fprintf(f, "%s,", psnrhvs_rawfmt(buf, fr->score.raw[p]));
+                fprintf(f, "%s,", rawfmt(buf, fr->score.raw[p]));
         fprintf(f, "\n");
     }
     return ferror(f) ? -1 : 0;
 }
 
-const Muxer psnrhvs_muxer_csv = {.name = "csv", .write = csv_write};
+const Muxer muxer_csv = {.name = "csv", .write = csv_write};

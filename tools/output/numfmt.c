@@ -6,7 +6,7 @@
 
 #include "output/output.h"
 
-int psnrhvs_vmaf_fraction_zeros(double x) {
+int vmaf_fraction_zeros(double x) {
     x = fabs(x);
     /* libvmaf takes the integer part with (int)x, undefined for NaN, infinities
      * and |x| >= 2^31; x86-64 gives INT_MIN (ARM saturates), so the fraction it
@@ -23,14 +23,14 @@ int psnrhvs_vmaf_fraction_zeros(double x) {
     return zeros;
 }
 
-const char *psnrhvs_numfmt(char *const buf, const double v, const int precision, const int json) {
+const char *numfmt(char *const buf, const double v, const int precision, const int json) {
     /* libvmaf's JSON writer turns every non-finite value into null; elsewhere
      * printf writes them ("inf", "-inf", "nan", "-nan"), as it does for libvmaf. */
     if (json && !isfinite(v)) return "null";
     if (precision == NUMFMT_VMAF) {
         /* libvmaf's rule (output.c): %.16f when the fraction has more than six
          * leading zeros, so such values do not print as N.000000. */
-        snprintf(buf, NUMFMT_SIZE, psnrhvs_vmaf_fraction_zeros(v) > 6 ? "%.16f" : "%.6f", v);
+        snprintf(buf, NUMFMT_SIZE, vmaf_fraction_zeros(v) > 6 ? "%.16f" : "%.6f", v);
     } else if (precision < 0) {
         snprintf(buf, NUMFMT_SIZE, "%.17g", v); /* round-trips every double */
     } else {
@@ -39,7 +39,7 @@ const char *psnrhvs_numfmt(char *const buf, const double v, const int precision,
     return buf;
 }
 
-const char *psnrhvs_rawfmt(char *const buf, const float raw) {
+const char *rawfmt(char *const buf, const float raw) {
     snprintf(buf, NUMFMT_SIZE, "%a", (double)raw);
     return buf;
 }

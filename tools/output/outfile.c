@@ -455,7 +455,7 @@ static int choose_destination(OutputFile *const of) {
     return 0;
 }
 
-int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
+int output_open(OutputFile **const of_out, const char *const path) {
     OutputFile *of = calloc(1, sizeof(*of));
     if (!of || !(of->name = strdup(path))) {
         free(of);
@@ -467,7 +467,7 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
     if (desc < 0) {
         const int res = choose_destination(of);
         if (res < 0) {
-            psnrhvs_output_abort(&of);
+            output_abort(&of);
             return -1;
         }
         if (res == 1) desc = named_descriptor(of->target);
@@ -480,20 +480,20 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
         const int flags = fcntl(desc, F_GETFL);
         if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
             report("cannot write to %s: %s", path, flags < 0 ? errno : EBADF);
-            psnrhvs_output_abort(&of);
+            output_abort(&of);
             return -1;
         }
         if (desc == STDOUT_FILENO) {
             of->f = stdout;
         } else if ((of->fd = fcntl(desc, F_DUPFD_CLOEXEC, 3)) < 0) {
             report("cannot write to %s: %s", path, errno);
-            psnrhvs_output_abort(&of);
+            output_abort(&of);
             return -1;
         }
     }
     if (!of->f && of->fd >= 0 && !(of->f = fdopen(of->fd, "w"))) {
         report("cannot write %s: %s", path, errno);
-        psnrhvs_output_abort(&of);
+        output_abort(&of);
         return -1;
     }
     if (of->f) of->fd = -1; /* f owns it now */
@@ -501,7 +501,7 @@ int psnrhvs_output_open(OutputFile **const of_out, const char *const path) {
     return 0;
 }
 
-void psnrhvs_output_abort(OutputFile **const of_p) {
+void output_abort(OutputFile **const of_p) {
     OutputFile *const of = *of_p;
     if (!of) return;
     if (of->f && of->f != stdout)
@@ -624,15 +624,13 @@ static int muxer_call(FILE *const f, const void *const cookie) {
     return c->m->write(f, c->d);
 }
 
-int psnrhvs_output_commit(OutputFile **const of_p, const Muxer *const m,
-                          const OutputData *const d) {
+int output_commit(OutputFile **const of_p, const Muxer *const m, const OutputData *const d) {
     const MuxerCall c = {m, d};
-    return psnrhvs_output_commit_with(of_p, muxer_call, &c);
+    return output_commit_with(of_p, muxer_call, &c);
 }
 
-int psnrhvs_output_commit_with(OutputFile **const of_p,
-                               int (*const write)(FILE *f, const void *cookie),
-                               const void *const cookie) {
+int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, const void *cookie),
+                       const void *const cookie) {
     OutputFile *const of = *of_p;
     const char *const name = of->f == stdout ? "stdout" : of->name;
     if (of->mode == OUTPUT_FIFO) {
@@ -641,7 +639,7 @@ int psnrhvs_output_commit_with(OutputFile **const of_p,
         if (fd < 0 || !(of->f = fdopen(fd, "w"))) {
             report("cannot write output file %s: %s", name, errno);
             if (fd >= 0) close(fd);
-            psnrhvs_output_abort(of_p);
+            output_abort(of_p);
             return -1;
         }
     }
@@ -661,14 +659,14 @@ int psnrhvs_output_commit_with(OutputFile **const of_p,
     }
     if (err) {
         report("cannot write %s: %s", name, saved_errno);
-        psnrhvs_output_abort(of_p);
+        output_abort(of_p);
         return -1;
     }
     if (of->mode == OUTPUT_ATOMIC) {
         if (rename(of->tmp, of->target)) {
             fprintf(cli_err(), "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
                     strerror(errno));
-            psnrhvs_output_abort(of_p);
+            output_abort(of_p);
             return -1;
         }
         /* Renamed: nothing is left to remove (a signal now unlinks nothing). */
@@ -676,6 +674,6 @@ int psnrhvs_output_commit_with(OutputFile **const of_p,
         free(of->tmp);
         of->tmp = NULL;
     }
-    psnrhvs_output_abort(of_p);
+    output_abort(of_p);
     return 0;
 }

@@ -28,9 +28,8 @@ static int is_folder(const char *const spec) {
     return (len && spec[len - 1] == '/') || (!stat(spec, &st) && S_ISDIR(st.st_mode));
 }
 
-int psnrhvs_output_name(char *const out, const size_t size, const char *const spec,
-                        const char *const dist, const int idx, const char *const ext,
-                        char *const err, const size_t err_size) {
+int output_name(char *const out, const size_t size, const char *const spec, const char *const dist,
+                const int idx, const char *const ext, char *const err, const size_t err_size) {
     char base[4096];
     base_name(base, sizeof(base), dist);
     if (!base[0]) {

@@ -15,7 +15,7 @@
  * @return 0, or -1 with a one-line reason in err (a plain file name, stdout,
  *         an unknown "%" sequence).
  */
-int psnrhvs_output_name(char *out, size_t size, const char *spec, const char *dist, int idx,
-                        const char *ext, char *err, size_t err_size);
+int output_name(char *out, size_t size, const char *spec, const char *dist, int idx,
+                const char *ext, char *err, size_t err_size);
 
 #endif /* PSNRHVS_TOOLS_OUTPUT_OUTNAME_H */

@@ -6,7 +6,7 @@
 
 #include "output/output.h"
 
-const char *psnrhvs_output_key_name(const enum OutputKey k) {
+const char *output_key_name(const enum OutputKey k) {
     static const char *const names[OUTPUT_NUM_KEYS] = {
         "psnr_hvs_y",
         "psnr_hvs_cb",
@@ -30,11 +30,11 @@ static const double *key_field(const PsnrHvsScore *const s, const enum OutputKey
     }
 }
 
-double psnrhvs_output_value(const PsnrHvsScore *const s, const enum OutputKey k) {
+double output_value(const PsnrHvsScore *const s, const enum OutputKey k) {
     return *key_field(s, k);
 }
 
-void psnrhvs_output_pool(OutputData *const d) {
+void output_pool(OutputData *const d) {
     d->num_keys = 0;
     d->keys[d->num_keys++] = OUTPUT_KEY_Y;
     if (d->num_planes == 3) {
@@ -47,17 +47,15 @@ void psnrhvs_output_pool(OutputData *const d) {
                      d->num_frames, sizeof(d->frames[0]), &d->pool[k]);
 }
 
-int psnrhvs_output_summary(FILE *const f, const OutputData *const d) {
+int output_summary(FILE *const f, const OutputData *const d) {
     char a[NUMFMT_SIZE], b[NUMFMT_SIZE], c[NUMFMT_SIZE], e[NUMFMT_SIZE];
     fprintf(f, "%zu frame%s, %dx%d%s%s\n", d->num_frames, d->num_frames == 1 ? "" : "s", d->width,
             d->height, d->engine ? ", " : "", d->engine ? d->engine : "");
     for (int i = 0; i < d->num_keys; i++) {
-        const OutputPool *const p = &d->pool[d->keys[i]];
-        fprintf(f, "%-12s mean %s  min %s  max %s  harmonic_mean %s\n",
-                psnrhvs_output_key_name(d->keys[i]), psnrhvs_numfmt(a, p->mean, d->precision, 0),
-                psnrhvs_numfmt(b, p->min, d->precision, 0),
-                psnrhvs_numfmt(c, p->max, d->precision, 0),
-                psnrhvs_numfmt(e, p->harmonic_mean, d->precision, 0));
+        const PsnrHvsPool *const p = &d->pool[d->keys[i]];
+        fprintf(f, "%-12s mean %s  min %s  max %s  harmonic_mean %s\n", output_key_name(d->keys[i]),
+                numfmt(a, p->mean, d->precision, 0), numfmt(b, p->min, d->precision, 0),
+                numfmt(c, p->max, d->precision, 0), numfmt(e, p->harmonic_mean, d->precision, 0));
     }
     return ferror(f) ? -1 : 0;
 }

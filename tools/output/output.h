@@ -24,8 +24,6 @@ typedef struct OutputFrame {
     PsnrHvsScore score;
 } OutputFrame;
 
-typedef PsnrHvsPool OutputPool; /* until batch moves to PsnrHvsPool */
-
 typedef struct OutputData {
     const char *version; ///< the "version" attribute
     const char *engine;  ///< what scored, for the summary ("cpu:avx2"), or NULL
@@ -36,9 +34,9 @@ typedef struct OutputData {
     enum OutputKey keys[OUTPUT_NUM_KEYS]; ///< the keys written, in order
     const OutputFrame *frames;
     size_t num_frames;
-    OutputPool pool[OUTPUT_NUM_KEYS]; ///< indexed by OutputKey
-    int precision;                    ///< digits after the point, NUMFMT_MAX or NUMFMT_VMAF
-    int raw;                          ///< add raw_y/raw_cb/raw_cr as %a
+    PsnrHvsPool pool[OUTPUT_NUM_KEYS]; ///< indexed by OutputKey
+    int precision;                     ///< digits after the point, NUMFMT_MAX or NUMFMT_VMAF
+    int raw;                           ///< add raw_y/raw_cb/raw_cr as %a
 } OutputData;
 
 /** A writer, in the manner of dav1d's Muxer. @return 0, or -1 on a write error. */
@@ -47,23 +45,33 @@ typedef struct Muxer {
     int (*write)(FILE *f, const OutputData *d);
 } Muxer;
 
-extern const Muxer psnrhvs_muxer_xml;
-extern const Muxer psnrhvs_muxer_json;
-extern const Muxer psnrhvs_muxer_csv;
-extern const Muxer psnrhvs_muxer_sub;
+extern const Muxer muxer_xml;
+extern const Muxer muxer_json;
+extern const Muxer muxer_csv;
+extern const Muxer muxer_sub;
 
-const char *psnrhvs_output_key_name(enum OutputKey k);
-double psnrhvs_output_value(const PsnrHvsScore *s, enum OutputKey k);
+/** Every format, libvmaf's default (xml) first, NULL-terminated; a file's
+ *  extension is its format's name. */
+extern const Muxer *const output_muxers[];
+/** The format named name, or NULL. */
+const Muxer *output_muxer(const char *name);
+/** The format of a file by its extension (any case), libvmaf's xml otherwise. */
+const Muxer *output_muxer_for_path(const char *path);
+/** "xml, json, csv or sub" into buf, for messages. @return buf */
+const char *output_muxer_names(char *buf, size_t size);
+
+const char *output_key_name(enum OutputKey k);
+double output_value(const PsnrHvsScore *s, enum OutputKey k);
 
 /**
  * Fill d->keys, d->num_keys and d->pool from d->frames as libvmaf pools:
  * sequential double sums in frame order, mean = sum / n,
  * harmonic_mean = n / sum(1 / (s + 1)) - 1.
  */
-void psnrhvs_output_pool(OutputData *d);
+void output_pool(OutputData *d);
 
 /** Human-readable pooled values, one line per key. */
-int psnrhvs_output_summary(FILE *f, const OutputData *d);
+int output_summary(FILE *f, const OutputData *d);
 
 /* Enough for "%.32f" of DBL_MAX (309 digits before the point). */
 #define NUMFMT_SIZE 400
@@ -78,17 +86,17 @@ int psnrhvs_output_summary(FILE *f, const OutputData *d);
  * the fractional part of |x| is multiplied by 10 before it reaches 1 (0 for
  * a zero fraction, NaN, infinities and |x| >= 2^31, as on x86-64).
  */
-int psnrhvs_vmaf_fraction_zeros(double x);
+int vmaf_fraction_zeros(double x);
 
 /**
  * The one number formatter of all writers: "%.*f" with precision >= 0,
  * NUMFMT_MAX or NUMFMT_VMAF. Infinities and NaN are "null" when json is set,
  * else what printf writes for libvmaf ("inf", "-inf", "nan", "-nan").
  */
-const char *psnrhvs_numfmt(char *buf, double v, int precision, int json);
+const char *numfmt(char *buf, double v, int precision, int json);
 
 /** C99 hex float of a raw f32 plane score widened to double ("0x1.b5e0b4p-12", "0x0p+0"). */
-const char *psnrhvs_rawfmt(char *buf, float raw);
+const char *rawfmt(char *buf, float raw);
 
 /**
  * An output destination (outfile.c). What path names is looked at once, before
@@ -110,14 +118,14 @@ const char *psnrhvs_rawfmt(char *buf, float raw);
 typedef struct OutputFile OutputFile;
 
 /** @return 0 or -1 (reported). */
-int psnrhvs_output_open(OutputFile **of, const char *path);
+int output_open(OutputFile **of, const char *path);
 /** Write d with m and put it in place; frees of. @return 0 or -1 (reported). */
-int psnrhvs_output_commit(OutputFile **of, const Muxer *m, const OutputData *d);
+int output_commit(OutputFile **of, const Muxer *m, const OutputData *d);
 /** The same with any writer: write(f, cookie) returns 0, or -1 on a write error. */
-int psnrhvs_output_commit_with(OutputFile **of, int (*write)(FILE *f, const void *cookie),
-                               const void *cookie);
+int output_commit_with(OutputFile **of, int (*write)(FILE *f, const void *cookie),
+                       const void *cookie);
 /** Remove any temporary file and leave an existing one as it was; frees of. */
-void psnrhvs_output_abort(OutputFile **of);
+void output_abort(OutputFile **of);
 
 /** Remove every temporary file of the outputs open (async-signal-safe): a
  *  process ending by a signal it caught itself (batch). */

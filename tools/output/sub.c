@@ -13,15 +13,14 @@ static int sub_write(FILE *const f, const OutputData *const d) {
         const OutputFrame *const fr = &d->frames[i];
         fprintf(f, "{%u}{%u}frame: %u|", fr->frame_num, fr->frame_num + 1, fr->frame_num);
         for (int k = 0; k < d->num_keys; k++)
-            fprintf(
-                f, "%s: %s|", psnrhvs_output_key_name(d->keys[k]),
-                psnrhvs_numfmt(buf, psnrhvs_output_value(&fr->score, d->keys[k]), d->precision, 0));
+            fprintf(f, "%s: %s|", output_key_name(d->keys[k]),
+                    numfmt(buf, output_value(&fr->score, d->keys[k]), d->precision, 0));
         if (d->raw)
             for (int p = 0; p < d->num_planes; p++)
-                fprintf(f, "%s: %s|", raw_names[p], psnrhvs_rawfmt(buf, fr->score.raw[p]));
+                fprintf(f, "%s: %s|", raw_names[p], rawfmt(buf, fr->score.raw[p]));
         fprintf(f, "\n");
     }
     return ferror(f) ? -1 : 0;
 }
 
-const Muxer psnrhvs_muxer_sub = {.name = "sub", .write = sub_write};
+const Muxer muxer_sub = {.name = "sub", .write = sub_write};

@@ -16,23 +16,22 @@ static int xml_write(FILE *const f, const OutputData *const d) {
         const OutputFrame *const fr = &d->frames[i];
         fprintf(f, "    <frame frameNum=\"%u\"", fr->frame_num);
         for (int k = 0; k < d->num_keys; k++)
-            fprintf(
-                f, " %s=\"%s\"", psnrhvs_output_key_name(d->keys[k]),
-                psnrhvs_numfmt(buf, psnrhvs_output_value(&fr->score, d->keys[k]), d->precision, 0));
+            fprintf(f, " %s=\"%s\"", output_key_name(d->keys[k]),
+                    numfmt(buf, output_value(&fr->score, d->keys[k]), d->precision, 0));
         if (d->raw)
             for (int p = 0; p < d->num_planes; p++)
-                fprintf(f, " %s=\"%s\"", raw_names[p], psnrhvs_rawfmt(buf, fr->score.raw[p]));
+                fprintf(f, " %s=\"%s\"", raw_names[p], rawfmt(buf, fr->score.raw[p]));
         fprintf(f, " />\n");
     }
     fprintf(f, "  </frames>\n");
     fprintf(f, "  <pooled_metrics>\n");
     for (int k = 0; k < d->num_keys; k++) {
-        const OutputPool *const p = &d->pool[d->keys[k]];
-        fprintf(f, "    <metric name=\"%s\"", psnrhvs_output_key_name(d->keys[k]));
-        fprintf(f, " min=\"%s\"", psnrhvs_numfmt(buf, p->min, d->precision, 0));
-        fprintf(f, " max=\"%s\"", psnrhvs_numfmt(buf, p->max, d->precision, 0));
-        fprintf(f, " mean=\"%s\"", psnrhvs_numfmt(buf, p->mean, d->precision, 0));
-        fprintf(f, " harmonic_mean=\"%s\"", psnrhvs_numfmt(buf, p->harmonic_mean, d->precision, 0));
+        const PsnrHvsPool *const p = &d->pool[d->keys[k]];
+        fprintf(f, "    <metric name=\"%s\"", output_key_name(d->keys[k]));
+        fprintf(f, " min=\"%s\"", numfmt(buf, p->min, d->precision, 0));
+        fprintf(f, " max=\"%s\"", numfmt(buf, p->max, d->precision, 0));
+        fprintf(f, " mean=\"%s\"", numfmt(buf, p->mean, d->precision, 0));
+        fprintf(f, " harmonic_mean=\"%s\"", numfmt(buf, p->harmonic_mean, d->precision, 0));
         fprintf(f, " />\n");
     }
     fprintf(f, "  </pooled_metrics>\n");
@@ -41,4 +40,4 @@ static int xml_write(FILE *const f, const OutputData *const d) {
     return ferror(f) ? -1 : 0;
 }
 
-const Muxer psnrhvs_muxer_xml = {.name = "xml", .write = xml_write};
+const Muxer muxer_xml = {.name = "xml", .write = xml_write};
