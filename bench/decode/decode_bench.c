@@ -42,25 +42,25 @@ static void *run(void *const arg) {
     InputFormat fmt;
     InputFrame frame = {0};
     j->failed = 1;
-    if (psnrhvs_input_open2(&in, j->path, &j->opt) < 0) return NULL;
+    if (input_open2(&in, j->path, &j->opt) < 0) return NULL;
     j->t_open = now();
-    if (!psnrhvs_input_has_format(in, &fmt) || psnrhvs_input_set_format(in, &fmt) < 0 ||
-        psnrhvs_input_frame_alloc(in, &frame) < 0)
+    if (!input_has_format(in, &fmt) || input_set_format(in, &fmt) < 0 ||
+        input_frame_alloc(in, &frame) < 0)
         goto end;
     DeviceFrames df;
-    if (j->device && psnrhvs_input_device_frames(in, &df)) psnrhvs_input_keep_on_device(in);
+    if (j->device && input_device_frames(in, &df)) input_keep_on_device(in);
     int res;
-    while ((res = psnrhvs_input_read(in, &frame)) > 0)
+    while ((res = input_read(in, &frame)) > 0)
         if (!j->frames++) j->t_first = now();
     j->t_end = now();
     if (res < 0) {
-        fprintf(stderr, "decode_bench: %s\n", psnrhvs_input_error(in));
+        fprintf(stderr, "decode_bench: %s\n", input_error(in));
         goto end;
     }
     j->failed = 0;
 end:
-    psnrhvs_input_frame_free(&frame);
-    psnrhvs_input_close(&in);
+    input_frame_free(&frame);
+    input_close(&in);
     return NULL;
 }
 
