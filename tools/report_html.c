@@ -1,0 +1,508 @@
+/*
+ * psnrhvs: the page of `psnrhvs report`: one self-contained HTML file (inline
+ * SVG and CSS, no script, nothing fetched) of the charts and tables.
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psnrhvs.h"
+#include "report_html.h"
+#include "svg.h"
+
+/* Charts in this order: the combined score large, the planes below it. */
+static const enum OutputKey chart_keys[OUTPUT_NUM_KEYS] = {
+    OUTPUT_KEY_COMBINED,
+    OUTPUT_KEY_Y,
+    OUTPUT_KEY_CB,
+    OUTPUT_KEY_CR,
+};
+
+/* Nearest rank: the smallest value with at least p % of the frames at or below it. */
+static double percentile(const double *const sorted, const size_t n, const double p) {
+    if (!n) return NAN;
+    double rank = ceil(p / 100.0 * (double)n);
+    if (rank < 1) rank = 1;
+    if (rank > (double)n) rank = (double)n;
+    return sorted[(size_t)rank - 1];
+}
+
+/* A table cell: 3 decimals, "+inf", or a dash for no value */
+static void cell(FILE *const f, const double v) {
+    if (isnan(v))
+        fputs("<td>&#8212;</td>", f);
+    else if (isinf(v))
+        fprintf(f, "<td>%sinf</td>", v > 0 ? "+" : "-");
+    else
+        fprintf(f, "<td>%.3f</td>", v);
+}
+
+static void swatch_name(FILE *const f, const Rendition *const r, const int i) {
+    fprintf(f, "<td class=\"l\"><span class=\"sw\" style=\"background:%s\"></span>", svg_color(i));
+    xml_text(f, r->name);
+    fputs("</td>", f);
+}
+
+static int any_has(const Report *const rep, const enum OutputKey k) {
+    for (int i = 0; i < rep->n; i++)
+        if (rep->r[i].s.has_key[k]) return 1;
+    return 0;
+}
+
+static void write_chart(FILE *const f, const Report *const rep, const enum OutputKey k,
+                        const int big) {
+    SvgSeries series[64];
+    size_t marks[64];
+    int n = 0;
+    /* the first input drawn last, on top */
+    for (int i = rep->n - 1; i >= 0 && n < 64; i--) {
+        const Rendition *const r = &rep->r[i];
+        if (!r->s.has_key[k]) continue;
+        SvgSeries *const s = &series[n];
+        *s = (SvgSeries){
+            .label = r->name,
+            .color = svg_color(i),
+            .key = output_key_name(k),
+            .rendition = r->name,
+            .x = r->x,
+            .y = r->y[k],
+            .n = r->s.num_frames,
+        };
+        if (big && r->num_worst && k == r->rank_key) {
+            marks[n] = r->worst[0];
+            s->marks = &marks[n];
+            s->num_marks = 1;
+        }
+        n++;
+    }
+    const SvgChart c = {
+        .width = big ? 1200 : 400,
+        .height = big ? 340 : 250,
+        .title = output_key_name(k),
+        .x_label = "frame",
+        .y_label = "dB",
+        .series = series,
+        .num_series = n,
+    };
+    fprintf(f, "<figure id=\"chart-%s\">\n", output_key_name(k));
+    svg_chart(f, &c);
+    fprintf(f, "</figure>\n");
+}
+
+/* ---- rate-distortion curves (rate tables) ---- */
+
+/* 1, 2 or 5 times a power of ten, about span / target */
+static double rd_step(const double span, const int target) {
+    const double raw = span / target;
+    const double mag = pow(10.0, floor(log10(raw)));
+    const double norm = raw / mag;
+    return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+}
+
+typedef struct RdFrame {
+    double lx0, lx1, y0, y1;         ///< log10(kbit/s) and dB ranges
+    double left, right, top, bottom; ///< the plot area
+} RdFrame;
+
+static double rd_x(const RdFrame *const fr, const double rate) {
+    return fr->left + (log10(rate) - fr->lx0) / (fr->lx1 - fr->lx0) * (fr->right - fr->left);
+}
+
+static double rd_y(const RdFrame *const fr, const double y) {
+    return fr->bottom - (y - fr->y0) / (fr->y1 - fr->y0) * (fr->bottom - fr->top);
+}
+
+static int curve_has(const Report *const rep, const enum OutputKey k) {
+    for (int i = 0; i < rep->nc; i++)
+        if (rep->c[i].t.metric[k]) return 1;
+    return 0;
+}
+
+typedef struct Rung {
+    double rate, db;
+    const char *label;
+} Rung;
+
+static int rung_by_rate(const void *const a, const void *const b) {
+    const double x = ((const Rung *)a)->rate, y = ((const Rung *)b)->rate;
+    return x < y ? -1 : x > y;
+}
+
+static void write_rd_tick(FILE *const f, const RdFrame *const fr, const double rate) {
+    const double px = rd_x(fr, rate);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", px, px,
+            fr->top, fr->bottom);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px,
+            fr->bottom + 16, rate);
+}
+
+/* One chart of key k: every curve's rungs by rate (log axis), joined in rate order. */
+static void write_rd_chart(FILE *const f, const Report *const rep, const enum OutputKey k,
+                           const int big) {
+    RdFrame fr = {.lx0 = INFINITY, .lx1 = -INFINITY, .y0 = INFINITY, .y1 = -INFINITY};
+    for (int i = 0; i < rep->nc; i++) {
+        const RdTable *const t = &rep->c[i].t;
+        for (size_t j = 0; t->metric[k] && j < t->n; j++) {
+            fr.lx0 = fmin(fr.lx0, log10(t->rate[j])), fr.lx1 = fmax(fr.lx1, log10(t->rate[j]));
+            if (isfinite(t->metric[k][j]))
+                fr.y0 = fmin(fr.y0, t->metric[k][j]), fr.y1 = fmax(fr.y1, t->metric[k][j]);
+        }
+    }
+    if (!isfinite(fr.lx0)) return;
+    if (!isfinite(fr.y0)) fr.y0 = 0, fr.y1 = 50;
+    if (fr.lx1 - fr.lx0 < 0.1) fr.lx0 -= 0.05, fr.lx1 += 0.05;
+    const double pad = (fr.lx1 - fr.lx0) * 0.04;
+    fr.lx0 -= pad, fr.lx1 += pad;
+    if (fr.y1 - fr.y0 < 1e-9) fr.y0 -= 1, fr.y1 += 1;
+    const double ystep = rd_step(fr.y1 - fr.y0, 5);
+    fr.y0 = floor(fr.y0 / ystep) * ystep;
+    fr.y1 = ceil(fr.y1 / ystep) * ystep;
+    const int width = big ? 1200 : 400, height = big ? 380 : 260;
+    fr.left = 58, fr.right = width - 14, fr.top = 30, fr.bottom = height - 40;
+    const char *const key = output_key_name(k);
+    fprintf(f,
+            "<figure id=\"rd-%s\">\n<svg class=\"chart rd\" data-key=\"%s\" viewBox=\"0 0 %d %d\" "
+            "role=\"img\" font-size=\"12\">\n",
+            key, key, width, height);
+    fprintf(f, "<text x=\"%.1f\" y=\"19\" font-size=\"15\" font-weight=\"bold\">%s</text>\n",
+            fr.left, key);
+    fprintf(f, "<g class=\"ticks\" fill=\"#555\">\n");
+    const int ydec = ystep >= 1 ? 0 : (int)-floor(log10(ystep) + 1e-9);
+    for (double y = fr.y0; y <= fr.y1 + ystep * 1e-6; y += ystep) {
+        const double py = rd_y(&fr, y);
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                fr.left, fr.right, py, py);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", fr.left - 6,
+                py + 4, ydec, fabs(y) < ystep * 1e-6 ? 0.0 : y);
+    }
+    /* rate ticks: 1, 2, 5 (or every digit, or a linear step over a short range) per decade */
+    const double span = fr.lx1 - fr.lx0;
+    const double lo = pow(10.0, fr.lx0), hi = pow(10.0, fr.lx1);
+    if (span < 0.35) {
+        const double step = rd_step(hi - lo, big ? 8 : 4);
+        for (double r = ceil(lo / step) * step; r <= hi; r += step) write_rd_tick(f, &fr, r);
+    } else {
+        static const double all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, some[] = {1, 2, 5}, one[] = {1};
+        const double *const m = span > (big ? 3.5 : 1.8)   ? one
+                                : span > (big ? 1.2 : 0.7) ? some
+                                                           : all;
+        const int nm = m == one ? 1 : m == some ? 3 : 9;
+        for (double dec = pow(10.0, floor(fr.lx0)); dec <= hi; dec *= 10)
+            for (int i = 0; i < nm; i++)
+                if (m[i] * dec >= lo && m[i] * dec <= hi) write_rd_tick(f, &fr, m[i] * dec);
+    }
+    fprintf(f, "</g>\n<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", fr.left, fr.top,
+            fr.bottom, fr.right);
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">kbit/s (log "
+            "scale)</text>\n",
+            (fr.left + fr.right) * 0.5, height - 6);
+    fprintf(f,
+            "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+            "fill=\"#333\">dB</text>\n",
+            (fr.top + fr.bottom) * 0.5);
+    for (int i = rep->nc - 1; i >= 0; i--) {
+        const Curve *const c = &rep->c[i];
+        const RdTable *const t = &c->t;
+        if (!t->metric[k]) continue;
+        Rung *const pts = malloc(t->n * sizeof(*pts));
+        if (!pts) continue;
+        size_t n = 0;
+        for (size_t j = 0; j < t->n; j++)
+            if (isfinite(t->metric[k][j]))
+                pts[n++] = (Rung){t->rate[j], t->metric[k][j], t->label[j]};
+        qsort(pts, n, sizeof(*pts), rung_by_rate);
+        fprintf(f, "<path class=\"rd-curve\" data-key=\"%s\" data-curve=\"", key);
+        xml_text(f, c->name);
+        fprintf(f, "\" stroke=\"%s\" d=\"", svg_color(i));
+        for (size_t j = 0; j < n; j++)
+            fprintf(f, "%s%.1f %.1f", j ? " L" : "M", rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db));
+        fputs("\"/>\n", f);
+        for (size_t j = 0; j < n; j++) {
+            fprintf(f,
+                    "<circle class=\"rd-point\" data-key=\"%s\" data-rate=\"%.17g\" "
+                    "data-db=\"%.17g\" data-curve=\"",
+                    key, pts[j].rate, pts[j].db);
+            xml_text(f, c->name);
+            fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
+                    rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db), big ? 4 : 3, svg_color(i));
+            xml_text(f, c->name);
+            fputs(", ", f);
+            xml_text(f, pts[j].label);
+            fprintf(f, ": %g kbit/s, %.3f dB</title></circle>\n", pts[j].rate, pts[j].db);
+        }
+        free(pts);
+    }
+    fprintf(f, "</svg>\n</figure>\n");
+}
+
+static void write_rd_section(FILE *const f, const Report *const rep) {
+    fputs("<h2>Rate and distortion</h2>\n<div class=\"legend\">\n", f);
+    for (int i = 0; i < rep->nc; i++) {
+        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>", svg_color(i));
+        xml_text(f, rep->c[i].name);
+        fprintf(f, "</b> %zu rung%s%s</span>\n", rep->c[i].t.n, rep->c[i].t.n == 1 ? "" : "s",
+                i == 0 && rep->nc > 1 ? " (anchor)" : "");
+    }
+    fputs("</div>\n", f);
+    write_rd_chart(f, rep, chart_keys[0], 1);
+    fputs("<div class=\"row\">\n", f);
+    for (int c = 1; c < OUTPUT_NUM_KEYS; c++)
+        if (curve_has(rep, chart_keys[c])) write_rd_chart(f, rep, chart_keys[c], 0);
+    fputs("</div>\n", f);
+
+    if (rep->nc > 1) {
+        const RdTable *const anchor = &rep->c[0].t;
+        fputs("<h2>BD-rate</h2>\n<p class=\"meta\">Against <b>", f);
+        xml_text(f, rep->c[0].name);
+        fprintf(f,
+                "</b>, the first rate table (%s; psnrhvs bdrate computes the same): BD-rate "
+                "negative where the curve needs less rate for the same score, BD-metric positive "
+                "where it scores higher at the same rate.</p>\n",
+                bd_method_name(rep->bd_method));
+        fputs("<table id=\"bdrate\">\n<tr><th class=\"l\">curve</th>", f);
+        for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+            if (anchor->metric[chart_keys[c]])
+                fprintf(f, "<th>%s BD-rate</th><th>%s BD-metric</th>",
+                        output_key_name(chart_keys[c]), output_key_name(chart_keys[c]));
+        fputs("</tr>\n", f);
+        char errs[OUTPUT_NUM_KEYS * 16][600];
+        int nerr = 0;
+        for (int i = 1; i < rep->nc; i++) {
+            fputs("<tr><td class=\"l\"><span class=\"sw\" style=\"background:", f);
+            fprintf(f, "%s\"></span>", svg_color(i));
+            xml_text(f, rep->c[i].name);
+            fputs("</td>", f);
+            for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
+                const enum OutputKey k = chart_keys[c];
+                if (!anchor->metric[k]) continue;
+                if (!rep->c[i].t.metric[k]) {
+                    fputs("<td>&#8212;</td><td>&#8212;</td>", f);
+                    continue;
+                }
+                BdResult r;
+                char err[512];
+                if (bd_compute(rep->bd_method, anchor, &rep->c[i].t, k, &r, err, sizeof(err)) < 0) {
+                    fputs("<td class=\"bd-error\" title=\"", f);
+                    xml_text(f, err);
+                    fprintf(f, "\">error %d</td><td class=\"bd-error\">&#8212;</td>", nerr + 1);
+                    if (nerr < (int)(sizeof(errs) / sizeof(errs[0])))
+                        snprintf(errs[nerr++], sizeof(errs[0]), "%s, %s: %s", rep->c[i].name,
+                                 output_key_name(k), err);
+                    continue;
+                }
+                fprintf(f,
+                        "<td class=\"bd-rate\">%+.3f %%</td><td class=\"bd-metric\">%+.3f dB</td>",
+                        r.rate, r.metric);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        if (nerr) {
+            fputs("<ol class=\"bd-errors\">\n", f);
+            for (int e = 0; e < nerr; e++) {
+                fputs("<li>", f);
+                xml_text(f, errs[e]);
+                fputs("</li>\n", f);
+            }
+            fputs("</ol>\n", f);
+        }
+    } else {
+        fputs("<p class=\"notes\">One rate table: a BD-rate needs a second one (the first is "
+              "the anchor).</p>\n",
+              f);
+    }
+
+    fputs("<h2>Rungs</h2>\n<table id=\"rungs\">\n<tr><th class=\"l\">curve</th><th "
+          "class=\"l\">rung</th><th>kbit/s</th>",
+          f);
+    for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+        if (curve_has(rep, chart_keys[c]))
+            fprintf(f, "<th>%s</th>", output_key_name(chart_keys[c]));
+    fputs("</tr>\n", f);
+    for (int i = 0; i < rep->nc; i++) {
+        const RdTable *const t = &rep->c[i].t;
+        for (size_t j = 0; j < t->n; j++) {
+            fprintf(f, "<tr><td class=\"l\"><span class=\"sw\" style=\"background:%s\"></span>",
+                    svg_color(i));
+            xml_text(f, rep->c[i].name);
+            fputs("</td><td class=\"l\">", f);
+            xml_text(f, t->label[j]);
+            fprintf(f, "</td><td>%.3f</td>", t->rate[j]);
+            for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+                if (curve_has(rep, chart_keys[c]))
+                    cell(f, t->metric[chart_keys[c]] ? t->metric[chart_keys[c]][j] : NAN);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+}
+
+static const char style[] =
+    "body{font:14px/1.45 sans-serif;margin:18px 28px;color:#222;background:#fff}\n"
+    "h1{font-size:22px;margin:0 0 2px}\n"
+    "h2{font-size:17px;margin:22px 0 6px}\n"
+    ".meta{color:#555;margin:0 0 8px}\n"
+    ".legend{display:flex;flex-wrap:wrap;gap:4px 24px;margin:4px 0 6px}\n"
+    ".sw{display:inline-block;width:22px;height:12px;margin-right:6px;vertical-align:-1px}\n"
+    "figure{margin:0}\n"
+    "svg.chart{width:100%;height:auto;display:block}\n"
+    ".curve{fill:none;stroke-width:1.6;stroke-linejoin:round;stroke-linecap:round}\n"
+    ".mark{fill:none;stroke-width:1.5}\n"
+    ".grid{stroke:#e6e6e6}\n"
+    ".axis{stroke:#888;fill:none}\n"
+    ".row{display:flex;gap:14px}\n"
+    ".row figure{flex:1 1 0;min-width:0}\n"
+    ".notes{color:#444;margin:8px 0}\n"
+    "table{border-collapse:collapse;margin:2px 0 8px}\n"
+    "th,td{padding:2px 10px;border-bottom:1px solid #e2e2e2;text-align:right;"
+    "white-space:nowrap}\n"
+    "th{background:#f5f5f5;font-weight:600}\n"
+    "td.l,th.l{text-align:left}\n"
+    ".tables{display:flex;flex-wrap:wrap;gap:8px 30px;align-items:flex-start}\n"
+    "caption{text-align:left;font-weight:600;padding:2px 0}\n"
+    ".rd-curve{fill:none;stroke-width:1.8;stroke-linejoin:round}\n"
+    "td.bd-error{color:#b00;text-align:center}\n"
+    ".bd-errors{color:#b00}\n";
+
+int report_write(FILE *const f, const void *const cookie) {
+    const Report *const rep = cookie;
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    fprintf(f, "<meta name=\"generator\" content=\"psnrhvs %s\">\n<title>", psnrhvs_version());
+    xml_text(f, rep->title);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", style);
+    xml_text(f, rep->title);
+    fputs("</h1>\n<p class=\"meta\">", f);
+    if (rep->n) fprintf(f, "%d rendition%s &#183; ", rep->n, rep->n == 1 ? "" : "s");
+    if (rep->nc) fprintf(f, "%d rate table%s &#183; ", rep->nc, rep->nc == 1 ? "" : "s");
+    fprintf(f, "psnrhvs %s &#183; ", psnrhvs_version());
+    for (int i = 0; i < rep->n + rep->nc; i++) {
+        if (i) fputs(", ", f);
+        xml_text(f, i < rep->n ? rep->r[i].path : rep->c[i - rep->n].path);
+    }
+    fputs("</p>\n", f);
+    if (rep->nc) write_rd_section(f, rep);
+    if (!rep->n) {
+        fputs("</body>\n</html>\n", f);
+        return ferror(f) ? -1 : 0;
+    }
+    if (rep->nc) fputs("<h2>Per frame</h2>\n", f);
+    fputs("<div class=\"legend\">\n", f);
+    for (int i = 0; i < rep->n; i++) {
+        const Rendition *const r = &rep->r[i];
+        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span><b>", svg_color(i));
+        xml_text(f, r->name);
+        fprintf(f, "</b> %zu frame%s", r->s.num_frames, r->s.num_frames == 1 ? "" : "s");
+        const double mean = r->s.pool[r->rank_key].mean;
+        if (isfinite(mean))
+            fprintf(f, ", mean %s %.3f dB", output_key_name(r->rank_key), mean);
+        else if (!isnan(mean))
+            fprintf(f, ", mean %s %sinf", output_key_name(r->rank_key), mean > 0 ? "+" : "-");
+        fputs("</span>\n", f);
+    }
+    fputs("</div>\n", f);
+
+    write_chart(f, rep, chart_keys[0], 1);
+    fputs("<div class=\"row\">\n", f);
+    for (int c = 1; c < OUTPUT_NUM_KEYS; c++)
+        if (any_has(rep, chart_keys[c])) write_chart(f, rep, chart_keys[c], 0);
+    fputs("</div>\n", f);
+
+    /* what the charts do not say by themselves */
+    fputs("<ul class=\"notes\">\n", f);
+    int many = 0;
+    for (int i = 0; i < rep->n; i++) {
+        const Rendition *const r = &rep->r[i];
+        if (r->s.num_frames > 2 * (1200 - 72)) many = 1;
+        if (r->infinite) {
+            fputs("<li class=\"note-inf\"><b>", f);
+            xml_text(f, r->name);
+            fprintf(f,
+                    "</b>: %zu of %zu frames identical to the reference (%s +inf, null in "
+                    "JSON): drawn clipped in the +inf band at the top of the charts, each "
+                    "marked &#9650;.</li>\n",
+                    r->infinite, r->s.num_frames, output_key_name(r->rank_key));
+        }
+        if (r->s.num_planes == 1) {
+            fputs("<li class=\"note-luma\"><b>", f);
+            xml_text(f, r->name);
+            fputs("</b>: luma only (no psnr_hvs_cb, psnr_hvs_cr).</li>\n", f);
+        }
+    }
+    if (many)
+        fputs("<li class=\"note-downsampled\">More frames than pixel columns: each column "
+              "draws its first, lowest, highest and last value, so every dip stays "
+              "visible.</li>\n",
+              f);
+    fputs("</ul>\n", f);
+
+    fputs("<h2>Pooled values</h2>\n<table id=\"pooled\">\n<tr><th class=\"l\">rendition</th>"
+          "<th class=\"l\">key</th><th>frames</th><th>mean</th><th>harmonic mean</th>"
+          "<th>min</th><th>max</th></tr>\n",
+          f);
+    for (int i = 0; i < rep->n; i++) {
+        const Rendition *const r = &rep->r[i];
+        for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
+            const enum OutputKey k = chart_keys[c];
+            if (!r->s.has_key[k]) continue;
+            fputs("<tr>", f);
+            swatch_name(f, r, i);
+            fprintf(f, "<td class=\"l\">%s</td><td>%zu</td>", output_key_name(k), r->num_sorted[k]);
+            cell(f, r->s.pool[k].mean);
+            cell(f, r->s.pool[k].harmonic_mean);
+            cell(f, r->s.pool[k].min);
+            cell(f, r->s.pool[k].max);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+
+    fputs("<h2>Percentiles</h2>\n<p class=\"meta\">The value at or below which the given share "
+          "of frames lies (nearest rank: the 1 % value of 300 frames is the 3rd lowest).</p>\n"
+          "<table id=\"percentiles\">\n<tr><th class=\"l\">rendition</th><th class=\"l\">key</th>",
+          f);
+    for (int p = 0; p < rep->num_percentiles; p++)
+        fprintf(f, "<th>%g %%</th>", rep->percentiles[p]);
+    fputs("</tr>\n", f);
+    for (int i = 0; i < rep->n; i++) {
+        const Rendition *const r = &rep->r[i];
+        for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
+            const enum OutputKey k = chart_keys[c];
+            if (!r->s.has_key[k]) continue;
+            fputs("<tr>", f);
+            swatch_name(f, r, i);
+            fprintf(f, "<td class=\"l\">%s</td>", output_key_name(k));
+            for (int p = 0; p < rep->num_percentiles; p++)
+                cell(f, percentile(r->sorted[k], r->num_sorted[k], rep->percentiles[p]));
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+
+    fprintf(f, "<h2>Worst frames</h2>\n<div class=\"tables\">\n");
+    for (int i = 0; i < rep->n; i++) {
+        const Rendition *const r = &rep->r[i];
+        fprintf(f,
+                "<table id=\"worst-%d\" class=\"worst\">\n<caption><span class=\"sw\" "
+                "style=\"background:%s\"></span>",
+                i, svg_color(i));
+        xml_text(f, r->name);
+        fprintf(f, " (lowest %s)</caption>\n<tr><th>#</th><th>frame</th>",
+                output_key_name(r->rank_key));
+        for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+            if (r->s.has_key[chart_keys[c]])
+                fprintf(f, "<th>%s</th>", output_key_name(chart_keys[c]));
+        fputs("</tr>\n", f);
+        for (size_t w = 0; w < r->num_worst; w++) {
+            const size_t idx = r->worst[w];
+            fprintf(f, "<tr><td>%zu</td><td class=\"frame\">%u</td>", w + 1, r->s.frames[idx].num);
+            for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+                if (r->s.has_key[chart_keys[c]]) cell(f, r->y[chart_keys[c]][idx]);
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    fputs("</div>\n</body>\n</html>\n", f);
+    return ferror(f) ? -1 : 0;
+}
