@@ -8,12 +8,14 @@
  * takes every frame if it alone is the fastest.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "internal.h"
@@ -160,6 +162,30 @@ static int covered(const PsnrHvsDeviceInfo *const seen, const enum PsnrHvsBacken
     return 0;
 }
 
+#if defined(__linux__)
+/* Linux reaches a GPU through a device node: NVIDIA's (Tegra's), ROCm's,
+ * a DRM render node (any Vulkan or OpenCL GPU), WSL's. With none, auto
+ * loads no driver only to find CPU devices it would not take (PoCL's LLVM,
+ * lavapipe): a container without GPUs starts as fast as --backend cpu. */
+static int gpu_nodes(void) {
+    static const char *const nodes[] = {"/dev/nvidiactl", "/dev/nvhost-ctrl-gpu", "/dev/kfd",
+                                        "/dev/dxg"};
+    struct stat st;
+    for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+        if (!stat(nodes[i], &st)) return 1;
+    DIR *const dri = opendir("/dev/dri");
+    int found = 0;
+    for (const struct dirent *e; dri && !found && (e = readdir(dri));)
+        found = !strncmp(e->d_name, "renderD", 7);
+    if (dri) closedir(dri);
+    return found;
+}
+#else
+static int gpu_nodes(void) {
+    return 1;
+}
+#endif
+
 /* auto: every GPU of every backend, best backend first, each physical GPU
  * once; CPU devices (PoCL, SYCL's OpenMP device, lavapipe) never. Each GPU
  * opens as soon as its backend lists it, so that CUDA's scores while
@@ -179,7 +205,7 @@ static void discover_and_open(Mix *const m) {
     PsnrHvsDeviceInfo seen[MAX_CHILDREN];
     enum PsnrHvsBackend by[MAX_CHILDREN];
     int nseen = 0, have_cuda = 0;
-    const int n = psnrhvs_registry_size();
+    const int n = gpu_nodes() ? psnrhvs_registry_size() : 0;
     for (int i = 0; i < n; i++) have_cuda |= psnrhvs_registry_id(i) == PSNRHVS_BACKEND_CUDA;
     for (int i = 0; i < n && nfound < MAX_CHILDREN; i++) {
         const enum PsnrHvsBackend id = psnrhvs_registry_id(i);
