@@ -47,6 +47,7 @@ enum PsnrHvsPixelLayout {
 
 enum PsnrHvsBackend {
     PSNRHVS_BACKEND_AUTO = 0, ///< the CPU and every GPU present, each through its best backend
+                              ///< (Linux: no driver is loaded without a GPU device node)
     PSNRHVS_BACKEND_CPU = 1,
     PSNRHVS_BACKEND_CUDA = 2,
     PSNRHVS_BACKEND_OPENCL = 3,
