@@ -1,29 +1,6 @@
 /*
- * The CPU backend: a row scheduler on the thread pool. Each frame is a job
- * of block-row tasks (the scalar reference: one task per plane); the DSP
- * kernels (C, AVX2, AVX-512) compute a row's terms, and each plane's f32
- * chain adds the rows strictly in row order as they become ready, so it is
- * exactly libvmaf's sequence of additions, zero terms left out (r + 0 = r).
- *
- * A plane's sum is made one of two ways, same bits either way:
- * - chain: a row task that starts while the chain's next row is ready
- *   carries that row's terms into its kernel, which adds them between its
- *   vector steps (dsp.h); rows left waiting are walked by finishing tasks.
- *   One dependent addition per non-zero term, hidden under the row work
- *   while other frames keep the threads busy.
- * - engine: each row task also plans its terms (src/sum: maps for the
- *   binades the chain is likely in, guessed from the rows done so far), and
- *   ready rows are walked through their plans, a few ns per 256 terms, so a
- *   plane keeps up with any number of threads. Picked for a frame sent
- *   alone to many threads, where the chain would be the critical path.
- *
- * Threads: settings.threads = N, N - 1 pool workers plus the caller, which
- * runs tasks while it waits. With nothing else queued a frame is scored
- * straight from the caller's pictures (submit returns once every task has
- * read its samples); otherwise it is copied first. One thread scores in
- * submit on the caller's thread. Every buffer is made at open; a task that
- * finds no free row buffer keeps its terms in its thread's own buffer and
- * adds them when the chain reaches its row, walking ready rows meanwhile.
+ * The CPU backend: a row scheduler on the thread pool; how its sums keep
+ * libvmaf's order: docs/architecture.md, "The CPU backend".
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>

@@ -1,43 +1,7 @@
 /*
  * psnrhvs: a compressed input split at keyframes into chunks that several
- * decoder sessions decode at once (input/chunks.h), on NVDEC or the CPU.
- *
- * One thread reads the packets in order, as the sequential decode does, so
- * nothing depends on a seek index (MP4, Matroska with or without cues, IVF,
- * Annex B all read the same way) and the packets are exactly the sequential
- * decode's, edit list flags (discard) included. Each packet's pts is
- * replaced by its number in decode order (TAG_BASE + n): decoders copy it to
- * the frame it produces, which names the packet of every frame.
- *
- * A chunk starts at a keyframe a fresh decoder decodes as the sequential one
- * does (input/keyframes.c) and at least min_chunk packets after the one
- * before. A run decodes one or more consecutive chunks in one decoder
- * session. The frames of the sequential decode between keyframe K(j) and
- * K(j+1), in output order, are the run's of chunk j:
- *  - a run that starts at K(j) in a fresh decoder drops what comes out before
- *    K(j)'s own frame: the leading pictures of K(j) (HEVC RASL/RADL; H.264
- *    open-GOP B-frames, known by their pts), which may refer to chunk j-1;
- *    anything else coming out first means the decoder did not start there
- *    as the sequential one does, and the chunk is given back (below);
- *  - the run before it, its state the sequential decoder's, decodes on into
- *    K(j) and its leading pictures (H.264 and HEVC), then drains, and keeps
- *    what comes out before K(j)'s frame: those leading pictures. Decoding
- *    K(j) there also does what an IDR does to the pictures before it.
- * When a run reaches the end of its chunk and the next one has no run yet,
- * or that run's start was not as above, or the decoder's reorder depth
- * (H.264 without bitstream_restriction grows it) differs from the one the
- * next run started with, it simply decodes on through the next chunk: the
- * sequential decode, nothing lost. A fresh session per run (never a flushed
- * one: FFmpeg's decoders keep some state across a flush) gets the options of
- * the input's decoder and x264's version seen before its chunk.
- *
- * Frames come out in chunk order from per-run queues; runs ahead of the one
- * being read wait once their frames pass a memory budget. Sessions are shared
- * by every input of the process (a ladder's renditions): runs ahead of an
- * input's current one take a ticket from one pool.
- *
- * Here: the packet reader and the input's side; the runs are chunks_run.c's,
- * the plan chunks_plan.c's, what the sessions share chunks_session.c's.
+ * decoder sessions decode at once (docs/architecture.md, "Decoding in chunks").
+ * Here: the packet reader and the input's side.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>

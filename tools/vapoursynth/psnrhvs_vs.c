@@ -1,32 +1,6 @@
 /*
- * psnrhvs: a VapourSynth API4 plugin, identifier com.psnrhvs.psnrhvs,
- * namespace psnrhvs:
- *
- *   psnrhvs.Metric(clip reference, clip distorted[, data backend, int device,
- *                  int chroma, data mask_product])
- *
- * returns the distorted clip, each frame with the float properties
- * _PSNRHVS, _PSNRHVS_Y, _PSNRHVS_CB and _PSNRHVS_CR (the luma-only ones
- * without the last two): the library's doubles, the CLI's per-frame values
- * bit for bit. A thin front-end over the public API (include/psnrhvs.h).
- *
- * How requests map to the library: one context per filter instance and one
- * worker thread that owns it. VapourSynth calls getFrame from its thread
- * pool, for any frame, in any order, several at once; each call queues its
- * pair and waits. The worker sends queued pairs until the context is full,
- * and only then (or with nothing to send) receives the oldest score, handing
- * it to the waiting call. So every frame VapourSynth asks for at once is in
- * flight in the one context, which deals them to the CPU and every GPU
- * (auto, the default) as the CLI does. One context rather than one per
- * thread: a context of its own per thread would open every GPU per thread
- * and oversubscribe the CPU, and the context's calls are serialized anyway
- * (a receive that waits holds it), which the single worker turns into
- * sends whenever there is room. Scores do not depend on order or on which
- * device took a frame, so out-of-order requests give the same bits.
- *
- * VapourSynth's frames are immutable and the waiting call holds them until
- * its score is back, so they are sent in place (PSNRHVS_MEMORY_HOST_RETAINED):
- * the CPU backend reads them without a copy.
+ * psnrhvs: the VapourSynth API4 plugin, psnrhvs.Metric (docs/vapoursynth.md); how
+ * its requests map to one context: docs/architecture.md, "The VapourSynth plugin".
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
