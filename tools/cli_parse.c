@@ -371,19 +371,14 @@ static int parse_bitdepth(const char *const arg) {
     return depth;
 }
 
-void cli_parse(int argc, char *const *argv, CLISettings *const cli, PsnrHvsSettings *const lib) {
-    *cli = (CLISettings){.subsample = 1, .precision = NUMFMT_VMAF};
+void cli_parse(const int argc, char *const *const argv, const int parity, CLISettings *const cli,
+               PsnrHvsSettings *const lib) {
+    *cli = (CLISettings){.subsample = 1, .precision = NUMFMT_VMAF, .parity = parity};
     int version = 0, have_gpumask = 0;
     unsigned long long gpumask = 0;
     const char *backends = NULL, *backend = NULL, *aom_ctc = NULL;
     opterr = 0; /* our own messages, one line each */
     int o;
-    if (argc > 1 && !strcmp(argv[1], "parity")) {
-        /* a subcommand: getopt takes "parity" for the program name */
-        cli->parity = 1;
-        argc--;
-        argv++;
-    }
     int longindex = -1;
     while ((o = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
         if (longindex >= 0) check_whole_name(argv, longindex);

@@ -60,7 +60,7 @@ typedef struct CLISettings {
  * Fill cli and lib from argv. Prints help or version and exits 0 when asked;
  * on a usage error prints "psnrhvs: <reason>" with a hint and exits 2.
  */
-void cli_parse(int argc, char *const *argv, CLISettings *cli, PsnrHvsSettings *lib);
+void cli_parse(int argc, char *const *argv, int parity, CLISettings *cli, PsnrHvsSettings *lib);
 
 /* A backend's name as --backend spells it ("?" for none), and back (0, or -1
  * for a name it does not know): one table for the CLI, batch and parity. */

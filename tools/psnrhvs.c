@@ -41,15 +41,50 @@ static int list_devices(const int verbose) {
     return ferror(stdout) ? 1 : 0;
 }
 
-int main(const int argc, char *const *const argv) {
-    /* Subcommands with flags of their own. */
-    if (argc > 1 && !strcmp(argv[1], "batch")) return batch_main(argc - 1, argv + 1, argv[0]);
-    if (argc > 1 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "bdrate")) return bdrate_main(argc - 1, argv + 1);
+/* The score command, or parity (the same flags, backends compared). */
+static int score(const int argc, char *const *const argv, const int parity) {
     CLISettings cli;
     PsnrHvsSettings lib;
     psnrhvs_default_settings(&lib);
-    cli_parse(argc, argv, &cli, &lib);
+    cli_parse(argc, argv, parity, &cli, &lib);
     if (cli.list_devices) return list_devices(cli.verbose);
     return cli_score(&cli, lib, NULL);
+}
+
+static int parity_cmd(const int argc, char *const *const argv, const char *const prog) {
+    (void)prog;
+    return score(argc, argv, 1);
+}
+
+static int batch_cmd(const int argc, char *const *const argv, const char *const prog) {
+    return batch_main(argc, argv, prog);
+}
+
+static int report_cmd(const int argc, char *const *const argv, const char *const prog) {
+    (void)prog;
+    return report_main(argc, argv);
+}
+
+static int bdrate_cmd(const int argc, char *const *const argv, const char *const prog) {
+    (void)prog;
+    return bdrate_main(argc, argv);
+}
+
+/* The commands after the program's name; without one, the score command
+ * (libvmaf's flags). Each parses its own flags (getopt sees the command's
+ * name as the program's). */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char *const *argv, const char *prog);
+} commands[] = {
+    {"parity", parity_cmd},
+    {"batch", batch_cmd},
+    {"report", report_cmd},
+    {"bdrate", bdrate_cmd},
+};
+
+int main(const int argc, char *const *const argv) {
+    for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1, argv[0]);
+    return score(argc, argv, 0);
 }

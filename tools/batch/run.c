@@ -329,7 +329,7 @@ static void start_job(Batch *const b, Job *const j) {
     if (f && !setjmp(usage)) {
         optind = 0; /* glibc: a fresh scan */
         psnrhvs_default_settings(&j->lib);
-        cli_parse(j->argc, j->argv, &j->cli, &j->lib);
+        cli_parse(j->argc, j->argv, 0, &j->cli, &j->lib);
     } else {
         bad = 1;
     }
