@@ -41,7 +41,7 @@ static int failures;
         }                                                                                          \
     } while (0)
 
-/* The properties the backend refuses a device without (vulkan_backend.c). */
+/* The properties the backend refuses a device without (vulkan_device.c). */
 static const char *const needed[] = {"Vulkan 1.2", "a compute queue", "shaderInt64",
                                      "shaderRoundingModeRTEFloat32",
                                      "shaderSignedZeroInfNanPreserveFloat32"};
