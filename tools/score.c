@@ -20,19 +20,11 @@
 #include "input/input.h"
 #include "input/pair_reader.h"
 #include "msg.h"
-#include "output/outname.h"
 #include "output/output.h"
 #include "parity.h"
-#include "report.h"
 #include "score.h"
-#include "scores.h"
+#include "score_int.h"
 #include "thread.h"
-
-typedef struct LogState {
-    _Atomic unsigned count; ///< scorers may open on several threads at once
-    int mute;               ///< a probe whose failure is expected: count, do not print
-    char last[1024];        ///< the last message muted
-} LogState;
 
 /* The run this thread scores (a batch job runs on a thread of its own). */
 static _Thread_local LogState *current_log;
@@ -51,7 +43,7 @@ static void log_message(void *const cookie, const char *const msg) {
         snprintf(log->last, sizeof(log->last), "%s", msg);
 }
 
-static double now_seconds(void) {
+double score_now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
@@ -76,25 +68,6 @@ static void report_open_error(const int res, const PsnrHvsSettings *const s) {
     }
 }
 
-typedef struct Results {
-    OutputFrame *frames;
-    size_t num, cap;
-} Results;
-
-static int results_reserve(Results *const r, const size_t n) {
-    if (n <= r->cap) return 0;
-    size_t cap = r->cap ? r->cap * 2 : 64;
-    while (cap < n) cap *= 2;
-    OutputFrame *const f = realloc(r->frames, cap * sizeof(*f));
-    if (!f) {
-        fprintf(cli_err(), "psnrhvs: out of memory\n");
-        return -1;
-    }
-    r->frames = f;
-    r->cap = cap;
-    return 0;
-}
-
 /* "1:02:03" or "2:03" */
 static const char *clock_time(char *const buf, const size_t size, const double seconds) {
     const unsigned long s = seconds < 0       ? 0
@@ -110,7 +83,7 @@ static const char *clock_time(char *const buf, const size_t size, const double s
 /* One line, rewritten in place; "\033[K" clears what a longer line left. */
 static void progress(const unsigned frames, const long long total, const double start,
                      const int final) {
-    const double elapsed = now_seconds() - start;
+    const double elapsed = score_now_seconds() - start;
     const double fps = elapsed > 0 ? frames / elapsed : 0.0;
     char t[32];
     if (final)
@@ -176,144 +149,6 @@ static void apply_cpumask(const CLISettings *const cli, PsnrHvsSettings *const l
     lib->isa = res ? PSNRHVS_ISA_SCALAR : PSNRHVS_ISA_AVX2;
 }
 
-/* One distorted input (a rendition of a ladder when several -d are given). */
-typedef struct Rendition {
-    const char *path;
-    Input *in;
-    InputFormat fmt, read_fmt; ///< scored (the run's) and as read
-    char out_name[4096], plot_name[4096];
-    OutputFile *of, *plot_of;
-    Results results;
-} Rendition;
-
-/* A frame in flight: its pictures (in the mapped files) where the range
- * check was left to the library, to name the sample when the library
- * refuses it; the holds of frames kept on the GPU, freed once scored. */
-typedef struct SentFrame {
-    PsnrHvsPicture ref, dist[PSNRHVS_MAX_RENDITIONS];
-    unsigned idx, active;
-    void *hold[1 + PSNRHVS_MAX_RENDITIONS];
-} SentFrame;
-
-static void free_holds(SentFrame *const f) {
-    for (int k = 0; k <= PSNRHVS_MAX_RENDITIONS; k++) {
-        input_hold_free(f->hold[k]);
-        f->hold[k] = NULL;
-    }
-}
-
-typedef struct Scorer {
-    PsnrHvsContext *ctx; ///< one context, over every scorer it spans (the library deals frames)
-    int renditions;      ///< > 1: ladder calls
-    uint64_t sent, received;
-    double first; ///< when the first score came back (PSNRHVS_TIMING)
-    /* A ring of the frames in flight, for deferred range checks
-     * (input_defer_range_check: defer, with the inputs) and for
-     * frames kept on the GPU (holds). */
-    Input *ref_in, *dist_in[PSNRHVS_MAX_RENDITIONS];
-    SentFrame *ring;
-    size_t ring_size;
-    int defer, holds;
-} Scorer;
-
-/* The frame the library refused: the read path's message for its first
- * sample out of range, if that is why. */
-static int deferred_range_message(const Scorer *const sc, const SentFrame *const f) {
-    char msg[1024];
-    int found = input_range_message(sc->ref_in, &f->ref, f->idx, msg, sizeof(msg));
-    for (int r = 0; r < sc->renditions && !found; r++)
-        if (f->active >> r & 1)
-            found = input_range_message(sc->dist_in[r], &f->dist[r], f->idx, msg, sizeof(msg));
-    if (found) fprintf(cli_err(), "psnrhvs: %s\n", msg);
-    return found;
-}
-
-/* The tag carries the frame number and which renditions have a frame in it. */
-static uint64_t make_tag(const unsigned idx, const unsigned active) {
-    return (uint64_t)idx | (uint64_t)active << 32;
-}
-
-/* Take the oldest frame in flight. @return 0, EAGAIN (none) or an error (reported). */
-static int scorer_receive(Scorer *const sc, Rendition *const rend, LogState *const log) {
-    if (sc->received == sc->sent) return PSNRHVS_ERR(EAGAIN);
-    PsnrHvsContext *const c = sc->ctx;
-    PsnrHvsScore out[PSNRHVS_MAX_RENDITIONS];
-    const unsigned before = log->count;
-    const int mute = log->mute;
-    if (sc->defer) log->mute = 1, log->last[0] = '\0';
-    const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
-    log->mute = mute;
-    /* Scored (or refused): the GPU frames it read may be reused. */
-    if (sc->holds) free_holds(&sc->ring[sc->received % sc->ring_size]);
-    if (res < 0) {
-        const int named =
-            sc->defer && deferred_range_message(sc, &sc->ring[sc->received % sc->ring_size]);
-        if (!named && sc->defer && log->last[0])
-            fprintf(cli_err(), "psnrhvs: %s\n", log->last);
-        else if (!named && log->count == before)
-            fprintf(cli_err(), "psnrhvs: scoring failed: %s\n", strerror(-res));
-        return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
-    }
-    if (!sc->received) sc->first = now_seconds();
-    sc->received++;
-    const unsigned idx = (unsigned)(out[0].tag & 0xffffffffu);
-    const unsigned active = (unsigned)(out[0].tag >> 32);
-    for (int r = 0; r < sc->renditions; r++) {
-        if (!(active >> r & 1)) continue;
-        Results *const rs = &rend[r].results;
-        if (results_reserve(rs, rs->num + 1) < 0) return PSNRHVS_ERR(ENOMEM);
-        rs->frames[rs->num].frame_num = idx;
-        rs->frames[rs->num].score = out[r];
-        rs->frames[rs->num].score.tag = idx;
-        rs->num++;
-    }
-    return 0;
-}
-
-/* Queue one frame on its context, taking older frames back while it is full. */
-static int scorer_send(Scorer *const sc, const FramePair *const fp, Rendition *const rend,
-                       LogState *const log) {
-    PsnrHvsContext *const c = sc->ctx;
-    const uint64_t tag = make_tag(fp->idx, fp->active);
-    PsnrHvsPicture dist[PSNRHVS_MAX_RENDITIONS];
-    for (int r = 0; r < sc->renditions && sc->renditions > 1; r++) dist[r] = *fp->dists[r];
-    if (sc->defer) {
-        SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
-        f->ref = *fp->ref;
-        for (int r = 0; r < sc->renditions; r++) f->dist[r] = *fp->dists[r];
-        f->idx = fp->idx;
-        f->active = fp->active;
-    }
-    for (;;) {
-        const unsigned before = log->count;
-        const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
-                                           : psnrhvs_send(c, fp->ref, fp->dist, tag);
-        if (!res) {
-            /* The library reads GPU frames until the frame is received. */
-            if (sc->holds) {
-                SentFrame *const f = &sc->ring[sc->sent % sc->ring_size];
-                for (int k = 0; k <= sc->renditions; k++)
-                    if (fp->holds[k]) f->hold[k] = *fp->holds[k], *fp->holds[k] = NULL;
-            }
-            break;
-        }
-        if (res != PSNRHVS_ERR(EAGAIN)) {
-            if (log->count == before)
-                fprintf(cli_err(), "psnrhvs: scoring frame %u failed: %s\n", fp->idx,
-                        strerror(-res));
-            return -1;
-        }
-        const int rres = scorer_receive(sc, rend, log);
-        if (rres == PSNRHVS_ERR(EAGAIN)) {
-            fprintf(cli_err(), "psnrhvs: the scorer is full with nothing queued\n");
-            return -1;
-        }
-        if (rres < 0) return -1;
-    }
-    sc->sent++;
-    return 0;
-}
-
 /* Opening the context runs on a thread of its own while the reader reads
  * the first frames: a named device backend's context creation and kernel
  * builds take their time (auto returns once the CPU is ready, the GPUs
@@ -336,7 +171,7 @@ static void *open_context(void *const arg) {
     if (cli_err() != o->err) cli_msg_set(o->err, NULL); /* a thread of its own */
     o->res =
         o->env->open ? o->env->open(o->env->cookie, &o->ctx, &o->s) : psnrhvs_open(&o->ctx, &o->s);
-    o->done = now_seconds();
+    o->done = score_now_seconds();
     return NULL;
 }
 
@@ -391,79 +226,6 @@ static long long expected_frames(Input *const ref, const Rendition *const rend, 
 static int is_regular_file(const char *const path) {
     struct stat st;
     return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/* Several -d: each rendition's output and plot name, checked before any frame is read. */
-static int name_outputs(const CLISettings *const cli, const Muxer *const muxer,
-                        Rendition *const rend, const int n) {
-    char err[512];
-    for (int r = 0; r < n; r++) {
-        if (cli->output && output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
-                                       rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
-            cli_usage_error("%s", err);
-        if (cli->plot && output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
-                                     rend[r].path, r, "svg", err, sizeof(err)) < 0)
-            cli_usage_error("--plot: %s", err);
-    }
-    for (int a = 0; a < n; a++) {
-        for (int b = a + 1; b < n; b++) {
-            if (cli->output && !strcmp(rend[a].out_name, rend[b].out_name))
-                cli_usage_error(
-                    "-d %s and -d %s would both write %s: use %%d in the -o pattern, or "
-                    "give the files different names",
-                    rend[a].path, rend[b].path, rend[a].out_name);
-            if (cli->plot && !strcmp(rend[a].plot_name, rend[b].plot_name))
-                cli_usage_error("-d %s and -d %s would both plot to %s: use %%d in the "
-                                "--plot pattern",
-                                rend[a].path, rend[b].path, rend[a].plot_name);
-        }
-    }
-    return 0;
-}
-
-/* Write one rendition's plot (first: a complete output then means a complete
- * plot, batch's resume) and output, or its summary. @return 0 or -1 (reported). */
-static int write_rendition(Rendition *const rd, Input *const ref, const CLISettings *const cli,
-                           const Muxer *const muxer, const char *const engine, const double elapsed,
-                           const int labelled) {
-    char version[64];
-    snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
-    const PsnrHvsScore first = rd->results.frames[0].score;
-    OutputData data = {
-        .version = version,
-        .engine = engine,
-        .width = rd->fmt.width,
-        .height = rd->fmt.height,
-        .fps = elapsed > 0 ? (double)rd->results.num / elapsed : 0.0,
-        .num_planes = first.num_planes == 1 ? 1 : 3,
-        .frames = rd->results.frames,
-        .num_frames = rd->results.num,
-        .precision = cli->precision,
-        .raw = cli->raw,
-    };
-    output_pool(&data);
-    if (rd->plot_of) {
-        ScoreSet plot_scores;
-        if (scores_from_output(&plot_scores, &data) < 0) {
-            fprintf(cli_err(), "psnrhvs: out of memory\n");
-            return -1;
-        }
-        char title[512];
-        const char *const dn = input_name(rd->in), *const rn = input_name(ref);
-        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
-        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
-        const PlotData pd = {.scores = &plot_scores, .title = title};
-        const int pres = output_commit_with(&rd->plot_of, plot_write, &pd);
-        scores_free(&plot_scores);
-        if (pres < 0) return -1;
-    }
-    if (rd->of) return output_commit(&rd->of, muxer, &data);
-    if (labelled) printf("%s\n", input_name(rd->in));
-    if (output_summary(stdout, &data) < 0 || fflush(stdout)) {
-        fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
-        return -1;
-    }
-    return 0;
 }
 
 /* A mapped input cut short while its frames were being sent: they may hold
@@ -543,7 +305,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     lib.logger.cookie = NULL;
     lib.logger.callback = log_message;
     /* PSNRHVS_TIMING=1: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
-    const double t0 = now_seconds();
+    const double t0 = score_now_seconds();
     const int timing = getenv("PSNRHVS_TIMING") != NULL;
     double t_open_start = 0, t_first_frame = 0;
 
@@ -569,7 +331,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
                             "renditions' scores would be mixed on stdout",
                             cli.muxer->name);
         for (int r = 0; r < n; r++) rend[r].path = cli.dists[r];
-        name_outputs(&cli, muxer, rend, n);
+        score_name_outputs(&cli, muxer, rend, n);
     }
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
@@ -721,7 +483,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
      * open, so a scorer that fails never waits on it. */
     const unsigned log_before = log.count;
     opener = (Opener){.s = lib, .env = e, .log = current_log, .err = cli_err()};
-    t_open_start = now_seconds();
+    t_open_start = score_now_seconds();
     opener.started = !cli_thread_start(&opener.thread, open_context, &opener);
     if (!opener.started) open_context(&opener);
     if (all_files && pair_reader_start(pr) < 0) {
@@ -750,16 +512,16 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     if (e->progress) e->progress(e->cookie, 0, total);
-    const double start = now_seconds();
+    const double start = score_now_seconds();
     double last_progress = start;
     unsigned idx = 0;
     FramePair fp;
     int read_res;
     while ((read_res = pair_reader_next(pr, &fp)) > 0) {
-        if (!t_first_frame) t_first_frame = now_seconds();
+        if (!t_first_frame) t_first_frame = score_now_seconds();
         idx = fp.idx;
         /* Keep frames in flight: send until the queue is full, then take the oldest. */
-        if (idx % cli.subsample == 0 && scorer_send(&sc, &fp, rend, &log) < 0) goto end;
+        if (idx % cli.subsample == 0 && score_send(&sc, &fp, rend, &log) < 0) goto end;
         if (mapping_lost(ref, rend, n)) goto end;
         pair_reader_release(pr);
         idx++;
@@ -768,7 +530,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             goto end;
         }
         if (show_progress || e->progress) {
-            const double t = now_seconds();
+            const double t = score_now_seconds();
             if (t - last_progress >= 0.25) {
                 if (show_progress) progress(idx, total, start, 0);
                 if (e->progress) e->progress(e->cookie, idx, total);
@@ -778,7 +540,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     }
     /* The frames before a read error are scored first: errors come in frame order. */
     for (;;) {
-        const int res = scorer_receive(&sc, rend, &log);
+        const int res = score_receive(&sc, rend, &log);
         if (res == PSNRHVS_ERR(EAGAIN)) break;
         if (res < 0) goto end;
     }
@@ -788,7 +550,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         fprintf(cli_err(), "psnrhvs: %s\n", pair_reader_error(pr));
         goto end;
     }
-    const double elapsed = now_seconds() - start;
+    const double elapsed = score_now_seconds() - start;
     if (timing)
         fprintf(cli_err(),
                 "psnrhvs: timing: inputs and outputs open %.1f ms, scorers open %.1f ms (%s so "
@@ -796,7 +558,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
                 "(from start)\n",
                 (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3,
                 psnrhvs_backend_name(sc.ctx), (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3,
-                (now_seconds() - t0) * 1e3);
+                (score_now_seconds() - t0) * 1e3);
     if (show_progress && idx) progress(idx, total, start, 1);
     if (e->progress) e->progress(e->cookie, idx, total);
     for (int r = 0; r < n; r++) {
@@ -811,7 +573,8 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(sc.ctx), isa ? ":" : "",
              isa ? isa : "");
     for (int r = 0; r < n; r++)
-        if (write_rendition(&rend[r], ref, &cli, muxer, engine, elapsed, ladder) < 0) goto end;
+        if (score_write_rendition(&rend[r], ref, &cli, muxer, engine, elapsed, ladder) < 0)
+            goto end;
     ret = 0;
     /* Done, every output in place, while a GPU still opens (a short run on
      * auto): the process ends now instead of waiting for it, and no thread
@@ -839,7 +602,7 @@ end:
     close_context(e, &opener.ctx);
     close_context(e, &sc.ctx);
     /* The contexts are closed: nothing reads the GPU frames still held. */
-    for (size_t i = 0; sc.holds && i < sc.ring_size; i++) free_holds(&sc.ring[i]);
+    for (size_t i = 0; sc.holds && i < sc.ring_size; i++) score_free_holds(&sc.ring[i]);
     free(sc.ring);
     pair_reader_close(&pr);
     input_close(&ref);

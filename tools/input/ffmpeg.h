@@ -1,6 +1,6 @@
 /*
- * psnrhvs: FFmpeg builds only: what input/ffmpeg.c shares with the rest of
- * the input library.
+ * psnrhvs: FFmpeg builds only: what input/ffmpeg.c and input/ffmpeg_unpack.c
+ * share with the rest of the input library.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_TOOLS_INPUT_FFMPEG_H

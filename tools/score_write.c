@@ -1,0 +1,90 @@
+/*
+ * psnrhvs: the score command's outputs: each rendition's file names, and
+ * its scores written out (output file, plot, or summary on stdout).
+ * SPDX-License-Identifier: BSD-2-Clause
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "psnrhvs.h"
+#include "cli_parse.h"
+#include "input/input.h"
+#include "msg.h"
+#include "output/outname.h"
+#include "output/output.h"
+#include "report.h"
+#include "score_int.h"
+#include "scores.h"
+
+/* Several -d: each rendition's output and plot name, checked before any frame is read. */
+int score_name_outputs(const CLISettings *const cli, const Muxer *const muxer,
+                       Rendition *const rend, const int n) {
+    char err[512];
+    for (int r = 0; r < n; r++) {
+        if (cli->output && output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
+                                       rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
+            cli_usage_error("%s", err);
+        if (cli->plot && output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
+                                     rend[r].path, r, "svg", err, sizeof(err)) < 0)
+            cli_usage_error("--plot: %s", err);
+    }
+    for (int a = 0; a < n; a++) {
+        for (int b = a + 1; b < n; b++) {
+            if (cli->output && !strcmp(rend[a].out_name, rend[b].out_name))
+                cli_usage_error(
+                    "-d %s and -d %s would both write %s: use %%d in the -o pattern, or "
+                    "give the files different names",
+                    rend[a].path, rend[b].path, rend[a].out_name);
+            if (cli->plot && !strcmp(rend[a].plot_name, rend[b].plot_name))
+                cli_usage_error("-d %s and -d %s would both plot to %s: use %%d in the "
+                                "--plot pattern",
+                                rend[a].path, rend[b].path, rend[a].plot_name);
+        }
+    }
+    return 0;
+}
+
+/* Write one rendition's plot (first: a complete output then means a complete
+ * plot, batch's resume) and output, or its summary. @return 0 or -1 (reported). */
+int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettings *const cli,
+                          const Muxer *const muxer, const char *const engine, const double elapsed,
+                          const int labelled) {
+    char version[64];
+    snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
+    const PsnrHvsScore first = rd->results.frames[0].score;
+    OutputData data = {
+        .version = version,
+        .engine = engine,
+        .width = rd->fmt.width,
+        .height = rd->fmt.height,
+        .fps = elapsed > 0 ? (double)rd->results.num / elapsed : 0.0,
+        .num_planes = first.num_planes == 1 ? 1 : 3,
+        .frames = rd->results.frames,
+        .num_frames = rd->results.num,
+        .precision = cli->precision,
+        .raw = cli->raw,
+    };
+    output_pool(&data);
+    if (rd->plot_of) {
+        ScoreSet plot_scores;
+        if (scores_from_output(&plot_scores, &data) < 0) {
+            fprintf(cli_err(), "psnrhvs: out of memory\n");
+            return -1;
+        }
+        char title[512];
+        const char *const dn = input_name(rd->in), *const rn = input_name(ref);
+        const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
+        snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
+        const PlotData pd = {.scores = &plot_scores, .title = title};
+        const int pres = output_commit_with(&rd->plot_of, plot_write, &pd);
+        scores_free(&plot_scores);
+        if (pres < 0) return -1;
+    }
+    if (rd->of) return output_commit(&rd->of, muxer, &data);
+    if (labelled) printf("%s\n", input_name(rd->in));
+    if (output_summary(stdout, &data) < 0 || fflush(stdout)) {
+        fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
+        return -1;
+    }
+    return 0;
+}
