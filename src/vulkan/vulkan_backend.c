@@ -35,7 +35,7 @@ static double now_ms(void) {
 }
 
 static void vk_close(PsnrHvsContext *const c) {
-    VkBackend *const b = c->backend;
+    VkbBackend *const b = c->backend;
     if (!b) return;
     if (b->profiled) {
         const double n = b->profiled;
@@ -48,7 +48,7 @@ static void vk_close(PsnrHvsContext *const c) {
     if (b->sh) {
         const PsnrHvsVkDeviceFns *const v = b->vd;
         for (int i = 0; b->slots && i < b->nslots; i++) {
-            VkSlot *const s = &b->slots[i];
+            VkbSlot *const s = &b->slots[i];
             /* Frames sent and never received: their kernels use the buffers. */
             if (s->pending) v->vkWaitForFences(b->dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
             if (s->fence) v->vkDestroyFence(b->dev, s->fence, NULL);
@@ -56,9 +56,9 @@ static void vk_close(PsnrHvsContext *const c) {
             vkb_destroy_buffer(b, &s->staging);
             vkb_destroy_buffer(b, &s->input);
             for (int p = 0; p < 3; p++) {
-                VkScratch *const x = &s->scratch[p];
-                VkBuf *const bufs[] = {&x->terms, &x->chunk_sum, &x->chunks, &x->block_maps,
-                                       &x->windows};
+                VkbScratch *const x = &s->scratch[p];
+                VkbBuf *const bufs[] = {&x->terms, &x->chunk_sum, &x->chunks, &x->block_maps,
+                                        &x->windows};
                 for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); k++)
                     vkb_destroy_buffer(b, bufs[k]);
             }
@@ -77,12 +77,12 @@ static void vk_close(PsnrHvsContext *const c) {
 }
 
 /* Work-groups for n chunks as a 2-D grid (kernels.comp's psh_vk_group). */
-static void dispatch(const VkBackend *const b, const VkCommandBuffer cmd, const uint32_t n) {
+static void dispatch(const VkbBackend *const b, const VkCommandBuffer cmd, const uint32_t n) {
     const uint32_t x = n < MAX_GROUPS_X ? n : MAX_GROUPS_X;
     b->vd->vkCmdDispatch(cmd, x, (n + x - 1) / x, 1);
 }
 
-static void barrier(const VkBackend *const b, const VkCommandBuffer cmd,
+static void barrier(const VkbBackend *const b, const VkCommandBuffer cmd,
                     const VkPipelineStageFlags src, const VkAccessFlags src_access,
                     const VkPipelineStageFlags dst, const VkAccessFlags dst_access) {
     const VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -96,10 +96,10 @@ static void barrier(const VkBackend *const b, const VkCommandBuffer cmd,
  * dispatches may run together); the walks write the sums into host memory.
  * Slots have buffers of their own and go round the device's queues: nothing
  * orders one frame's kernels after another's but a queue they share. */
-static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const int si) {
+static int record_slot(const PsnrHvsContext *const c, VkbBackend *const b, const int si) {
     const PsnrHvsVkDeviceFns *const v = b->vd;
     const PsnrHvsFrameGeometry *const g = &c->geom;
-    VkSlot *const s = &b->slots[si];
+    VkbSlot *const s = &b->slots[si];
     const VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VkResult r = v->vkBeginCommandBuffer(s->cmd, &bi);
     if (r != VK_SUCCESS) return vkb_error(c, r, "recording a command buffer");
@@ -130,18 +130,18 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
             v->vkCmdBindPipeline(s->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->sh->pipe[k]);
             for (int p = 0; p < g->num_planes; p++) {
                 const PsnrHvsPlaneGeometry *const gp = &g->plane[p];
-                const VkParams prm = {.ref_off = (uint32_t)gp->ref_off,
-                                      .dist_off =
-                                          (uint32_t)(gp->dist_off + (size_t)ri * g->picture_bytes),
-                                      .width = gp->w,
-                                      .nbx = gp->bw,
-                                      .nblocks = b->nblocks[p],
-                                      .plane = p,
-                                      .bitdepth = g->bitdepth,
-                                      .mask_product = g->mask_product,
-                                      .nchunks = b->nchunks[p],
-                                      .out_index = (si * nr + ri) * 4 + p,
-                                      .flag_index = si * nr * 4 + 3};
+                const VkbParams prm = {.ref_off = (uint32_t)gp->ref_off,
+                                       .dist_off =
+                                           (uint32_t)(gp->dist_off + (size_t)ri * g->picture_bytes),
+                                       .width = gp->w,
+                                       .nbx = gp->bw,
+                                       .nblocks = b->nblocks[p],
+                                       .plane = p,
+                                       .bitdepth = g->bitdepth,
+                                       .mask_product = g->mask_product,
+                                       .nchunks = b->nchunks[p],
+                                       .out_index = (si * nr + ri) * 4 + p,
+                                       .flag_index = si * nr * 4 + 3};
                 v->vkCmdBindDescriptorSets(s->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->sh->layout, 0,
                                            1, &s->sets[p], 0, NULL);
                 v->vkCmdPushConstants(s->cmd, b->sh->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
@@ -168,10 +168,10 @@ static int record_slot(const PsnrHvsContext *const c, VkBackend *const b, const 
 }
 
 static int vk_open(PsnrHvsContext *const c) {
-    VkBackend *const b = calloc(1, sizeof(*b));
+    VkbBackend *const b = calloc(1, sizeof(*b));
     if (!b) return PSNRHVS_ERR(ENOMEM);
     c->backend = b;
-    VkDeviceInfo d;
+    VkbDeviceInfo d;
     int ret = vkb_acquire_shared(c, &b->sh, &d);
     if (ret) goto error;
     b->vd = &b->sh->vd;
@@ -238,10 +238,10 @@ static int vk_open(PsnrHvsContext *const c) {
         goto error;
     }
     for (int i = 0; i < b->nslots; i++) {
-        VkSlot *const s = &b->slots[i];
+        VkbSlot *const s = &b->slots[i];
         s->queue = i % b->sh->nqueues;
         for (int p = 0; p < g->num_planes; p++) {
-            VkScratch *const x = &s->scratch[p];
+            VkbScratch *const x = &s->scratch[p];
             const VkDeviceSize nch = (VkDeviceSize)b->nchunks[p];
             const VkDeviceSize nwin = (nch + CHUNK - 1) / CHUNK;
             if ((ret = vkb_create_buffer(c, b, &x->terms, nch * CHUNK * 64 * sizeof(float), storage,
@@ -290,7 +290,7 @@ static int vk_open(PsnrHvsContext *const c) {
         goto error;
     }
     for (int i = 0; i < b->nslots; i++) {
-        VkSlot *const s = &b->slots[i];
+        VkbSlot *const s = &b->slots[i];
         for (int p = 0; p < g->num_planes; p++) {
             const VkDescriptorSetAllocateInfo ai = {
                 .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -301,7 +301,7 @@ static int vk_open(PsnrHvsContext *const c) {
                 ret = vkb_error(c, r, "allocating descriptor sets");
                 goto error;
             }
-            const VkScratch *const x = &s->scratch[p];
+            const VkbScratch *const x = &s->scratch[p];
             const VkBuffer bufs[NBINDINGS] = {b->uma ? s->staging.buf : s->input.buf,
                                               x->terms.buf,
                                               x->chunk_sum.buf,
@@ -342,8 +342,8 @@ error:
 
 static int vk_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture *const ref,
                      const PsnrHvsPicture *const dist) {
-    VkBackend *const b = c->backend;
-    VkSlot *const s = &b->slots[si];
+    VkbBackend *const b = c->backend;
+    VkbSlot *const s = &b->slots[si];
     /* The slot's last frame was collected (its fence waited on): its
      * staging memory is free. Host-coherent memory: the writes are visible
      * to the device at the submission. */
@@ -362,8 +362,8 @@ static int vk_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
 }
 
 static int vk_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
-    VkBackend *const b = c->backend;
-    VkSlot *const s = &b->slots[si];
+    VkbBackend *const b = c->backend;
+    VkbSlot *const s = &b->slots[si];
     VkResult r = b->vd->vkWaitForFences(b->dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
     s->pending = 0;
     const VkResult rr = b->vd->vkResetFences(b->dev, 1, &s->fence);
@@ -399,14 +399,14 @@ static int vk_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
 int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, const size_t n,
                              float *const out) {
     if (!c || c->ops != &psnrhvs_backend_vulkan || !ab || !out || !n) return PSNRHVS_ERR(EINVAL);
-    VkBackend *const b = c->backend;
-    VkShared *const sh = b->sh;
+    VkbBackend *const b = c->backend;
+    VkbShared *const sh = b->sh;
     const PsnrHvsVkDeviceFns *const v = b->vd;
     int ret = vkb_need_pipeline(c, sh, MATH_KERNEL);
     if (ret) return ret;
     const VkMemoryPropertyFlags host =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    VkBuf in = {0}, res = {0};
+    VkbBuf in = {0}, res = {0};
     VkDescriptorPool pool = VK_NULL_HANDLE;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
@@ -434,7 +434,7 @@ int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, con
     ai.descriptorPool = pool;
     if ((r = v->vkAllocateDescriptorSets(b->dev, &ai, &set)) != VK_SUCCESS) goto fail;
     /* Operands at binding 0, results at 1; the others as the kernels have them. */
-    const VkScratch *const x = &b->slots[0].scratch[0];
+    const VkbScratch *const x = &b->slots[0].scratch[0];
     const VkBuffer bufs[NBINDINGS] = {in.buf,          res.buf,           x->chunk_sum.buf,
                                       x->chunks.buf,   x->block_maps.buf, x->windows.buf,
                                       b->sums_dev.buf, b->tables.buf,     b->sums_host.buf};
@@ -451,7 +451,7 @@ int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, con
     v->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sh->pipe[MATH_KERNEL]);
     v->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sh->layout, 0, 1, &set, 0,
                                NULL);
-    const VkParams prm = {.nblocks = (int32_t)n};
+    const VkbParams prm = {.nblocks = (int32_t)n};
     v->vkCmdPushConstants(cmd, sh->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(prm), &prm);
     dispatch(b, cmd, (uint32_t)((n + CHUNK - 1) / CHUNK));
     barrier(b, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,

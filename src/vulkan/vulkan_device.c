@@ -16,10 +16,10 @@
 
 #define MAX_DEVICES 64
 
-typedef struct VkDeviceList {
+typedef struct VkbDeviceList {
     int n;
     VkPhysicalDevice dev[MAX_DEVICES];
-} VkDeviceList;
+} VkbDeviceList;
 
 /* GPUs first (discrete, integrated, virtual, other), CPU implementations
  * (lavapipe, SwiftShader) last: settings.device indexes this order. */
@@ -54,7 +54,7 @@ static const char *type_name(const VkPhysicalDeviceType t) {
 }
 
 static void device_info(const PsnrHvsVkInstanceFns *const f, const VkPhysicalDevice pd,
-                        VkDeviceInfo *const d) {
+                        VkbDeviceInfo *const d) {
     memset(d, 0, sizeof(*d));
     f->vkGetPhysicalDeviceProperties(pd, &d->props);
     f->vkGetPhysicalDeviceFeatures(pd, &d->feat);
@@ -88,7 +88,7 @@ static void device_info(const PsnrHvsVkInstanceFns *const f, const VkPhysicalDev
 
 /* The first property the backend needs that the device lacks (or that the
  * test hook pretends it lacks), with why it is needed; NULL if none. */
-static const char *missing_property(const VkDeviceInfo *const d, const char **const why) {
+static const char *missing_property(const VkbDeviceInfo *const d, const char **const why) {
     const char *const hook = psnrhvs_test_vulkan_missing();
 #define PSNRHVS_VK_NEED(ok, name, reason)                                                          \
     if (!(ok) || (hook && !strcmp(hook, name))) {                                                  \
@@ -152,7 +152,7 @@ static int create_instance(PsnrHvsVkInstanceFns *const f, VkInstance *const inst
 
 /* Every physical device, GPUs first (stable within a kind). */
 static void list_sorted(const PsnrHvsVkInstanceFns *const f, const VkInstance inst,
-                        VkDeviceList *const l) {
+                        VkbDeviceList *const l) {
     uint32_t n = MAX_DEVICES;
     VkPhysicalDevice all[MAX_DEVICES];
     l->n = 0;
@@ -168,7 +168,7 @@ static void list_sorted(const PsnrHvsVkInstanceFns *const f, const VkInstance in
 
 /* ---- the devices of the process ---------------------------------------- */
 
-/* One instance for the process, and one VkShared per device index opened:
+/* One instance for the process, and one VkbShared per device index opened:
  * created by the first context on it, kept while the process runs (the next
  * context reuses the compiled kernels), destroyed at exit if no context is
  * open on it then. Guarded by `registry`. list-devices uses the same
@@ -176,11 +176,11 @@ static void list_sorted(const PsnrHvsVkInstanceFns *const f, const VkInstance in
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static PsnrHvsVkInstanceFns shared_vi;
 static VkInstance shared_inst;
-static VkDeviceList shared_list;
-static VkShared *shared_devices;
+static VkbDeviceList shared_list;
+static VkbShared *shared_devices;
 static int teardown_registered;
 
-static void destroy_shared(VkShared *const sh) {
+static void destroy_shared(VkbShared *const sh) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
     if (sh->dev) {
         for (int i = 0; i <= NKERNELS; i++)
@@ -196,8 +196,8 @@ static void destroy_shared(VkShared *const sh) {
 /* At exit: the devices no context holds, then the instance if none is left. */
 static void teardown(void) {
     pthread_mutex_lock(&registry);
-    for (VkShared **p = &shared_devices; *p;) {
-        VkShared *const sh = *p;
+    for (VkbShared **p = &shared_devices; *p;) {
+        VkbShared *const sh = *p;
         if (sh->users) {
             p = &sh->next;
             continue;
@@ -222,7 +222,7 @@ static int shared_instance(char *const why, const size_t size) {
     return 0;
 }
 
-void vkb_release_shared(VkShared *const sh) {
+void vkb_release_shared(VkbShared *const sh) {
     pthread_mutex_lock(&registry);
     sh->users--;
     pthread_mutex_unlock(&registry);
@@ -230,10 +230,10 @@ void vkb_release_shared(VkShared *const sh) {
 
 /* The device, its queue and its kernels, for a device that has what the
  * backend needs (d). Called with `registry` held. */
-static int create_shared(const PsnrHvsContext *const c, const VkDeviceInfo *const d,
-                         VkShared **const out) {
+static int create_shared(const PsnrHvsContext *const c, const VkbDeviceInfo *const d,
+                         VkbShared **const out) {
     char why[256];
-    VkShared *const sh = calloc(1, sizeof(*sh));
+    VkbShared *const sh = calloc(1, sizeof(*sh));
     if (!sh) return PSNRHVS_ERR(ENOMEM);
     for (int i = 0; i < MAX_QUEUES; i++) pthread_mutex_init(&sh->queue_lock[i], NULL);
     sh->index = c->s.device;
@@ -279,7 +279,8 @@ error:
 
 /* The shared device of c->s.device, checked against what the backend needs
  * (and, under backend auto, a GPU), with one more user. */
-int vkb_acquire_shared(const PsnrHvsContext *const c, VkShared **const out, VkDeviceInfo *const d) {
+int vkb_acquire_shared(const PsnrHvsContext *const c, VkbShared **const out,
+                       VkbDeviceInfo *const d) {
     char why[256];
     int ret = 0;
     pthread_mutex_lock(&registry);
@@ -314,7 +315,7 @@ int vkb_acquire_shared(const PsnrHvsContext *const c, VkShared **const out, VkDe
         ret = PSNRHVS_ERR(ENODEV);
         goto done;
     }
-    VkShared *sh = shared_devices;
+    VkbShared *sh = shared_devices;
     while (sh && sh->index != c->s.device) sh = sh->next;
     if (!sh) {
         if ((ret = create_shared(c, d, &sh))) goto done;
@@ -330,7 +331,7 @@ done:
 
 /* Kernel i's pipeline on sh, compiled on first use; under `registry`, as
  * the contexts on sh share it. */
-int vkb_need_pipeline(const PsnrHvsContext *const c, VkShared *const sh, const int i) {
+int vkb_need_pipeline(const PsnrHvsContext *const c, VkbShared *const sh, const int i) {
     int ret = 0;
     pthread_mutex_lock(&registry);
     if (!sh->pipe[i]) ret = vkb_create_pipeline(c, sh, i);
@@ -357,11 +358,11 @@ int vkb_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
     pthread_mutex_lock(&registry);
     const int err = shared_instance(why, sizeof(why));
     const PsnrHvsVkInstanceFns f = shared_vi;
-    const VkDeviceList l = shared_list;
+    const VkbDeviceList l = shared_list;
     pthread_mutex_unlock(&registry);
     if (err) return 0;
     for (int i = 0; i < l.n && i < max; i++) {
-        VkDeviceInfo d;
+        VkbDeviceInfo d;
         device_info(&f, l.dev[i], &d);
         const char *reason;
         const uint32_t v = d.props.vendorID;
@@ -394,14 +395,14 @@ int vkb_list_devices(const int verbose, char *const buf, const size_t size) {
         return err;
     }
     const PsnrHvsVkInstanceFns f = shared_vi;
-    const VkDeviceList l = shared_list;
+    const VkbDeviceList l = shared_list;
     pthread_mutex_unlock(&registry);
     if (!l.n) {
         put(buf, size, &used, "vulkan: no Vulkan device found\n");
         return PSNRHVS_ERR(ENODEV);
     }
     for (int i = 0; i < l.n; i++) {
-        VkDeviceInfo d;
+        VkbDeviceInfo d;
         device_info(&f, l.dev[i], &d);
         const uint32_t v = d.props.apiVersion;
         const char *reason;

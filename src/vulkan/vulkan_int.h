@@ -26,26 +26,26 @@
 #define MAX_QUEUES 4
 
 /* The push constants of kernels.comp (PshParams), all 4-byte words. */
-typedef struct VkParams {
+typedef struct VkbParams {
     uint32_t ref_off, dist_off;
     int32_t width, nbx, nblocks, plane, bitdepth, mask_product, nchunks, out_index, flag_index;
-} VkParams;
+} VkbParams;
 
-typedef struct VkBuf {
+typedef struct VkbBuf {
     VkBuffer buf;
     VkDeviceMemory mem;
     VkDeviceSize size;
     void *map; /* host-visible buffers: mapped for their lifetime */
-} VkBuf;
+} VkbBuf;
 
-typedef struct VkScratch {
-    VkBuf terms, chunk_sum, chunks, block_maps, windows;
-} VkScratch;
+typedef struct VkbScratch {
+    VkbBuf terms, chunk_sum, chunks, block_maps, windows;
+} VkbScratch;
 
-typedef struct VkSlot {
-    VkBuf staging;           /* host copy made in submit */
-    VkBuf input;             /* device copy (unused on a unified-memory device) */
-    VkScratch scratch[3];    /* per plane: the kernels' arrays */
+typedef struct VkbSlot {
+    VkbBuf staging;          /* host copy made in submit */
+    VkbBuf input;            /* device copy (unused on a unified-memory device) */
+    VkbScratch scratch[3];   /* per plane: the kernels' arrays */
     int queue;               /* index into the shared device's queues */
     VkCommandBuffer cmd;     /* recorded at open */
     VkFence fence;           /* signalled when the frame's sums are in sums_host */
@@ -53,13 +53,13 @@ typedef struct VkSlot {
     VkQueryPool queries;     /* profiling: timestamps between the stages */
     double copy_ms;          /* profiling: the host copy in submit */
     VkDescriptorSet sets[3]; /* per plane: this slot's input and scratch */
-} VkSlot;
+} VkbSlot;
 
 /* A device with its kernels, shared by every context of the process on it
- * (VkShared below): compiling the kernels is the slow part of an open on
+ * (VkbShared below): compiling the kernels is the slow part of an open on
  * some drivers (LLVM for lavapipe: seconds), so it happens once. */
-typedef struct VkShared {
-    struct VkShared *next;
+typedef struct VkbShared {
+    struct VkbShared *next;
     int index; /* settings.device */
     int users; /* contexts open on it */
     VkPhysicalDevice phys;
@@ -73,29 +73,29 @@ typedef struct VkShared {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipe[NKERNELS + 1];
-} VkShared;
+} VkbShared;
 
-typedef struct VkBackend {
-    VkShared *sh;
+typedef struct VkbBackend {
+    VkbShared *sh;
     /* sh's, for brevity */
     const PsnrHvsVkDeviceFns *vd;
     VkDevice dev;
     VkDescriptorPool dpool;
     VkCommandPool cpool;
-    VkBuf tables, sums_dev, sums_host;
+    VkbBuf tables, sums_dev, sums_host;
     int uma; /* the kernels read the staging buffer itself */
     /* the profiling test hook: per-stage device times, logged at close */
     int profile, profiled;
     double timestamp_ms; /* one timestamp tick */
     double prof_ms[1 + NKERNELS], copy_ms;
     int nblocks[3], nchunks[3];
-    VkSlot *slots;
+    VkbSlot *slots;
     int nslots;
     PsnrHvsThreadPool *pool;
-} VkBackend;
+} VkbBackend;
 
 /* What the backend asks of a device, as the driver reports it. */
-typedef struct VkDeviceInfo {
+typedef struct VkbDeviceInfo {
     uint32_t compute_queues; /* queues of compute_family */
     int timestamps;          /* compute_family writes timestamps */
     VkPhysicalDeviceProperties props;
@@ -105,22 +105,22 @@ typedef struct VkDeviceInfo {
     VkPhysicalDeviceFeatures feat;
     int v12;            /* Vulkan 1.2 or later: fc and driver are filled */
     int compute_family; /* a queue family with compute, or -1 */
-} VkDeviceInfo;
+} VkbDeviceInfo;
 
 /* vulkan_pipeline.c: errors, buffers, descriptor sets and the kernels. */
 int vkb_error(const PsnrHvsContext *c, VkResult r, const char *what);
-int vkb_create_buffer(const PsnrHvsContext *c, VkBackend *b, VkBuf *out, VkDeviceSize size,
+int vkb_create_buffer(const PsnrHvsContext *c, VkbBackend *b, VkbBuf *out, VkDeviceSize size,
                       VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
                       VkMemoryPropertyFlags need, const char *what);
-void vkb_destroy_buffer(const VkBackend *b, VkBuf *x);
-void vkb_write_set(const VkBackend *b, VkDescriptorSet set, const VkBuffer bufs[NBINDINGS]);
-int vkb_create_pipeline(const PsnrHvsContext *c, VkShared *sh, int i);
-int vkb_create_pipelines(const PsnrHvsContext *c, VkShared *sh);
+void vkb_destroy_buffer(const VkbBackend *b, VkbBuf *x);
+void vkb_write_set(const VkbBackend *b, VkDescriptorSet set, const VkBuffer bufs[NBINDINGS]);
+int vkb_create_pipeline(const PsnrHvsContext *c, VkbShared *sh, int i);
+int vkb_create_pipelines(const PsnrHvsContext *c, VkbShared *sh);
 
 /* vulkan_device.c: the process's instance and shared devices. */
-int vkb_acquire_shared(const PsnrHvsContext *c, VkShared **out, VkDeviceInfo *d);
-void vkb_release_shared(VkShared *sh);
-int vkb_need_pipeline(const PsnrHvsContext *c, VkShared *sh, int i);
+int vkb_acquire_shared(const PsnrHvsContext *c, VkbShared **out, VkbDeviceInfo *d);
+void vkb_release_shared(VkbShared *sh);
+int vkb_need_pipeline(const PsnrHvsContext *c, VkbShared *sh, int i);
 int vkb_enumerate(PsnrHvsDeviceInfo *info, int max);
 int vkb_list_devices(int verbose, char *buf, size_t size);
 

@@ -33,7 +33,7 @@ int vkb_error(const PsnrHvsContext *const c, const VkResult r, const char *const
 }
 
 /* A memory type of `bits` with all of `need`, preferring one with `want` too. */
-static int memory_type(const VkBackend *const b, const uint32_t bits,
+static int memory_type(const VkbBackend *const b, const uint32_t bits,
                        const VkMemoryPropertyFlags want, const VkMemoryPropertyFlags need) {
     const VkPhysicalDeviceMemoryProperties *const mem = &b->sh->mem;
     /* Host memory not wanted on the device (staging, results) avoids a
@@ -51,7 +51,7 @@ static int memory_type(const VkBackend *const b, const uint32_t bits,
     return -1;
 }
 
-int vkb_create_buffer(const PsnrHvsContext *const c, VkBackend *const b, VkBuf *const out,
+int vkb_create_buffer(const PsnrHvsContext *const c, VkbBackend *const b, VkbBuf *const out,
                       VkDeviceSize size, const VkBufferUsageFlags usage,
                       const VkMemoryPropertyFlags want, const VkMemoryPropertyFlags need,
                       const char *const what) {
@@ -85,7 +85,7 @@ int vkb_create_buffer(const PsnrHvsContext *const c, VkBackend *const b, VkBuf *
     return 0;
 }
 
-void vkb_destroy_buffer(const VkBackend *const b, VkBuf *const x) {
+void vkb_destroy_buffer(const VkbBackend *const b, VkbBuf *const x) {
     if (x->map) b->vd->vkUnmapMemory(b->dev, x->mem);
     if (x->buf) b->vd->vkDestroyBuffer(b->dev, x->buf, NULL);
     if (x->mem) b->vd->vkFreeMemory(b->dev, x->mem, NULL);
@@ -98,7 +98,7 @@ static VkDescriptorType binding_type(const int i) {
 }
 
 /* Points binding k of set at bufs[k], for every binding. */
-void vkb_write_set(const VkBackend *const b, const VkDescriptorSet set,
+void vkb_write_set(const VkbBackend *const b, const VkDescriptorSet set,
                    const VkBuffer bufs[NBINDINGS]) {
     VkDescriptorBufferInfo info[NBINDINGS];
     VkWriteDescriptorSet w[NBINDINGS];
@@ -115,7 +115,7 @@ void vkb_write_set(const VkBackend *const b, const VkDescriptorSet set,
 }
 
 /* Kernel i's pipeline, from its embedded SPIR-V. */
-int vkb_create_pipeline(const PsnrHvsContext *const c, VkShared *const sh, const int i) {
+int vkb_create_pipeline(const PsnrHvsContext *const c, VkbShared *const sh, const int i) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
     const unsigned char *const code[NKERNELS + 1] = {
         psnrhvs_vulkan_spirv_terms, psnrhvs_vulkan_spirv_maps, psnrhvs_vulkan_spirv_windows,
@@ -152,7 +152,7 @@ int vkb_create_pipeline(const PsnrHvsContext *const c, VkShared *const sh, const
     return 0;
 }
 
-int vkb_create_pipelines(const PsnrHvsContext *const c, VkShared *const sh) {
+int vkb_create_pipelines(const PsnrHvsContext *const c, VkbShared *const sh) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
     VkResult r;
     VkDescriptorSetLayoutBinding bind[NBINDINGS];
@@ -168,7 +168,7 @@ int vkb_create_pipelines(const PsnrHvsContext *const c, VkShared *const sh) {
     if ((r = v->vkCreateDescriptorSetLayout(sh->dev, &dl, NULL, &sh->set_layout)) != VK_SUCCESS)
         return vkb_error(c, r, "creating the descriptor set layout");
     const VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-                                     .size = sizeof(VkParams)};
+                                     .size = sizeof(VkbParams)};
     const VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                             .setLayoutCount = 1,
                                             .pSetLayouts = &sh->set_layout,
