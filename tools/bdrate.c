@@ -22,9 +22,20 @@
 
 #include "bdrate.h"
 #include "csv.h"
+#include "readfile.h"
+#include "msg.h"
 
 const char *bd_method_name(const enum BdMethod m) {
     return m == BD_CUBIC ? "cubic" : "pchip";
+}
+
+int bd_method_from_name(const char *const name) {
+    return !strcmp(name, "pchip") ? BD_PCHIP : !strcmp(name, "cubic") ? BD_CUBIC : -1;
+}
+
+int bd_pool_ok(const char *const pool) {
+    return !strcmp(pool, "mean") || !strcmp(pool, "harmonic_mean") || !strcmp(pool, "min") ||
+           !strcmp(pool, "max");
 }
 
 /* ---- rate tables ---- */
@@ -203,38 +214,11 @@ end:
 int rd_table_read(RdTable *const t, const char *const path, const char *const pool, char *const err,
                   const size_t err_size) {
     memset(t, 0, sizeof(*t));
-    FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int oom = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 1 << 14;
-            char *const nb = realloc(buf, cap);
-            if (!nb) {
-                oom = 1;
-                break;
-            }
-            buf = nb;
-        }
-        const size_t n = fread(buf + len, 1, cap - len, f);
-        if (!n) break;
-        len += n;
-    }
-    const int bad = ferror(f);
-    if (f != stdin) fclose(f);
-    int res = -1;
-    if (oom)
-        snprintf(err, err_size, "%s: out of memory", path);
-    else if (bad)
-        snprintf(err, err_size, "cannot read %s", path);
-    else
-        res = rd_table_parse(t, strcmp(path, "-") ? path : "stdin", buf ? buf : "", len, pool, err,
-                             err_size);
+    char *buf;
+    size_t len;
+    if (cli_read_file(path, &buf, &len, err, err_size) < 0) return -1;
+    const int res =
+        rd_table_parse(t, strcmp(path, "-") ? path : "stdin", buf, len, pool, err, err_size);
     free(buf);
     return res;
 }
@@ -449,10 +433,8 @@ int bd_compute(const enum BdMethod m, const RdTable *const anchor, const RdTable
 
 /* ---- the subcommand ---- */
 
-static void usage_error(const char *const msg, const char *const arg) {
-    fprintf(stderr, "psnrhvs: bdrate: %s%s%s%s (see psnrhvs bdrate --help)\n", msg, arg ? " '" : "",
-            arg ? arg : "", arg ? "'" : "");
-    exit(2);
+static _Noreturn void usage_error(const char *const msg, const char *const arg) {
+    cli_command_usage_error("bdrate", msg, arg);
 }
 
 static void help(void) {
@@ -511,16 +493,12 @@ int bdrate_main(int argc, char *const *argv) {
             files[num_files++] = optarg;
             break;
         case ARG_METHOD:
-            if (!strcmp(optarg, "pchip"))
-                method = BD_PCHIP;
-            else if (!strcmp(optarg, "cubic"))
-                method = BD_CUBIC;
-            else
+            if (bd_method_from_name(optarg) < 0)
                 usage_error("unknown --method (expected pchip or cubic):", optarg);
+            method = (enum BdMethod)bd_method_from_name(optarg);
             break;
         case ARG_POOL:
-            if (strcmp(optarg, "mean") && strcmp(optarg, "harmonic_mean") &&
-                strcmp(optarg, "min") && strcmp(optarg, "max"))
+            if (!bd_pool_ok(optarg))
                 usage_error("unknown --pool (expected mean, harmonic_mean, min or max):", optarg);
             pool = optarg;
             break;

@@ -69,6 +69,10 @@ int bd_compute(enum BdMethod m, const RdTable *anchor, const RdTable *test, enum
 
 /** "pchip", "cubic" */
 const char *bd_method_name(enum BdMethod m);
+/** The method named name ("pchip", "cubic"), or -1. */
+int bd_method_from_name(const char *name);
+/** 1 for a pooled value a rate table's metric may be (mean, harmonic_mean, min, max). */
+int bd_pool_ok(const char *pool);
 
 /** `psnrhvs bdrate ...` with argv[0] = "bdrate". @return the exit status. */
 int bdrate_main(int argc, char *const *argv);

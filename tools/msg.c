@@ -23,3 +23,10 @@ _Noreturn void cli_usage_exit(void) {
     if (usage) longjmp(*usage, 2);
     exit(2);
 }
+
+_Noreturn void cli_command_usage_error(const char *const cmd, const char *const msg,
+                                       const char *const arg) {
+    fprintf(cli_err(), "psnrhvs: %s: %s%s%s%s (see psnrhvs %s --help)\n", cmd, msg, arg ? " '" : "",
+            arg ? arg : "", arg ? "'" : "", cmd);
+    cli_usage_exit();
+}

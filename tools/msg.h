@@ -22,4 +22,8 @@ void cli_msg_set(FILE *f, jmp_buf *usage);
 /** The usage error's way out: longjmp(..., 2) where set, else exit(2). */
 _Noreturn void cli_usage_exit(void);
 
+/** "psnrhvs: CMD: MSG 'ARG' (see psnrhvs CMD --help)" (arg may be NULL), then
+ *  cli_usage_exit(). */
+_Noreturn void cli_command_usage_error(const char *cmd, const char *msg, const char *arg);
+
 #endif /* PSNRHVS_TOOLS_MSG_H */

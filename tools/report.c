@@ -18,11 +18,11 @@
 #include "report.h"
 #include "report_html.h"
 #include "svg.h"
+#include "readfile.h"
+#include "msg.h"
 
-static void usage_error(const char *const msg, const char *const arg) {
-    fprintf(stderr, "psnrhvs: report: %s%s%s%s (see psnrhvs report --help)\n", msg, arg ? " '" : "",
-            arg ? arg : "", arg ? "'" : "");
-    exit(2);
+static _Noreturn void usage_error(const char *const msg, const char *const arg) {
+    cli_command_usage_error("report", msg, arg);
 }
 
 static void help(void) {
@@ -139,45 +139,6 @@ static void free_rendition(Rendition *const r) {
     scores_free(&r->s);
 }
 
-/* The whole of an input ("-": stdin), to tell a rate table from a score file. */
-static int read_input(const char *const path, char **const out, size_t *const out_len,
-                      char *const err, const size_t err_size) {
-    FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            char *const nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                if (f != stdin) fclose(f);
-                snprintf(err, err_size, "%s: out of memory", path);
-                return -1;
-            }
-            buf = nb;
-        }
-        const size_t n = fread(buf + len, 1, cap - len, f);
-        if (!n) break;
-        len += n;
-    }
-    const int bad = ferror(f);
-    const int saved = errno;
-    if (f != stdin) fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err, err_size, "cannot read %s: %s", path, strerror(saved));
-        return -1;
-    }
-    *out = buf ? buf : calloc(1, 1);
-    *out_len = len;
-    return *out ? 0 : -1;
-}
-
 int report_main(int argc, char *const *argv) {
     enum { ARG_NAME = 256, ARG_TITLE, ARG_WORST, ARG_PERCENTILES, ARG_HELP, ARG_BD, ARG_POOL };
     static const struct option opts[] = {
@@ -228,16 +189,12 @@ int report_main(int argc, char *const *argv) {
                 usage_error("invalid --percentiles (up to 8 numbers over 0 and up to 100)", optarg);
             break;
         case ARG_BD:
-            if (!strcmp(optarg, "pchip"))
-                rep.bd_method = BD_PCHIP;
-            else if (!strcmp(optarg, "cubic"))
-                rep.bd_method = BD_CUBIC;
-            else
+            if (bd_method_from_name(optarg) < 0)
                 usage_error("unknown --bd-method (expected pchip or cubic):", optarg);
+            rep.bd_method = (enum BdMethod)bd_method_from_name(optarg);
             break;
         case ARG_POOL:
-            if (strcmp(optarg, "mean") && strcmp(optarg, "harmonic_mean") &&
-                strcmp(optarg, "min") && strcmp(optarg, "max"))
+            if (!bd_pool_ok(optarg))
                 usage_error("unknown --pool (expected mean, harmonic_mean, min or max):", optarg);
             pool = optarg;
             break;
@@ -272,7 +229,7 @@ int report_main(int argc, char *const *argv) {
         char err[1024];
         char *buf = NULL;
         size_t len = 0;
-        if (read_input(inputs[i], &buf, &len, err, sizeof(err)) < 0) {
+        if (cli_read_file(inputs[i], &buf, &len, err, sizeof(err)) < 0) {
             fprintf(stderr, "psnrhvs: %s\n", err);
             goto end;
         }

@@ -13,6 +13,7 @@
 
 #include "output/reader.h"
 #include "scores.h"
+#include "readfile.h"
 
 const char *scores_format_name(const enum ScoreFormat f) {
     switch (f) {
@@ -107,37 +108,9 @@ int scores_parse(ScoreSet *const s, const char *const buf, const size_t len, cha
 
 int scores_read(ScoreSet *const s, const char *const path, char *const err, const size_t err_size) {
     memset(s, 0, sizeof(*s));
-    FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            char *const nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                if (f != stdin) fclose(f);
-                snprintf(err, err_size, "%s: out of memory", path);
-                return -1;
-            }
-            buf = nb;
-        }
-        const size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
-    }
-    const int read_err = ferror(f);
-    const int saved = errno;
-    if (f != stdin) fclose(f);
-    if (read_err) {
-        free(buf);
-        snprintf(err, err_size, "cannot read %s: %s", path, strerror(saved));
-        return -1;
-    }
+    char *buf;
+    size_t len;
+    if (cli_read_file(path, &buf, &len, err, err_size) < 0) return -1;
     char msg[400];
     const int res = scores_parse(s, buf, len, msg, sizeof(msg));
     free(buf);

@@ -13,6 +13,7 @@
 
 #include "batch_int.h"
 #include "csv.h"
+#include "readfile.h"
 
 enum ColKind {
     COL_ID,
@@ -102,35 +103,11 @@ static int parse_bool(const char *const s) {
 }
 
 static char *read_all(const char *const path, size_t *const len) {
-    FILE *const f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        fprintf(stderr, "psnrhvs: batch: cannot open %s: %s\n", path, strerror(errno));
+    char *buf, err[600];
+    if (cli_read_file(path, &buf, len, err, sizeof(err)) < 0) {
+        fprintf(stderr, "psnrhvs: batch: %s\n", err);
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = batch_xmalloc(cap);
-    for (;;) {
-        if (n == cap) {
-            char *const nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                fprintf(stderr, "psnrhvs: out of memory\n");
-                exit(1);
-            }
-            buf = nb;
-        }
-        const size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (!r) break;
-    }
-    const int bad = ferror(f);
-    const int saved = errno;
-    if (f != stdin) fclose(f);
-    if (bad) {
-        fprintf(stderr, "psnrhvs: batch: cannot read %s: %s\n", path, strerror(saved));
-        free(buf);
-        return NULL;
-    }
-    *len = n;
     return buf;
 }
 
