@@ -50,4 +50,8 @@ const char *psnrhvs_backend_id_name(enum PsnrHvsBackend b);
 void psnrhvs_log(const PsnrHvsContext *c, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
 void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
 
+/* Appends to buf (device lists), keeping it terminated; *used may pass size
+ * (truncated). */
+void psh_buf_put(char *buf, size_t size, size_t *used, const char *fmt, ...) PSNRHVS_PRINTF(4, 5);
+
 #endif /* PSNRHVS_SRC_INTERNAL_H */

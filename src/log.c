@@ -29,3 +29,12 @@ void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) {
     vlog(&s->logger, fmt, ap);
     va_end(ap);
 }
+
+void psh_buf_put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...) {
+    if (*used >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}

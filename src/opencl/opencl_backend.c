@@ -493,18 +493,6 @@ static int cl_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
     return 0;
 }
 
-/* Appends to buf, keeping it terminated; *used may pass size (truncated). */
-static void put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...)
-    PSNRHVS_PRINTF(4, 5);
-static void put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...) {
-    if (*used >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(buf + *used, size - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0) *used += (size_t)n;
-}
-
 /* Private and local memory of each kernel of one build on one device. */
 static void describe_kernels(const cl_platform_id plat, const cl_device_id dev, const int exact,
                              char *const buf, const size_t size, size_t *const used) {
@@ -513,15 +501,15 @@ static void describe_kernels(const cl_platform_id plat, const cl_device_id dev, 
     const char *const path = exact ? "exact-helpers" : "native";
     cl_context ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) {
-        put(buf, size, used, "    %s: no context (error %d)\n", path, (int)err);
+        psh_buf_put(buf, size, used, "    %s: no context (error %d)\n", path, (int)err);
         return;
     }
     cl_program prog;
     char *log;
     err = build_program(ctx, dev, exact, &prog, &log);
     if (err != CL_SUCCESS) {
-        put(buf, size, used, "    %s: build failed (error %d)\n%s\n", path, (int)err,
-            log ? log : "");
+        psh_buf_put(buf, size, used, "    %s: build failed (error %d)\n%s\n", path, (int)err,
+                    log ? log : "");
         free(log);
         clReleaseContext(ctx);
         return;
@@ -534,10 +522,10 @@ static void describe_kernels(const cl_platform_id plat, const cl_device_id dev, 
         clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(priv), &priv, NULL);
         clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(local), &local, NULL);
         clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL);
-        put(buf, size, used,
-            "    %s %s: private_mem_size %llu bytes, local_mem_size %llu bytes, "
-            "max work-group %zu\n",
-            path, kernel_names[i], (unsigned long long)priv, (unsigned long long)local, wg);
+        psh_buf_put(buf, size, used,
+                    "    %s %s: private_mem_size %llu bytes, local_mem_size %llu bytes, "
+                    "max work-group %zu\n",
+                    path, kernel_names[i], (unsigned long long)priv, (unsigned long long)local, wg);
         clReleaseKernel(k);
     }
     clReleaseProgram(prog);
@@ -550,12 +538,12 @@ static int cl_list_devices(const int verbose, char *const buf, const size_t size
     if (size) buf[0] = 0;
     char why[256];
     if (psnrhvs_opencl_load(why, sizeof(why))) {
-        put(buf, size, &used, "opencl: %s\n", why);
+        psh_buf_put(buf, size, &used, "opencl: %s\n", why);
         return PSNRHVS_ERR(ENODEV);
     }
     list_all(&l);
     if (!l.n) {
-        put(buf, size, &used, "opencl: no OpenCL platform or device found\n");
+        psh_buf_put(buf, size, &used, "opencl: no OpenCL platform or device found\n");
         return PSNRHVS_ERR(ENODEV);
     }
     for (int i = 0; i < l.n; i++) {
@@ -566,12 +554,12 @@ static int cl_list_devices(const int verbose, char *const buf, const size_t size
         clGetDeviceInfo(l.device[i], CL_DEVICE_VERSION, sizeof(version) - 1, version, NULL);
         clGetDeviceInfo(l.device[i], CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp64), &fp64, NULL);
         const cl_device_fp_config cfg = fp_config(l.device[i]);
-        put(buf, size, &used,
-            "%d: %s | platform %s | %s | fp64 %s | correctly rounded divide/sqrt %s | "
-            "denormals %s\n",
-            i, name, plat, version, fp64 ? "yes" : "no",
-            cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ? "yes" : "no (integer helpers)",
-            cfg & CL_FP_DENORM ? "yes" : "no");
+        psh_buf_put(buf, size, &used,
+                    "%d: %s | platform %s | %s | fp64 %s | correctly rounded divide/sqrt %s | "
+                    "denormals %s\n",
+                    i, name, plat, version, fp64 ? "yes" : "no",
+                    cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ? "yes" : "no (integer helpers)",
+                    cfg & CL_FP_DENORM ? "yes" : "no");
         if (!verbose) continue;
         if (cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
             describe_kernels(l.platform[i], l.device[i], 0, buf, size, &used);

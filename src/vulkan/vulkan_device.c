@@ -339,18 +339,6 @@ int vkb_need_pipeline(const PsnrHvsContext *const c, VkbShared *const sh, const 
     return ret;
 }
 
-/* Appends to buf, keeping it terminated; *used may pass size (truncated). */
-static void put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...)
-    PSNRHVS_PRINTF(4, 5);
-static void put(char *const buf, const size_t size, size_t *const used, const char *fmt, ...) {
-    if (*used >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(buf + *used, size - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0) *used += (size_t)n;
-}
-
 /* auto's view (backend.h): GPUs that have every guarantee, by vendor (no
  * PCI address: VK_EXT_pci_bus_info is optional). */
 int vkb_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
@@ -391,14 +379,14 @@ int vkb_list_devices(const int verbose, char *const buf, const size_t size) {
     const int err = shared_instance(why, sizeof(why));
     if (err) {
         pthread_mutex_unlock(&registry);
-        put(buf, size, &used, "vulkan: %s\n", why);
+        psh_buf_put(buf, size, &used, "vulkan: %s\n", why);
         return err;
     }
     const PsnrHvsVkInstanceFns f = shared_vi;
     const VkbDeviceList l = shared_list;
     pthread_mutex_unlock(&registry);
     if (!l.n) {
-        put(buf, size, &used, "vulkan: no Vulkan device found\n");
+        psh_buf_put(buf, size, &used, "vulkan: no Vulkan device found\n");
         return PSNRHVS_ERR(ENODEV);
     }
     for (int i = 0; i < l.n; i++) {
@@ -407,7 +395,8 @@ int vkb_list_devices(const int verbose, char *const buf, const size_t size) {
         const uint32_t v = d.props.apiVersion;
         const char *reason;
         const char *const missing = missing_property(&d, &reason);
-        put(buf, size, &used,
+        psh_buf_put(
+            buf, size, &used,
             "%d: %s | %s | Vulkan %u.%u.%u | %s %s | int64 %s | f32 round to nearest even %s | "
             "f32 signed zero/inf/nan preserve %s | f32 denormals preserved %s | %s%s%s\n",
             i, d.props.deviceName, type_name(d.props.deviceType), VK_API_VERSION_MAJOR(v),
@@ -420,15 +409,15 @@ int vkb_list_devices(const int verbose, char *const buf, const size_t size) {
                                                                           : "");
         if (!verbose) continue;
         const VkPhysicalDeviceLimits *const lim = &d.props.limits;
-        put(buf, size, &used,
-            "    limits: maxStorageBufferRange %u, maxMemoryAllocationSize %llu, "
-            "maxComputeSharedMemorySize %u, maxComputeWorkGroupInvocations %u; "
-            "denormBehaviorIndependence %d, roundingModeIndependence %d, "
-            "shaderDenormFlushToZeroFloat32 %s, shaderFloat64 %s\n",
-            lim->maxStorageBufferRange, (unsigned long long)d.m3.maxMemoryAllocationSize,
-            lim->maxComputeSharedMemorySize, lim->maxComputeWorkGroupInvocations,
-            (int)d.fc.denormBehaviorIndependence, (int)d.fc.roundingModeIndependence,
-            yes(d.fc.shaderDenormFlushToZeroFloat32), yes(d.feat.shaderFloat64));
+        psh_buf_put(buf, size, &used,
+                    "    limits: maxStorageBufferRange %u, maxMemoryAllocationSize %llu, "
+                    "maxComputeSharedMemorySize %u, maxComputeWorkGroupInvocations %u; "
+                    "denormBehaviorIndependence %d, roundingModeIndependence %d, "
+                    "shaderDenormFlushToZeroFloat32 %s, shaderFloat64 %s\n",
+                    lim->maxStorageBufferRange, (unsigned long long)d.m3.maxMemoryAllocationSize,
+                    lim->maxComputeSharedMemorySize, lim->maxComputeWorkGroupInvocations,
+                    (int)d.fc.denormBehaviorIndependence, (int)d.fc.roundingModeIndependence,
+                    yes(d.fc.shaderDenormFlushToZeroFloat32), yes(d.feat.shaderFloat64));
     }
     return 0;
 }
