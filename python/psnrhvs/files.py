@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
-import shutil
 import subprocess
 import tempfile
 import time
@@ -33,6 +31,8 @@ from .errors import (CLIError, FormatMismatchError, InputError, MalformedY4MErro
                      PlaneTooSmallError, PsnrHvsWarning, TruncatedFrameError,
                      UnsupportedFormatError, UsageError)
 from .results import FrameScore, Result, parse_json
+from ._cli_args import (HWACCELS, SCALE_ALGOS, _device_arg, _hwaccel_name,  # noqa: F401
+                        _pythonize, _scale_name, find_cli)
 from .scorer import Scorer, check_int as _uint, normalize_pixel_format
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -59,9 +59,6 @@ _COMPRESSED_MAGIC = (
     (0, b"MM\x00*"),              # TIFF, big endian
 )
 #: --scale's algorithms (libswscale's names, tools/input/convert.c); bicubic is the default.
-SCALE_ALGOS = ("bicubic", "bilinear", "fast_bilinear", "neighbor", "area", "bicublin", "gauss",
-               "sinc", "lanczos", "spline", "experimental")
-HWACCELS = ("none", "cuda")
 
 #: Names the CLI path takes even without a known magic (elementary streams).
 _COMPRESSED_EXT = {".mp4", ".m4v", ".mov", ".mkv", ".webm", ".ivf", ".avi", ".ts", ".m2ts",
@@ -421,76 +418,6 @@ def _check_plane_sizes(fmt: Format, enable_chroma: bool) -> None:
             f"chroma planes of {fmt.width}x{fmt.height} {fmt.pixel_format} are {cw}x{ch}, "
             "smaller than 8x8: psnr_hvs has no block to score in them; use "
             "enable_chroma=False to score luma only")
-
-
-def find_cli(cli: Optional[PathLike] = None, library: Any = None) -> str:
-    """The psnrhvs CLI: explicit, $PSNRHVS_CLI, next to the library (installed
-    prefix/bin or the build tree's tools/), else PATH."""
-    if cli:
-        return os.fspath(cli)
-    env = os.environ.get("PSNRHVS_CLI")
-    if env:
-        return env
-    try:
-        libdir = Path(_lib.load_library(library).path).resolve().parent
-        for cand in (libdir.parent / "bin" / "psnrhvs", libdir.parent / "tools" / "psnrhvs",
-                     libdir / "psnrhvs"):
-            if cand.is_file() and os.access(cand, os.X_OK):
-                return str(cand)
-    except Exception:
-        pass
-    found = shutil.which("psnrhvs")
-    if found:
-        return found
-    raise CLIError("the psnrhvs CLI is needed for compressed inputs and was not found: "
-                   "pass cli=PATH, set PSNRHVS_CLI, or put psnrhvs on PATH")
-
-
-def _scale_name(scale: Any) -> Optional[str]:
-    """scale=True (bicubic), an algorithm's name, or False/None (sizes must match)."""
-    if scale is None or scale is False:
-        return None
-    if scale is True:
-        return "bicubic"
-    if isinstance(scale, str) and scale in SCALE_ALGOS:
-        return scale
-    raise UsageError(f"unknown scale algorithm '{scale}' (expected True, False or one of "
-                     f"{', '.join(SCALE_ALGOS)})")
-
-
-def _hwaccel_name(hwaccel: Any) -> Optional[str]:
-    if hwaccel is None or hwaccel is False or hwaccel == "none":
-        return None
-    if hwaccel in HWACCELS:
-        return hwaccel
-    raise UsageError(f"unknown hwaccel '{hwaccel}' (expected none or cuda)")
-
-
-def _device_arg(device: Any) -> str:
-    """--device's value: N, "all", or a list of indices (one scorer each)."""
-    if device == "all":
-        return "all"
-    if isinstance(device, (list, tuple)):
-        if not device:
-            raise UsageError("invalid device []: expected N, 'all' or a list of N")
-        return ",".join(str(_uint(d, "device", 0, INT_MAX)) for d in device)
-    return str(_uint(device, "device", 0, INT_MAX))
-
-
-# The CLI's flags in its messages, as this package's keywords name them.
-_PY_NAMES = ((re.compile(r"--frame_cnt (\d+)"), r"frame_cnt=\1"),
-             (re.compile(r"--common_bitdepth"), "common_bitdepth=True"),
-             (re.compile(r"--scale\b"), "scale=True"),
-             (re.compile(r"--hwaccel cuda"), "hwaccel='cuda'"),
-             (re.compile(r"--colour_mismatch error"), "colour_mismatch='error'"),
-             (re.compile(r"--(frame_skip_ref|frame_skip_dist|subsample|width|height|bitdepth"
-                         r"|pixel_format|backend|device|threads|isa)\b"), r"\1"))
-
-
-def _pythonize(text: str) -> str:
-    for pat, repl in _PY_NAMES:
-        text = pat.sub(repl, text)
-    return text
 
 
 def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[PathLike] = None,
