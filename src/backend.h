@@ -62,14 +62,14 @@ typedef struct PsnrHvsBackendOps {
 
 /* The registry (lib.c) lists the backends of the core, by HAVE_OPENCL etc.;
  * cuda and sycl are modules (module.h). */
-extern const PsnrHvsBackendOps psnrhvs_backend_cpu;
-extern const PsnrHvsBackendOps psnrhvs_backend_cuda;
-extern const PsnrHvsBackendOps psnrhvs_backend_opencl;
-extern const PsnrHvsBackendOps psnrhvs_backend_hip;
-extern const PsnrHvsBackendOps psnrhvs_backend_sycl;
-extern const PsnrHvsBackendOps psnrhvs_backend_vulkan;
+extern const PsnrHvsBackendOps psh_backend_cpu;
+extern const PsnrHvsBackendOps psh_backend_cuda;
+extern const PsnrHvsBackendOps psh_backend_opencl;
+extern const PsnrHvsBackendOps psh_backend_hip;
+extern const PsnrHvsBackendOps psh_backend_sycl;
+extern const PsnrHvsBackendOps psh_backend_vulkan;
 /* Several scorers as one (mix.c): what psnrhvs_open() gives for auto and lists. */
-extern const PsnrHvsBackendOps psnrhvs_backend_mix;
+extern const PsnrHvsBackendOps psh_backend_mix;
 
 #ifdef __cplusplus
 }

@@ -58,11 +58,11 @@ static void init_cpu(void) {
     cpu_flags = detect();
 }
 
-unsigned psnrhvs_get_cpu_flags(void) {
+unsigned psh_get_cpu_flags(void) {
     pthread_once(&cpu_once, init_cpu);
     return cpu_flags & atomic_load(&cpu_mask);
 }
 
-void psnrhvs_set_cpu_flags_mask(const unsigned mask) {
+void psh_set_cpu_flags_mask(const unsigned mask) {
     atomic_store(&cpu_mask, mask);
 }

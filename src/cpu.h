@@ -12,9 +12,9 @@ enum PsnrHvsCpuFlags {
 };
 
 /* The flags the CPU has, ANDed with the mask. Read once (thread-safe). */
-unsigned psnrhvs_get_cpu_flags(void);
+unsigned psh_get_cpu_flags(void);
 
-/* Restricts psnrhvs_get_cpu_flags() to mask (tests, --cpumask); ~0u undoes it. */
-void psnrhvs_set_cpu_flags_mask(unsigned mask);
+/* Restricts psh_get_cpu_flags() to mask (tests, --cpumask); ~0u undoes it. */
+void psh_set_cpu_flags_mask(unsigned mask);
 
 #endif /* PSNRHVS_SRC_CPU_H */

@@ -93,18 +93,18 @@ static int row_terms(const CpuBackend *b, const PsnrHvsPlanePair *p, const int b
     const uint8_t *ref = (const uint8_t *)p->ref + y * p->ref_stride;
     const uint8_t *dist = (const uint8_t *)p->dist + y * p->dist_stride;
     return b->dsp.row_terms[p->bitdepth > 8](buf, ref, p->ref_stride, dist, p->dist_stride,
-                                             psnrhvs_blocks_along(p->w), p->table, p->mask_product,
+                                             psh_blocks_along(p->w), p->table, p->mask_product,
                                              chain);
 }
 
 static void plan_row(const CpuBackend *b, CpuPlane *pl, const int by, const float *t, const int n,
                      const double approx, const PsnrHvsSumStart start) {
-    psnrhvs_sum_plan(pl->plans[by], t, (size_t)n, approx, start, b->dsp.sum_lanes);
+    psh_sum_plan(pl->plans[by], t, (size_t)n, approx, start, b->dsp.sum_lanes);
 }
 
 static float walk_row(const CpuPlane *pl, const int by, const float r, const float *t) {
-    psnrhvs_test_count_cpu_engine_row();
-    return psnrhvs_sum_walk(r, pl->plans[by], t, NULL);
+    psh_test_count_cpu_engine_row();
+    return psh_sum_walk(r, pl->plans[by], t, NULL);
 }
 
 /* One thread: row by's terms go to one buffer while the previous row's, in
@@ -112,14 +112,14 @@ static float walk_row(const CpuPlane *pl, const int by, const float r, const flo
  * prefix and walked). */
 static float plane_sum_alone(const CpuBackend *b, CpuPlane *pl, float *const buf[2]) {
     const PsnrHvsPlanePair *const p = &pl->pair;
-    if (b->use_ref) return psnrhvs_plane_sum_ref(p);
-    const int nby = psnrhvs_blocks_along(p->h);
+    if (b->use_ref) return psh_plane_sum_ref(p);
+    const int nby = psh_blocks_along(p->h);
     if (pl->engine) {
         double prefix = 0.0;
         float sum = 0.0f;
         for (int by = 0; by < nby; by++) {
             const int n = row_terms(b, p, by, buf[0], NULL);
-            const double approx = psnrhvs_sum_approx(buf[0], (size_t)n);
+            const double approx = psh_sum_approx(buf[0], (size_t)n);
             plan_row(b, pl, by, buf[0], n, approx, (PsnrHvsSumStart){prefix, prefix, prefix});
             sum = walk_row(pl, by, sum, buf[0]);
             prefix += approx;
@@ -174,9 +174,8 @@ static double engine_known(CpuPlane *pl, const int by, int *known) {
 static int rows_out_of_range(const CpuBackend *b, const PsnrHvsPlanePair *p, const int r,
                              const int y0, const int y1, PsnrHvsRangeError *e) {
     if (p->bitdepth == 8) return 0;
-    const int bad = psnrhvs_range_find(e, 0, p->table, p->ref, p->ref_stride, p->w, y0, y1, b->max);
-    return psnrhvs_range_find(e, 1 + r, p->table, p->dist, p->dist_stride, p->w, y0, y1, b->max) ||
-           bad;
+    const int bad = psh_range_find(e, 0, p->table, p->ref, p->ref_stride, p->w, y0, y1, b->max);
+    return psh_range_find(e, 1 + r, p->table, p->dist, p->dist_stride, p->w, y0, y1, b->max) || bad;
 }
 
 /* The rows block row by reads. */
@@ -231,7 +230,7 @@ static void finish_row(CpuBackend *b, CpuPlane *pl, const int by, const int nby,
             b->waiting--;
         }
     }
-    psnrhvs_test_count_cpu_unbuffered_row();
+    psh_test_count_cpu_unbuffered_row();
     pl->walking = 1;
     pthread_mutex_unlock(&b->lock);
     pl->sum = pl->engine ? walk_row(pl, by, pl->sum, terms) : add_chain(pl->sum, terms, n);
@@ -262,24 +261,24 @@ static void ladder_row(CpuBackend *b, CpuSlot *s, const int p, const int by, con
     ptrdiff_t dist_stride[PSNRHVS_MAX_RENDITIONS];
     int count[PSNRHVS_MAX_RENDITIONS] = {0};
     PsnrHvsRangeError range = {0};
-    int bad = pair->bitdepth > 8 && psnrhvs_range_find(&range, 0, p, pair->ref, pair->ref_stride,
-                                                       pair->w, by * 7, by * 7 + 8, b->max);
+    int bad = pair->bitdepth > 8 && psh_range_find(&range, 0, p, pair->ref, pair->ref_stride,
+                                                   pair->w, by * 7, by * 7 + 8, b->max);
     for (int r = 0; r < nr; r++) {
         const PsnrHvsPlanePair *const pr = &s->plane[r][p].pair;
         dist[r] = (const uint8_t *)pr->dist + y * pr->dist_stride;
         dist_stride[r] = pr->dist_stride;
         if (pr->bitdepth > 8)
-            bad |= psnrhvs_range_find(&range, 1 + r, p, pr->dist, pr->dist_stride, pr->w, by * 7,
-                                      by * 7 + 8, b->max);
+            bad |= psh_range_find(&range, 1 + r, p, pr->dist, pr->dist_stride, pr->w, by * 7,
+                                  by * 7 + 8, b->max);
     }
     if (!bad)
         b->dsp.row_terms_ladder[pair->bitdepth > 8](
             terms, count, (const uint8_t *)pair->ref + y * pair->ref_stride, pair->ref_stride, dist,
-            dist_stride, nr, psnrhvs_blocks_along(pair->w), pair->table, pair->mask_product);
+            dist_stride, nr, psh_blocks_along(pair->w), pair->table, pair->mask_product);
 
     pthread_mutex_lock(&b->lock);
     samples_read(b, s);
-    if (bad) psnrhvs_range_merge(&s->range, &range);
+    if (bad) psh_range_merge(&s->range, &range);
     for (int r = 0; r < nr; r++)
         finish_row(b, &s->plane[r][p], by, nby, bufs[r], terms[r], count[r], 0.0);
 }
@@ -295,9 +294,9 @@ static void row_task(void *const arg, const int task, const int worker) {
             CpuPlane *const pr = &s->plane[r][p];
             PsnrHvsRangeError range = {0};
             const int bad = plane_out_of_range(b, &pr->pair, r, &range);
-            pr->sum = bad ? 0.0f : psnrhvs_plane_sum_ref(&pr->pair);
+            pr->sum = bad ? 0.0f : psh_plane_sum_ref(&pr->pair);
             pthread_mutex_lock(&b->lock);
-            if (bad) psnrhvs_range_merge(&s->range, &range);
+            if (bad) psh_range_merge(&s->range, &range);
             pthread_mutex_unlock(&b->lock);
         }
         pthread_mutex_lock(&b->lock);
@@ -348,7 +347,7 @@ static void row_task(void *const arg, const int task, const int worker) {
         /* Rows before this one still running count at the mean of the done
          * ones (or at this row's sum); their share is the uncertainty of
          * where the chain starts this row. */
-        approx = psnrhvs_sum_approx(terms, (size_t)n);
+        approx = psh_sum_approx(terms, (size_t)n);
         const double slack = (by - known) * (known ? known_sum / known : approx);
         plan_row(b, pl, by, terms, n, approx,
                  (PsnrHvsSumStart){known_sum + slack, known_sum, known_sum + 2 * slack});
@@ -356,7 +355,7 @@ static void row_task(void *const arg, const int task, const int worker) {
 
     pthread_mutex_lock(&b->lock);
     samples_read(b, s);
-    if (bad) psnrhvs_range_merge(&s->range, &range);
+    if (bad) psh_range_merge(&s->range, &range);
     if (carried) {
         pl->sum = carry.sum;
         pl->rows[pl->next_row++].terms = NULL;
@@ -385,7 +384,7 @@ static void score_alone(CpuBackend *b, CpuSlot *s, const int p) {
     ptrdiff_t stride[PSNRHVS_MAX_RENDITIONS];
     int count[PSNRHVS_MAX_RENDITIONS];
     float sum[PSNRHVS_MAX_RENDITIONS] = {0.0f};
-    for (int y = 0; y < psnrhvs_blocks_along(pair->h); y++) {
+    for (int y = 0; y < psh_blocks_along(pair->h); y++) {
         const ptrdiff_t row = (ptrdiff_t)y * 7;
         for (int r = 0; r < nr; r++) {
             const PsnrHvsPlanePair *const pr = &s->plane[r][p].pair;
@@ -394,7 +393,7 @@ static void score_alone(CpuBackend *b, CpuSlot *s, const int p) {
         }
         b->dsp.row_terms_ladder[pair->bitdepth > 8](
             b->own, count, (const uint8_t *)pair->ref + row * pair->ref_stride, pair->ref_stride,
-            dist, stride, nr, psnrhvs_blocks_along(pair->w), pair->table, pair->mask_product);
+            dist, stride, nr, psh_blocks_along(pair->w), pair->table, pair->mask_product);
         for (int r = 0; r < nr; r++) sum[r] = add_chain(sum[r], b->own[r], count[r]);
     }
     for (int r = 0; r < nr; r++) s->plane[r][p].sum = sum[r];
@@ -403,7 +402,7 @@ static void score_alone(CpuBackend *b, CpuSlot *s, const int p) {
 static void cpu_close(PsnrHvsContext *c) {
     CpuBackend *const b = c->backend;
     if (!b) return;
-    psnrhvs_thread_pool_destroy(b->pool);
+    psh_thread_pool_destroy(b->pool);
     pthread_cond_destroy(&b->progress);
     pthread_cond_destroy(&b->read);
     pthread_mutex_destroy(&b->lock);
@@ -414,7 +413,7 @@ static void cpu_close(PsnrHvsContext *c) {
 
 static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
     static const char *const names[] = {"auto", "scalar", "avx2", "avx512", "neon"};
-    const unsigned have = psnrhvs_get_cpu_flags();
+    const unsigned have = psh_get_cpu_flags();
     unsigned flags = have;
     switch (c->s.isa) {
     case PSNRHVS_ISA_SCALAR:
@@ -432,14 +431,14 @@ static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
                           : c->s.isa == PSNRHVS_ISA_AVX512 ? HAVE_AVX512
                                                            : HAVE_NEON;
         if (!built) {
-            psnrhvs_log(c, "isa %s is not built into this library", names[c->s.isa]);
+            psh_log(c, "isa %s is not built into this library", names[c->s.isa]);
             return PSNRHVS_ERR(ENOSYS);
         }
         if ((have & need) != need) {
             PsnrHvsDspContext best;
-            psnrhvs_dsp_init(&best, have);
-            psnrhvs_log(c, "isa %s is not supported by this CPU (the best it has is %s)",
-                        names[c->s.isa], strcmp(best.isa, "c") ? best.isa : "scalar");
+            psh_dsp_init(&best, have);
+            psh_log(c, "isa %s is not supported by this CPU (the best it has is %s)",
+                    names[c->s.isa], strcmp(best.isa, "c") ? best.isa : "scalar");
             return PSNRHVS_ERR(ENOSYS);
         }
         flags = need;
@@ -448,7 +447,7 @@ static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
     default:
         break;
     }
-    psnrhvs_dsp_init(&b->dsp, flags);
+    psh_dsp_init(&b->dsp, flags);
     return 0;
 }
 
@@ -493,7 +492,7 @@ static size_t carve(CpuBackend *b, const PsnrHvsContext *c, unsigned char *mem) 
                 if (!alone) TAKE(pl->rows, (size_t)nby * sizeof(CpuRow));
                 if (!b->engine_ok) continue;
                 TAKE(pl->plans, (size_t)nby * sizeof(PsnrHvsSumPlan *));
-                const size_t plan = psnrhvs_sum_plan_size((size_t)g->plane[p].bw * 64);
+                const size_t plan = psh_sum_plan_size((size_t)g->plane[p].bw * 64);
                 for (int y = 0; y < nby; y++) TAKE(pl->plans[y], plan);
             }
     }
@@ -522,20 +521,20 @@ static int cpu_open(PsnrHvsContext *c) {
     b->max = (1u << g->bitdepth) - 1;
     b->nthreads = thread_count(c, b);
     b->renditions = g->renditions;
-    b->sum_mode = psnrhvs_test_cpu_sum();
+    b->sum_mode = psh_test_cpu_sum();
     /* Ladders sum their chains plainly: each row holds every rendition's
      * work, which hides the chains. */
     b->engine_ok = !b->use_ref && b->renditions == 1 &&
                    (b->sum_mode == PSNRHVS_TEST_CPU_SUM_ENGINE ||
                     (b->sum_mode == PSNRHVS_TEST_CPU_SUM_AUTO &&
-                     b->nthreads >= ENGINE_MIN_THREADS && b->dsp.sum_lanes != psnrhvs_sum_lanes_c));
+                     b->nthreads >= ENGINE_MIN_THREADS && b->dsp.sum_lanes != psh_sum_lanes_c));
 
     err = PSNRHVS_ERR(ENOMEM);
     if (!(b->mem = malloc(carve(b, c, NULL)))) goto error;
     carve(b, c, b->mem);
     for (int i = 0; i < c->slots; i++) b->slot[i].b = b;
-    if (b->nthreads > 1 && !(b->pool = psnrhvs_thread_pool_create(b->nthreads))) {
-        psnrhvs_log(c, "cannot start %d worker threads", b->nthreads - 1);
+    if (b->nthreads > 1 && !(b->pool = psh_thread_pool_create(b->nthreads))) {
+        psh_log(c, "cannot start %d worker threads", b->nthreads - 1);
         err = PSNRHVS_ERR(EAGAIN);
         goto error;
     }
@@ -577,7 +576,7 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
      * the caller keeps them until the frame is received. */
     const int retained = c->s.memory == PSNRHVS_MEMORY_HOST_RETAINED;
     const int zero_copy = !s->pix || !c->queued || retained;
-    if (!zero_copy) psnrhvs_frame_pack(g, ref, dist, s->pix, NULL);
+    if (!zero_copy) psh_frame_pack(g, ref, dist, s->pix, NULL);
     for (int r = 0; r < g->renditions; r++)
         for (int p = 0; p < g->num_planes; p++) {
             CpuPlane *const pl = &s->plane[r][p];
@@ -599,12 +598,12 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
         return 0;
     }
     s->read = 0;
-    psnrhvs_thread_pool_submit(b->pool, &s->job, b->task_base[3], row_task, s);
+    psh_thread_pool_submit(b->pool, &s->job, b->task_base[3], row_task, s);
     if (zero_copy && !retained) {
         pthread_mutex_lock(&b->lock);
         while (s->read < b->task_base[3]) {
             pthread_mutex_unlock(&b->lock);
-            const int helped = psnrhvs_thread_pool_help(b->pool);
+            const int helped = psh_thread_pool_help(b->pool);
             pthread_mutex_lock(&b->lock);
             if (!helped && s->read < b->task_base[3]) pthread_cond_wait(&b->read, &b->lock);
         }
@@ -616,8 +615,8 @@ static int cpu_submit(PsnrHvsContext *c, const int slot, const PsnrHvsPicture *r
 static int cpu_collect(PsnrHvsContext *c, const int slot, float (*sums)[3]) {
     CpuBackend *const b = c->backend;
     CpuSlot *const s = &b->slot[slot];
-    if (b->nthreads > 1) psnrhvs_thread_pool_wait(b->pool, &s->job);
-    if (s->range.found) return psnrhvs_range_report(c, &s->range);
+    if (b->nthreads > 1) psh_thread_pool_wait(b->pool, &s->job);
+    if (s->range.found) return psh_range_report(c, &s->range);
     for (int r = 0; r < c->geom.renditions; r++)
         for (int p = 0; p < c->geom.num_planes; p++) sums[r][p] = s->plane[r][p].sum;
     return 0;
@@ -628,7 +627,7 @@ static const char *cpu_isa_name(const PsnrHvsContext *c) {
     return b->use_ref ? "scalar" : b->dsp.isa;
 }
 
-const PsnrHvsBackendOps psnrhvs_backend_cpu = {
+const PsnrHvsBackendOps psh_backend_cpu = {
     .name = "cpu",
     .id = PSNRHVS_BACKEND_CPU,
     .default_slots = 3,

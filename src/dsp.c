@@ -36,8 +36,8 @@
         return count;                                                                              \
     }
 
-DEF_ROW_TERMS_C(psnrhvs_row_terms_8bpc_c, uint8_t)
-DEF_ROW_TERMS_C(psnrhvs_row_terms_16bpc_c, uint16_t)
+DEF_ROW_TERMS_C(psh_row_terms_8bpc_c, uint8_t)
+DEF_ROW_TERMS_C(psh_row_terms_16bpc_c, uint16_t)
 
 /* psh_block_terms split at its seam: the reference block's transform (pure)
  * once, then each distorted block's, the limit and the terms. */
@@ -71,20 +71,20 @@ DEF_ROW_TERMS_C(psnrhvs_row_terms_16bpc_c, uint16_t)
         }                                                                                          \
     }
 
-DEF_ROW_TERMS_LADDER_C(psnrhvs_row_terms_ladder_8bpc_c, uint8_t)
-DEF_ROW_TERMS_LADDER_C(psnrhvs_row_terms_ladder_16bpc_c, uint16_t)
+DEF_ROW_TERMS_LADDER_C(psh_row_terms_ladder_8bpc_c, uint8_t)
+DEF_ROW_TERMS_LADDER_C(psh_row_terms_ladder_16bpc_c, uint16_t)
 
-void psnrhvs_dsp_init(PsnrHvsDspContext *const dsp, const unsigned flags) {
-    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_c;
-    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_c;
-    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_c;
-    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_c;
-    dsp->sum_lanes = psnrhvs_sum_lanes_c;
+void psh_dsp_init(PsnrHvsDspContext *const dsp, const unsigned flags) {
+    dsp->row_terms[0] = psh_row_terms_8bpc_c;
+    dsp->row_terms[1] = psh_row_terms_16bpc_c;
+    dsp->row_terms_ladder[0] = psh_row_terms_ladder_8bpc_c;
+    dsp->row_terms_ladder[1] = psh_row_terms_ladder_16bpc_c;
+    dsp->sum_lanes = psh_sum_lanes_c;
     dsp->isa = "c";
 #if HAVE_AVX2 || HAVE_AVX512
-    psnrhvs_dsp_init_x86(dsp, flags);
+    psh_dsp_init_x86(dsp, flags);
 #endif
 #if HAVE_NEON
-    psnrhvs_dsp_init_arm(dsp, flags);
+    psh_dsp_init_arm(dsp, flags);
 #endif
 }

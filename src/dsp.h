@@ -72,13 +72,13 @@ typedef struct PsnrHvsDspContext {
     const char *isa;             ///< "c", "avx2", "avx512", "neon": the highest level in use
 } PsnrHvsDspContext;
 
-/* Fill dsp for the CPU flags given (a subset of psnrhvs_get_cpu_flags()). */
-void psnrhvs_dsp_init(PsnrHvsDspContext *dsp, unsigned flags);
+/* Fill dsp for the CPU flags given (a subset of psh_get_cpu_flags()). */
+void psh_dsp_init(PsnrHvsDspContext *dsp, unsigned flags);
 
-decl_row_terms_fn(psnrhvs_row_terms_8bpc_c);
-decl_row_terms_fn(psnrhvs_row_terms_16bpc_c);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_c);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_c);
-decl_sum_lanes_fn(psnrhvs_sum_lanes_c);
+decl_row_terms_fn(psh_row_terms_8bpc_c);
+decl_row_terms_fn(psh_row_terms_16bpc_c);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_8bpc_c);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_16bpc_c);
+decl_sum_lanes_fn(psh_sum_lanes_c);
 
 #endif /* PSNRHVS_SRC_DSP_H */

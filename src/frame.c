@@ -39,7 +39,7 @@ static void plane_size(const enum PsnrHvsPixelLayout layout, const int width, co
     }
 }
 
-int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings *const s) {
+int psh_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings *const s) {
     memset(g, 0, sizeof(*g));
     g->num_planes = s->layout == PSNRHVS_PIXEL_LAYOUT_I400 || !s->enable_chroma ? 1 : 3;
     g->bitdepth = s->bitdepth;
@@ -53,8 +53,8 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
         PsnrHvsPlaneGeometry *const pl = &g->plane[p];
         plane_size(s->layout, s->width, s->height, p, &pl->w, &pl->h);
         if (p >= g->num_planes) continue;
-        pl->bw = psnrhvs_blocks_along(pl->w);
-        pl->bh = psnrhvs_blocks_along(pl->h);
+        pl->bw = psh_blocks_along(pl->w);
+        pl->bh = psh_blocks_along(pl->h);
         pl->step = p && s->chroma_interleaved ? 2 : 1;
         pl->row_bytes = (size_t)pl->w * (size_t)g->bytes_per_sample;
         pl->ref_off = g->picture_bytes;
@@ -65,16 +65,15 @@ int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings 
     g->frame_bytes = (size_t)(1 + g->renditions) * g->picture_bytes;
 
     if (g->plane[0].w < 8 || g->plane[0].h < 8) {
-        psnrhvs_log_settings(s, "frame %dx%d is smaller than one 8x8 block: PSNR-HVS is undefined",
-                             s->width, s->height);
+        psh_log_settings(s, "frame %dx%d is smaller than one 8x8 block: PSNR-HVS is undefined",
+                         s->width, s->height);
         return PSNRHVS_ERR(ERANGE);
     }
     if (g->num_planes == 3 && (g->plane[1].w < 8 || g->plane[1].h < 8)) {
-        psnrhvs_log_settings(s,
-                             "chroma planes of a %dx%d %s frame are %dx%d, smaller than one 8x8 "
-                             "block; score luma only with enable_chroma=false",
-                             s->width, s->height, layout_name(s->layout), g->plane[1].w,
-                             g->plane[1].h);
+        psh_log_settings(s,
+                         "chroma planes of a %dx%d %s frame are %dx%d, smaller than one 8x8 "
+                         "block; score luma only with enable_chroma=false",
+                         s->width, s->height, layout_name(s->layout), g->plane[1].w, g->plane[1].h);
         return PSNRHVS_ERR(ERANGE);
     }
     return 0;
@@ -156,31 +155,30 @@ static void pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *cons
                   .streaming = upload && g->frame_bytes >= STREAMING_BYTES};
     for (int p = 0; p < g->num_planes; p++) pj.rows += (long long)sides * g->plane[p].h;
     /* One thread copies about 4-5 GB/s, short of what PCIe takes. */
-    const int size = psnrhvs_thread_pool_size(pool);
+    const int size = psh_thread_pool_size(pool);
     pj.ntasks = size > 1 ? 4 * size : 1;
     if (pj.ntasks > pj.rows) pj.ntasks = (int)pj.rows;
-    psnrhvs_thread_pool_run(pool, pj.ntasks, pack_task, &pj);
+    psh_thread_pool_run(pool, pj.ntasks, pack_task, &pj);
 }
 
-void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
-                        const PsnrHvsPicture *const dist, unsigned char *const dst,
-                        PsnrHvsThreadPool *const pool) {
+void psh_frame_pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                    const PsnrHvsPicture *const dist, unsigned char *const dst,
+                    PsnrHvsThreadPool *const pool) {
     pack(g, ref, dist, dst, pool, 1 + g->renditions, 0);
 }
 
-void psnrhvs_frame_pack_upload(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
-                               const PsnrHvsPicture *const dist, unsigned char *const dst,
-                               PsnrHvsThreadPool *const pool) {
+void psh_frame_pack_upload(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                           const PsnrHvsPicture *const dist, unsigned char *const dst,
+                           PsnrHvsThreadPool *const pool) {
     pack(g, ref, dist, dst, pool, 1 + g->renditions, 1);
 }
 
-void psnrhvs_frame_pack_reference(const PsnrHvsFrameGeometry *const g,
-                                  const PsnrHvsPicture *const ref, unsigned char *const dst,
-                                  PsnrHvsThreadPool *const pool) {
+void psh_frame_pack_reference(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                              unsigned char *const dst, PsnrHvsThreadPool *const pool) {
     pack(g, ref, NULL, dst, pool, 1, 1);
 }
 
-float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *const g, const int p, float sum) {
+float psh_frame_finish(const PsnrHvsFrameGeometry *const g, const int p, float sum) {
     const PsnrHvsPlaneGeometry *const pl = &g->plane[p];
     /* libvmaf's count is an int; 64 bits keep the same value for every size
      * it can handle and stay correct beyond (docs/numerics.md). */
@@ -191,8 +189,8 @@ float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *const g, const int p, flo
     return sum / (float)(max * max);
 }
 
-unsigned psnrhvs_rows_max16(const void *const data, const ptrdiff_t stride, const int w,
-                            const int y0, const int y1) {
+unsigned psh_rows_max16(const void *const data, const ptrdiff_t stride, const int w, const int y0,
+                        const int y1) {
     uint16_t m = 0;
     const uint8_t *row = (const uint8_t *)data + (ptrdiff_t)y0 * stride;
     for (int y = y0; y < y1; y++, row += stride) {
@@ -212,44 +210,44 @@ static int range_before(const PsnrHvsRangeError *a, const PsnrHvsRangeError *b) 
     return a->x < b->x;
 }
 
-void psnrhvs_range_merge(PsnrHvsRangeError *const into, const PsnrHvsRangeError *const e) {
+void psh_range_merge(PsnrHvsRangeError *const into, const PsnrHvsRangeError *const e) {
     if (e->found && range_before(e, into)) *into = *e;
 }
 
-int psnrhvs_range_find(PsnrHvsRangeError *const e, const int side, const int plane,
-                       const void *const data, const ptrdiff_t stride, const int w, const int y0,
-                       const int y1, const unsigned max) {
-    if (psnrhvs_rows_max16(data, stride, w, y0, y1) <= max) return 0;
+int psh_range_find(PsnrHvsRangeError *const e, const int side, const int plane,
+                   const void *const data, const ptrdiff_t stride, const int w, const int y0,
+                   const int y1, const unsigned max) {
+    if (psh_rows_max16(data, stride, w, y0, y1) <= max) return 0;
     const uint8_t *row = (const uint8_t *)data + (ptrdiff_t)y0 * stride;
     for (int y = y0; y < y1; y++, row += stride) {
         const uint16_t *const r = (const uint16_t *)(const void *)row;
         for (int x = 0; x < w; x++) {
             if (r[x] <= max) continue;
             const PsnrHvsRangeError here = {1, side, plane, x, y, r[x]};
-            psnrhvs_range_merge(e, &here);
+            psh_range_merge(e, &here);
             return 1;
         }
     }
     return 0;
 }
 
-int psnrhvs_range_check(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
-                        const PsnrHvsPicture *const dist, PsnrHvsRangeError *const e) {
+int psh_range_check(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *const ref,
+                    const PsnrHvsPicture *const dist, PsnrHvsRangeError *const e) {
     if (g->bitdepth == 8) return 0;
     const unsigned max = (1u << g->bitdepth) - 1;
     for (int side = 0; side <= g->renditions; side++) {
         const PsnrHvsPicture *const pic = side ? &dist[side - 1] : ref;
         for (int p = 0; p < g->num_planes; p++)
-            if (psnrhvs_range_find(e, side, p, pic->data[p], pic->stride[p], g->plane[p].w, 0,
-                                   g->plane[p].h, max))
+            if (psh_range_find(e, side, p, pic->data[p], pic->stride[p], g->plane[p].w, 0,
+                               g->plane[p].h, max))
                 return 1;
     }
     return 0;
 }
 
-int psnrhvs_range_find_stored(PsnrHvsRangeError *const e, const int side, const int plane,
-                              const void *const data, const ptrdiff_t stride, const int w,
-                              const int h, const int step, const int shift, const int bitdepth) {
+int psh_range_find_stored(PsnrHvsRangeError *const e, const int side, const int plane,
+                          const void *const data, const ptrdiff_t stride, const int w, const int h,
+                          const int step, const int shift, const int bitdepth) {
     if (bitdepth == 8) return 0;
     const unsigned allowed = ((1u << bitdepth) - 1) << shift;
     const uint8_t *row = data;
@@ -259,14 +257,14 @@ int psnrhvs_range_find_stored(PsnrHvsRangeError *const e, const int side, const 
             memcpy(&v, row + (size_t)x * (size_t)step * 2, 2);
             if (!(v & ~allowed)) continue;
             const PsnrHvsRangeError here = {1, side, plane, x, y, v};
-            psnrhvs_range_merge(e, &here);
+            psh_range_merge(e, &here);
             return 1;
         }
     }
     return 0;
 }
 
-int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError *const e) {
+int psh_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError *const e) {
     static const char *const planes[3] = {"Y", "Cb", "Cr"};
     char side[48];
     if (!e->side)
@@ -276,24 +274,24 @@ int psnrhvs_range_report(const PsnrHvsContext *const c, const PsnrHvsRangeError 
     else
         snprintf(side, sizeof(side), "rendition %d's distorted", e->side - 1);
     if (c->geom.sample_shift && !(e->side == 0 && c->geom.reference_on_host)) {
-        psnrhvs_log(c,
-                    "sample 0x%04x at x %d, y %d of the %s picture's %s plane has bits set below "
-                    "its %d high bits: not a %d-bit sample moved up (msb_aligned); the frame is "
-                    "not scored",
-                    (unsigned)e->value, e->x, e->y, side, planes[e->plane], c->geom.bitdepth,
-                    c->geom.bitdepth);
+        psh_log(c,
+                "sample 0x%04x at x %d, y %d of the %s picture's %s plane has bits set below "
+                "its %d high bits: not a %d-bit sample moved up (msb_aligned); the frame is "
+                "not scored",
+                (unsigned)e->value, e->x, e->y, side, planes[e->plane], c->geom.bitdepth,
+                c->geom.bitdepth);
         return PSNRHVS_ERR(EINVAL);
     }
-    psnrhvs_log(c,
-                "sample %d at x %d, y %d of the %s picture's %s plane is above %u, the %d-bit "
-                "maximum: the frame is not scored",
-                e->value, e->x, e->y, side, planes[e->plane], (1u << c->geom.bitdepth) - 1,
-                c->geom.bitdepth);
+    psh_log(c,
+            "sample %d at x %d, y %d of the %s picture's %s plane is above %u, the %d-bit "
+            "maximum: the frame is not scored",
+            e->value, e->x, e->y, side, planes[e->plane], (1u << c->geom.bitdepth) - 1,
+            c->geom.bitdepth);
     return PSNRHVS_ERR(EINVAL);
 }
 
-void psnrhvs_frame_pictures(const PsnrHvsFrameGeometry *const g, const unsigned char *const packed,
-                            PsnrHvsPicture *const pics) {
+void psh_frame_pictures(const PsnrHvsFrameGeometry *const g, const unsigned char *const packed,
+                        PsnrHvsPicture *const pics) {
     memset(pics, 0, (size_t)(1 + g->renditions) * sizeof(*pics));
     for (int side = 0; side <= g->renditions; side++)
         for (int p = 0; p < g->num_planes; p++) {

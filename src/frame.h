@@ -38,29 +38,28 @@ typedef struct PsnrHvsFrameGeometry {
 } PsnrHvsFrameGeometry;
 
 /* Blocks (step 7) along a plane dimension; 0 below 8. */
-static inline int psnrhvs_blocks_along(const int n) {
+static inline int psh_blocks_along(const int n) {
     return n < 8 ? 0 : (n - 8) / 7 + 1;
 }
 
 /* Geometry of valid settings. PSNRHVS_ERR(ERANGE), after logging why, when
  * a plane to score is smaller than one 8x8 block. */
-int psnrhvs_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
+int psh_frame_geometry(PsnrHvsFrameGeometry *g, const PsnrHvsSettings *s);
 
 /* Copy the scored rows of ref and the g->renditions pictures dist[] into
  * dst in the packed layout, on the pool's threads (NULL: the caller's). */
-void psnrhvs_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
-                        const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
+void psh_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                    const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 
 /* The same into the staging buffer of an upload (a device's DMA reads it
  * next, the CPU does not): large frames are stored past the caches. */
-void psnrhvs_frame_pack_upload(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
-                               const PsnrHvsPicture *dist, unsigned char *dst,
-                               PsnrHvsThreadPool *pool);
+void psh_frame_pack_upload(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                           const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 
 /* The reference picture alone into dst (the packed layout's first picture),
  * for an upload. */
-void psnrhvs_frame_pack_reference(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
-                                  unsigned char *dst, PsnrHvsThreadPool *pool);
+void psh_frame_pack_reference(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                              unsigned char *dst, PsnrHvsThreadPool *pool);
 
 /* Samples above 2^bitdepth - 1 (possible only above 8 bits) have no
  * meaning and would overflow the DCT's i32 products (spec section 2): no
@@ -74,37 +73,37 @@ typedef struct PsnrHvsRangeError {
 } PsnrHvsRangeError;
 
 /* The largest sample of rows [y0, y1) of a plane (16-bit samples). */
-unsigned psnrhvs_rows_max16(const void *data, ptrdiff_t stride, int w, int y0, int y1);
+unsigned psh_rows_max16(const void *data, ptrdiff_t stride, int w, int y0, int y1);
 
 /* Keeps in *into whichever of the two comes first. */
-void psnrhvs_range_merge(PsnrHvsRangeError *into, const PsnrHvsRangeError *e);
+void psh_range_merge(PsnrHvsRangeError *into, const PsnrHvsRangeError *e);
 
 /* Records in *e the first sample above max in rows [y0, y1) of a plane of
  * one side, if it comes before what *e holds. Returns 1 if one was found. */
-int psnrhvs_range_find(PsnrHvsRangeError *e, int side, int plane, const void *data,
-                       ptrdiff_t stride, int w, int y0, int y1, unsigned max);
+int psh_range_find(PsnrHvsRangeError *e, int side, int plane, const void *data, ptrdiff_t stride,
+                   int w, int y0, int y1, unsigned max);
 
 /* The same over a frame's pictures (ref, then g->renditions dist[]), all
  * planes (packed or not). */
-int psnrhvs_range_check(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
-                        const PsnrHvsPicture *dist, PsnrHvsRangeError *e);
+int psh_range_check(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
+                    const PsnrHvsPicture *dist, PsnrHvsRangeError *e);
 
 /* The same for a plane of a device picture as stored (copied to the host
  * as is): every step-th sample of rows [0, h), w of them a row; a sample
  * out of range has a bit outside the bit depth's, moved up by shift. */
-int psnrhvs_range_find_stored(PsnrHvsRangeError *e, int side, int plane, const void *data,
-                              ptrdiff_t stride, int w, int h, int step, int shift, int bitdepth);
+int psh_range_find_stored(PsnrHvsRangeError *e, int side, int plane, const void *data,
+                          ptrdiff_t stride, int w, int h, int step, int shift, int bitdepth);
 
 /* Logs an error found by the checks above; returns PSNRHVS_ERR(EINVAL). */
-int psnrhvs_range_report(const PsnrHvsContext *c, const PsnrHvsRangeError *e);
+int psh_range_report(const PsnrHvsContext *c, const PsnrHvsRangeError *e);
 
-/* The pictures of a packed frame (psnrhvs_frame_pack's layout): pics[0]
+/* The pictures of a packed frame (psh_frame_pack's layout): pics[0]
  * the reference, pics[1 + r] rendition r. */
-void psnrhvs_frame_pictures(const PsnrHvsFrameGeometry *g, const unsigned char *packed,
-                            PsnrHvsPicture *pics);
+void psh_frame_pictures(const PsnrHvsFrameGeometry *g, const unsigned char *packed,
+                        PsnrHvsPicture *pics);
 
 /* The raw score of plane p from its f32 chain sum (spec section 3, last
  * step: two f32 divisions, as libvmaf). */
-float psnrhvs_frame_finish(const PsnrHvsFrameGeometry *g, int p, float sum);
+float psh_frame_finish(const PsnrHvsFrameGeometry *g, int p, float sum);
 
 #endif /* PSNRHVS_SRC_FRAME_H */

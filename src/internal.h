@@ -35,20 +35,20 @@ struct PsnrHvsContext {
 
 /* One scorer (psnrhvs_open's single path, settings' list ignored), and its
  * queue without the final step: the mix's way to its scorers. */
-int psnrhvs_open_scorer(PsnrHvsContext **out, const PsnrHvsSettings *s);
-int psnrhvs_scorer_room(const PsnrHvsContext *c);
-int psnrhvs_scorer_submit(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsPicture *dist);
-int psnrhvs_scorer_collect(PsnrHvsContext *c, float (*sums)[3]);
+int psh_open_scorer(PsnrHvsContext **out, const PsnrHvsSettings *s);
+int psh_scorer_room(const PsnrHvsContext *c);
+int psh_scorer_submit(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsPicture *dist);
+int psh_scorer_collect(PsnrHvsContext *c, float (*sums)[3]);
 /* The backends auto may open, best first (lib.c's registry): each one's ops
  * if it opens (a module loaded), else NULL. */
-int psnrhvs_registry_size(void);
-enum PsnrHvsBackend psnrhvs_registry_id(int i);
-const PsnrHvsBackendOps *psnrhvs_registry_ops(int i, const PsnrHvsSettings *s);
-const char *psnrhvs_backend_id_name(enum PsnrHvsBackend b);
+int psh_registry_size(void);
+enum PsnrHvsBackend psh_registry_id(int i);
+const PsnrHvsBackendOps *psh_registry_ops(int i, const PsnrHvsSettings *s);
+const char *psh_backend_id_name(enum PsnrHvsBackend b);
 
 /* Formats one message and hands it to the settings' logger. */
-void psnrhvs_log(const PsnrHvsContext *c, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
-void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
+void psh_log(const PsnrHvsContext *c, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
+void psh_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);
 
 /* Appends to buf (device lists), keeping it terminated; *used may pass size
  * (truncated). */

@@ -45,18 +45,18 @@ static const struct {
     {PSNRHVS_BACKEND_CUDA, NULL, "cuda"},
 #endif
 #if HAVE_HIP
-    {PSNRHVS_BACKEND_HIP, &psnrhvs_backend_hip, NULL},
+    {PSNRHVS_BACKEND_HIP, &psh_backend_hip, NULL},
 #endif
 #if HAVE_OPENCL
-    {PSNRHVS_BACKEND_OPENCL, &psnrhvs_backend_opencl, NULL},
+    {PSNRHVS_BACKEND_OPENCL, &psh_backend_opencl, NULL},
 #endif
 #if HAVE_VULKAN
-    {PSNRHVS_BACKEND_VULKAN, &psnrhvs_backend_vulkan, NULL},
+    {PSNRHVS_BACKEND_VULKAN, &psh_backend_vulkan, NULL},
 #endif
 #if HAVE_SYCL
     {PSNRHVS_BACKEND_SYCL, NULL, "sycl"},
 #endif
-    {PSNRHVS_BACKEND_CPU, &psnrhvs_backend_cpu, NULL},
+    {PSNRHVS_BACKEND_CPU, &psh_backend_cpu, NULL},
 };
 #define NUM_REGISTERED (sizeof(registry) / sizeof(registry[0]))
 
@@ -77,7 +77,7 @@ static const PsnrHvsBackendOps *entry_ops(const size_t i, const PsnrHvsSettings 
         return NULL;
     }
     if (registry[i].ops) return registry[i].ops;
-    return psnrhvs_module_ops(registry[i].module, s, why, why_size);
+    return psh_module_ops(registry[i].module, s, why, why_size);
 }
 
 static const PsnrHvsBackendOps *find_backend(const enum PsnrHvsBackend id,
@@ -89,20 +89,20 @@ static const PsnrHvsBackendOps *find_backend(const enum PsnrHvsBackend id,
     return NULL;
 }
 
-int psnrhvs_registry_size(void) {
+int psh_registry_size(void) {
     return (int)NUM_REGISTERED;
 }
 
-enum PsnrHvsBackend psnrhvs_registry_id(const int i) {
+enum PsnrHvsBackend psh_registry_id(const int i) {
     return registry[i].id;
 }
 
-const PsnrHvsBackendOps *psnrhvs_registry_ops(const int i, const PsnrHvsSettings *const s) {
+const PsnrHvsBackendOps *psh_registry_ops(const int i, const PsnrHvsSettings *const s) {
     char why[1024];
     return entry_ops((size_t)i, s, why, sizeof(why));
 }
 
-const char *psnrhvs_backend_id_name(const enum PsnrHvsBackend b) {
+const char *psh_backend_id_name(const enum PsnrHvsBackend b) {
     return backend_name(b);
 }
 
@@ -140,101 +140,101 @@ static const char *backend_name(const enum PsnrHvsBackend b) {
 static int check_settings(const PsnrHvsSettings *s) {
     if (s->width < 1 || s->height < 1 || s->width > PSNRHVS_MAX_DIMENSION ||
         s->height > PSNRHVS_MAX_DIMENSION) {
-        psnrhvs_log_settings(s, "frame size %dx%d is out of range (1..%d per side)", s->width,
-                             s->height, PSNRHVS_MAX_DIMENSION);
+        psh_log_settings(s, "frame size %dx%d is out of range (1..%d per side)", s->width,
+                         s->height, PSNRHVS_MAX_DIMENSION);
         return PSNRHVS_ERR(EINVAL);
     }
     if ((unsigned)s->layout > PSNRHVS_PIXEL_LAYOUT_I400) {
-        psnrhvs_log_settings(s, "unknown pixel layout %d", (int)s->layout);
+        psh_log_settings(s, "unknown pixel layout %d", (int)s->layout);
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->bitdepth > 12 && s->bitdepth <= 16) {
-        psnrhvs_log_settings(s,
-                             "bit depth %d is not supported: libvmaf's psnr_hvs accepts at most "
-                             "12 bits (its f32 numerics are defined only up to 12)",
-                             s->bitdepth);
+        psh_log_settings(s,
+                         "bit depth %d is not supported: libvmaf's psnr_hvs accepts at most "
+                         "12 bits (its f32 numerics are defined only up to 12)",
+                         s->bitdepth);
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->bitdepth != 8 && s->bitdepth != 10 && s->bitdepth != 12) {
-        psnrhvs_log_settings(s, "bit depth %d is not supported (8, 10 or 12)", s->bitdepth);
+        psh_log_settings(s, "bit depth %d is not supported (8, 10 or 12)", s->bitdepth);
         return PSNRHVS_ERR(EINVAL);
     }
     if ((unsigned)s->mask_product > PSNRHVS_MASK_PRODUCT_EXACT) {
-        psnrhvs_log_settings(s, "unknown mask_product %d", (int)s->mask_product);
+        psh_log_settings(s, "unknown mask_product %d", (int)s->mask_product);
         return PSNRHVS_ERR(EINVAL);
     }
     if ((unsigned)s->isa > PSNRHVS_ISA_NEON) {
-        psnrhvs_log_settings(s, "unknown isa %d", (int)s->isa);
+        psh_log_settings(s, "unknown isa %d", (int)s->isa);
         return PSNRHVS_ERR(EINVAL);
     }
     if ((unsigned)s->backend > PSNRHVS_BACKEND_VULKAN) {
-        psnrhvs_log_settings(s, "unknown backend %d", (int)s->backend);
+        psh_log_settings(s, "unknown backend %d", (int)s->backend);
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->threads < 0 || s->threads > PSNRHVS_MAX_THREADS) {
-        psnrhvs_log_settings(s, "threads %d is out of range (0..%d, 0 = all cores)", s->threads,
-                             PSNRHVS_MAX_THREADS);
+        psh_log_settings(s, "threads %d is out of range (0..%d, 0 = all cores)", s->threads,
+                         PSNRHVS_MAX_THREADS);
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->frames_in_flight < 0 || s->frames_in_flight > PSNRHVS_MAX_FRAMES_IN_FLIGHT) {
-        psnrhvs_log_settings(s, "frames_in_flight %d is out of range (0..%d, 0 = the backend's)",
-                             s->frames_in_flight, PSNRHVS_MAX_FRAMES_IN_FLIGHT);
+        psh_log_settings(s, "frames_in_flight %d is out of range (0..%d, 0 = the backend's)",
+                         s->frames_in_flight, PSNRHVS_MAX_FRAMES_IN_FLIGHT);
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->renditions < 0 || s->renditions > PSNRHVS_MAX_RENDITIONS) {
-        psnrhvs_log_settings(s, "renditions %d is out of range (0..%d)", s->renditions,
-                             PSNRHVS_MAX_RENDITIONS);
+        psh_log_settings(s, "renditions %d is out of range (0..%d)", s->renditions,
+                         PSNRHVS_MAX_RENDITIONS);
         return PSNRHVS_ERR(EINVAL);
     }
     if ((unsigned)s->memory > PSNRHVS_MEMORY_HOST_RETAINED) {
-        psnrhvs_log_settings(s, "unknown memory %d", (int)s->memory);
+        psh_log_settings(s, "unknown memory %d", (int)s->memory);
         return PSNRHVS_ERR(EINVAL);
     }
     if ((s->chroma_interleaved || s->msb_aligned) && s->memory != PSNRHVS_MEMORY_DEVICE) {
-        psnrhvs_log_settings(s, "chroma_interleaved and msb_aligned describe device pictures "
-                                "(memory = device): host pictures are planar, low-aligned");
+        psh_log_settings(s, "chroma_interleaved and msb_aligned describe device pictures "
+                            "(memory = device): host pictures are planar, low-aligned");
         return PSNRHVS_ERR(EINVAL);
     }
     if ((unsigned)s->chroma_interleaved > 1 || (unsigned)s->msb_aligned > 1 ||
         (unsigned)s->reference_on_host > 1) {
-        psnrhvs_log_settings(s, "chroma_interleaved, msb_aligned and reference_on_host are 0 or 1");
+        psh_log_settings(s, "chroma_interleaved, msb_aligned and reference_on_host are 0 or 1");
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->reference_on_host && s->memory != PSNRHVS_MEMORY_DEVICE) {
-        psnrhvs_log_settings(s, "reference_on_host goes with memory = device (the distorted "
-                                "pictures on the device): with host memory every picture is");
+        psh_log_settings(s, "reference_on_host goes with memory = device (the distorted "
+                            "pictures on the device): with host memory every picture is");
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->msb_aligned && s->bitdepth == 8) {
-        psnrhvs_log_settings(s, "msb_aligned needs samples above 8 bits (8-bit samples are bytes)");
+        psh_log_settings(s, "msb_aligned needs samples above 8 bits (8-bit samples are bytes)");
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->device < 0) {
-        psnrhvs_log_settings(s, "device %d is negative", s->device);
+        psh_log_settings(s, "device %d is negative", s->device);
         return PSNRHVS_ERR(EINVAL);
     }
     if (s->num_devices < 0 || s->num_devices > PSNRHVS_MAX_DEVICES ||
         (s->num_devices && !s->devices)) {
-        psnrhvs_log_settings(s, "num_devices %d is out of range (0..%d, with devices[] given)",
-                             s->num_devices, PSNRHVS_MAX_DEVICES);
+        psh_log_settings(s, "num_devices %d is out of range (0..%d, with devices[] given)",
+                         s->num_devices, PSNRHVS_MAX_DEVICES);
         return PSNRHVS_ERR(EINVAL);
     }
     for (int i = 0; i < s->num_devices; i++) {
         const PsnrHvsDevice *const d = &s->devices[i];
         if ((unsigned)d->backend > PSNRHVS_BACKEND_VULKAN || d->backend == PSNRHVS_BACKEND_AUTO ||
             d->device < 0) {
-            psnrhvs_log_settings(s,
-                                 "devices[%d] is backend %d, device %d: a backend other than "
-                                 "auto and a device index from 0",
-                                 i, (int)d->backend, d->device);
+            psh_log_settings(s,
+                             "devices[%d] is backend %d, device %d: a backend other than "
+                             "auto and a device index from 0",
+                             i, (int)d->backend, d->device);
             return PSNRHVS_ERR(EINVAL);
         }
     }
     if (s->memory == PSNRHVS_MEMORY_DEVICE && s->num_devices > 1) {
-        psnrhvs_log_settings(s,
-                             "device pictures are scored on the device that holds them: "
-                             "give one device, not %d",
-                             s->num_devices);
+        psh_log_settings(s,
+                         "device pictures are scored on the device that holds them: "
+                         "give one device, not %d",
+                         s->num_devices);
         return PSNRHVS_ERR(EINVAL);
     }
     return 0;
@@ -242,16 +242,16 @@ static int check_settings(const PsnrHvsSettings *s) {
 
 static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const ops) {
     if (c->s.memory == PSNRHVS_MEMORY_DEVICE && !ops->device_pictures) {
-        psnrhvs_log(c, "backend %s takes no device pictures (memory = device needs cuda or hip)",
-                    ops->name);
+        psh_log(c, "backend %s takes no device pictures (memory = device needs cuda or hip)",
+                ops->name);
         return PSNRHVS_ERR(ENOSYS);
     }
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
-    c->profile = ops->id == PSNRHVS_BACKEND_OPENCL   ? psnrhvs_test_opencl_profile()
-                 : ops->id == PSNRHVS_BACKEND_SYCL   ? psnrhvs_test_sycl_profile()
-                 : ops->id == PSNRHVS_BACKEND_VULKAN ? psnrhvs_test_vulkan_profile()
+    c->profile = ops->id == PSNRHVS_BACKEND_OPENCL   ? psh_test_opencl_profile()
+                 : ops->id == PSNRHVS_BACKEND_SYCL   ? psh_test_sycl_profile()
+                 : ops->id == PSNRHVS_BACKEND_VULKAN ? psh_test_vulkan_profile()
                                                      : 0;
     /* The threads a backend starts (its pool, a GPU runtime's) inherit every
      * signal blocked: the caller's signals are its own threads' to take. */
@@ -277,19 +277,19 @@ static int open_one(PsnrHvsContext *const c) {
             if (registry[i].id == PSNRHVS_BACKEND_SYCL) continue;
             const PsnrHvsBackendOps *const ops = entry_ops(i, &c->s, why, sizeof(why));
             if (!ops) {
-                psnrhvs_log(c, "%s, trying the next backend", why);
+                psh_log(c, "%s, trying the next backend", why);
                 err = PSNRHVS_ERR(ENOSYS);
                 continue;
             }
             if (!(err = open_backend(c, ops))) break;
             if (registry[i].id != PSNRHVS_BACKEND_CPU)
-                psnrhvs_log(c, "backend %s unavailable, trying the next one", ops->name);
+                psh_log(c, "backend %s unavailable, trying the next one", ops->name);
         }
         return err;
     }
     const PsnrHvsBackendOps *const ops = find_backend(c->s.backend, &c->s, why, sizeof(why));
     if (!ops) {
-        psnrhvs_log(c, "%s", why);
+        psh_log(c, "%s", why);
         return PSNRHVS_ERR(ENOSYS);
     }
     return open_backend(c, ops);
@@ -301,8 +301,8 @@ static int new_context(PsnrHvsContext **const out, const PsnrHvsSettings *const 
     PsnrHvsContext *const c = calloc(1, sizeof(*c));
     if (!c) return PSNRHVS_ERR(ENOMEM);
     c->s = *s;
-    int err = psnrhvs_frame_geometry(&c->geom, &c->s);
-    if (!err) err = several ? open_backend(c, &psnrhvs_backend_mix) : open_one(c);
+    int err = psh_frame_geometry(&c->geom, &c->s);
+    if (!err) err = several ? open_backend(c, &psh_backend_mix) : open_one(c);
     if (!err && pthread_mutex_init(&c->lock, NULL)) {
         c->ops->close(c);
         err = PSNRHVS_ERR(ENOMEM);
@@ -315,7 +315,7 @@ static int new_context(PsnrHvsContext **const out, const PsnrHvsSettings *const 
     return 0;
 }
 
-int psnrhvs_open_scorer(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
+int psh_open_scorer(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     PsnrHvsSettings one = *s;
     one.num_devices = 0, one.devices = NULL;
     return new_context(out, &one, 0);
@@ -332,11 +332,11 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     if (s->num_devices == 1 || (device_pictures && s->num_devices)) {
         PsnrHvsSettings one = *s;
         one.backend = s->devices[0].backend, one.device = s->devices[0].device;
-        return psnrhvs_open_scorer(out, &one);
+        return psh_open_scorer(out, &one);
     }
     const int several =
         !device_pictures && (s->num_devices > 1 || s->backend == PSNRHVS_BACKEND_AUTO);
-    return several ? new_context(out, s, 1) : psnrhvs_open_scorer(out, s);
+    return several ? new_context(out, s, 1) : psh_open_scorer(out, s);
 }
 
 void psnrhvs_raw_to_db(PsnrHvsScore *const o) {
@@ -360,12 +360,12 @@ static int check_picture(const PsnrHvsContext *c, const PsnrHvsPicture *p) {
     return 1;
 }
 
-int psnrhvs_scorer_room(const PsnrHvsContext *const c) {
+int psh_scorer_room(const PsnrHvsContext *const c) {
     return c->slots - c->queued;
 }
 
-int psnrhvs_scorer_submit(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
-                          const PsnrHvsPicture *const dist) {
+int psh_scorer_submit(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
+                      const PsnrHvsPicture *const dist) {
     if (c->queued == c->slots) return PSNRHVS_ERR(EAGAIN);
     const int slot = (c->head + c->queued) % c->slots;
     const int err = c->ops->submit(c, slot, ref, dist);
@@ -374,7 +374,7 @@ int psnrhvs_scorer_submit(PsnrHvsContext *const c, const PsnrHvsPicture *const r
     return 0;
 }
 
-int psnrhvs_scorer_collect(PsnrHvsContext *const c, float (*const sums)[3]) {
+int psh_scorer_collect(PsnrHvsContext *const c, float (*const sums)[3]) {
     if (!c->queued) return PSNRHVS_ERR(EAGAIN);
     const int err = c->ops->collect(c, c->head, sums);
     c->head = (c->head + 1) % c->slots;
@@ -388,7 +388,7 @@ static int send_locked(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
     for (int r = 0; r < c->geom.renditions; r++)
         if (!check_picture(c, &dist[r])) return PSNRHVS_ERR(EINVAL);
     const int slot = (c->head + c->queued) % c->slots;
-    const int err = psnrhvs_scorer_submit(c, ref, dist);
+    const int err = psh_scorer_submit(c, ref, dist);
     if (!err) c->tags[slot] = tag;
     return err;
 }
@@ -396,7 +396,7 @@ static int send_locked(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
 static int receive_locked(PsnrHvsContext *const c, PsnrHvsScore *const out) {
     const int slot = c->head;
     float sums[PSNRHVS_MAX_RENDITIONS][3] = {{0.0f}};
-    const int err = psnrhvs_scorer_collect(c, sums);
+    const int err = psh_scorer_collect(c, sums);
     if (err) return err;
     for (int r = 0; r < c->geom.renditions; r++) {
         PsnrHvsScore *const o = &out[r];
@@ -404,7 +404,7 @@ static int receive_locked(PsnrHvsContext *const c, PsnrHvsScore *const out) {
         o->num_planes = c->geom.num_planes;
         o->tag = c->tags[slot];
         for (int p = 0; p < c->geom.num_planes; p++)
-            o->raw[p] = psnrhvs_frame_finish(&c->geom, p, sums[r][p]);
+            o->raw[p] = psh_frame_finish(&c->geom, p, sums[r][p]);
         psnrhvs_raw_to_db(o);
     }
     return 0;
@@ -413,7 +413,7 @@ static int receive_locked(PsnrHvsContext *const c, PsnrHvsScore *const out) {
 /* psnrhvs_send/receive/score take one distorted picture a frame. */
 static int one_rendition(PsnrHvsContext *const c) {
     if (c->geom.renditions == 1) return 1;
-    psnrhvs_log(c, "a context of %d renditions takes psnrhvs_send_ladder()", c->geom.renditions);
+    psh_log(c, "a context of %d renditions takes psnrhvs_send_ladder()", c->geom.renditions);
     return 0;
 }
 

@@ -16,14 +16,14 @@ static void vlog(const PsnrHvsLogger *logger, const char *fmt, va_list ap) {
         fprintf(stderr, "psnrhvs: %s\n", msg);
 }
 
-void psnrhvs_log(const PsnrHvsContext *c, const char *fmt, ...) {
+void psh_log(const PsnrHvsContext *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vlog(&c->s.logger, fmt, ap);
     va_end(ap);
 }
 
-void psnrhvs_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) {
+void psh_log_settings(const PsnrHvsSettings *s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vlog(&s->logger, fmt, ap);

@@ -134,7 +134,7 @@ static int is_closed(Mix *const m) {
 
 /* Opens one device scorer and joins it; a failure is logged, the others go on. */
 static void open_device(Mix *const m, const PsnrHvsDevice *const d) {
-    const int delay = psnrhvs_test_mix_open_delay_ms();
+    const int delay = psh_test_mix_open_delay_ms();
     if (delay > 0) {
         const struct timespec ts = {delay / 1000, (long)(delay % 1000) * 1000000L};
         nanosleep(&ts, NULL);
@@ -142,11 +142,11 @@ static void open_device(Mix *const m, const PsnrHvsDevice *const d) {
     if (is_closed(m)) return;
     const PsnrHvsSettings s = scorer_settings(m, d->backend, d->device, 1);
     PsnrHvsContext *c = NULL;
-    if (!psnrhvs_open_scorer(&c, &s))
+    if (!psh_open_scorer(&c, &s))
         join(m, c);
     else if (!is_closed(m))
-        psnrhvs_log_settings(&m->base, "%s:%d did not open: scoring without it",
-                             psnrhvs_backend_id_name(d->backend), d->device);
+        psh_log_settings(&m->base, "%s:%d did not open: scoring without it",
+                         psh_backend_id_name(d->backend), d->device);
 }
 
 /* Is this GPU one a better backend has: the same PCI address or, without
@@ -205,14 +205,14 @@ static void discover_and_open(Mix *const m) {
     PsnrHvsDeviceInfo seen[MAX_CHILDREN];
     enum PsnrHvsBackend by[MAX_CHILDREN];
     int nseen = 0, have_cuda = 0;
-    const int n = gpu_nodes() ? psnrhvs_registry_size() : 0;
-    for (int i = 0; i < n; i++) have_cuda |= psnrhvs_registry_id(i) == PSNRHVS_BACKEND_CUDA;
+    const int n = gpu_nodes() ? psh_registry_size() : 0;
+    for (int i = 0; i < n; i++) have_cuda |= psh_registry_id(i) == PSNRHVS_BACKEND_CUDA;
     for (int i = 0; i < n && nfound < MAX_CHILDREN; i++) {
-        const enum PsnrHvsBackend id = psnrhvs_registry_id(i);
+        const enum PsnrHvsBackend id = psh_registry_id(i);
         if (id == PSNRHVS_BACKEND_CPU) continue;
         /* SYCL's GPUs here are CUDA's (its targets: OpenMP, CUDA). */
         if (id == PSNRHVS_BACKEND_SYCL && (have_cuda || nseen)) continue;
-        const PsnrHvsBackendOps *const ops = psnrhvs_registry_ops(i, &m->base);
+        const PsnrHvsBackendOps *const ops = psh_registry_ops(i, &m->base);
         if (!ops || !ops->enumerate) continue;
         PsnrHvsDeviceInfo info[MAX_CHILDREN];
         const int nd = ops->enumerate(info, MAX_CHILDREN);
@@ -230,7 +230,7 @@ static void discover_and_open(Mix *const m) {
 
 static void *opener_main(void *const arg) {
     Mix *const m = arg;
-    if (m->discover && !psnrhvs_test_mix_devices(m->list, &m->nlist, MAX_CHILDREN)) {
+    if (m->discover && !psh_test_mix_devices(m->list, &m->nlist, MAX_CHILDREN)) {
         if (!is_closed(m)) discover_and_open(m);
     } else {
         for (int i = 0; i < m->nlist && !is_closed(m); i++) open_device(m, &m->list[i]);
@@ -271,7 +271,7 @@ static int mix_open(PsnrHvsContext *const c) {
         m->discover = 1;
         const PsnrHvsSettings s = scorer_settings(m, PSNRHVS_BACKEND_CPU, 0, 1);
         PsnrHvsContext *cpu = NULL;
-        if ((err = psnrhvs_open_scorer(&cpu, &s))) goto error;
+        if ((err = psh_open_scorer(&cpu, &s))) goto error;
         join(m, cpu);
         atomic_store(&m->opening, 1);
         m->opener_started = !pthread_create(&m->opener, NULL, opener_main, m);
@@ -286,7 +286,7 @@ static int mix_open(PsnrHvsContext *const c) {
         const PsnrHvsSettings s =
             scorer_settings(m, c->s.devices[i].backend, c->s.devices[i].device, with_cpu);
         PsnrHvsContext *sc = NULL;
-        if ((err = psnrhvs_open_scorer(&sc, &s))) goto error;
+        if ((err = psh_open_scorer(&sc, &s))) goto error;
         join(m, sc);
     }
     return 0;
@@ -300,7 +300,7 @@ static int roomiest_device(const Mix *const m, const int n) {
     int best = -1, room = 0;
     for (int i = 0; i < n; i++) {
         if (m->child[i].is_cpu) continue;
-        const int r = psnrhvs_scorer_room(m->child[i].ctx);
+        const int r = psh_scorer_room(m->child[i].ctx);
         if (r > room) best = i, room = r;
     }
     return best;
@@ -341,7 +341,7 @@ static int choose(Mix *const m) {
         m->settled_at != UINT64_MAX)
         start_phase(m, PHASE_DEVICES_RATE, n);
     const int dev = roomiest_device(m, n);
-    const int cpu_room = cpu >= 0 && psnrhvs_scorer_room(m->child[cpu].ctx) > 0;
+    const int cpu_room = cpu >= 0 && psh_scorer_room(m->child[cpu].ctx) > 0;
     switch (m->phase) {
     case PHASE_OPENING:
         /* The devices that joined first, the CPU while none has room. */
@@ -369,7 +369,7 @@ static int mix_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
     Mix *const m = c->backend;
     const int k = choose(m);
     if (k < 0) return PSNRHVS_ERR(EAGAIN);
-    const int err = psnrhvs_scorer_submit(m->child[k].ctx, ref, dist);
+    const int err = psh_scorer_submit(m->child[k].ctx, ref, dist);
     if (err) return err;
     m->slot_child[slot] = k;
     m->slot_frame[slot] = m->sent_total++;
@@ -416,15 +416,15 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
 static int mix_collect(PsnrHvsContext *const c, const int slot, float (*const sums)[3]) {
     Mix *const m = c->backend;
     const int k = m->slot_child[slot];
-    const int err = psnrhvs_scorer_collect(m->child[k].ctx, sums);
+    const int err = psh_scorer_collect(m->child[k].ctx, sums);
     if (!err) measure(m, k, m->slot_frame[slot]);
     m->child[k].frames++;
     return err;
 }
 
-int psnrhvs_test_mix_children(const PsnrHvsContext *const c, char (*const labels)[24],
-                              uint64_t *const frames, const int max) {
-    if (!c || c->ops != &psnrhvs_backend_mix) return -1;
+int psh_test_mix_children(const PsnrHvsContext *const c, char (*const labels)[24],
+                          uint64_t *const frames, const int max) {
+    if (!c || c->ops != &psh_backend_mix) return -1;
     Mix *const m = c->backend;
     pthread_mutex_lock(&m->lock);
     const int n = atomic_load(&m->nchild);
@@ -458,7 +458,7 @@ static const char *mix_isa(const PsnrHvsContext *const c) {
     return m->cpu >= 0 ? psnrhvs_isa_name(m->child[m->cpu].ctx) : NULL;
 }
 
-const PsnrHvsBackendOps psnrhvs_backend_mix = {
+const PsnrHvsBackendOps psh_backend_mix = {
     .name = "mix",
     .id = PSNRHVS_BACKEND_AUTO,
     .default_slots = PSNRHVS_MAX_FRAMES_IN_FLIGHT,

@@ -31,7 +31,7 @@ static struct {
 /* psnrhvs/ beside the shared library or program that holds this code. */
 static int beside_core(char *const dir, const size_t size) {
     Dl_info info;
-    if (!dladdr((void *)psnrhvs_module_ops, &info) || !info.dli_fname) return -1;
+    if (!dladdr((void *)psh_module_ops, &info) || !info.dli_fname) return -1;
     const char *const slash = strrchr(info.dli_fname, '/');
     if (!slash) return -1;
     const int n =
@@ -66,8 +66,8 @@ static const PsnrHvsBackendOps *open_module(const char *const name, const char *
     return m->ops;
 }
 
-const PsnrHvsBackendOps *psnrhvs_module_ops(const char *const name, const PsnrHvsSettings *const s,
-                                            char *const why, const size_t why_size) {
+const PsnrHvsBackendOps *psh_module_ops(const char *const name, const PsnrHvsSettings *const s,
+                                        char *const why, const size_t why_size) {
     pthread_mutex_lock(&lock);
     const PsnrHvsBackendOps *ops = NULL;
     int slot = 0;

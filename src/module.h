@@ -32,8 +32,8 @@ typedef const PsnrHvsBackendModule *(*PsnrHvsModuleEntry)(void);
 /* The ops of module `name` ("cuda"), opened once per process from
  * s->module_dir, else psnrhvs/ beside the library, else the installed
  * folder. NULL with a one-line reason in why. */
-const PsnrHvsBackendOps *psnrhvs_module_ops(const char *name, const PsnrHvsSettings *s, char *why,
-                                            size_t why_size);
+const PsnrHvsBackendOps *psh_module_ops(const char *name, const PsnrHvsSettings *s, char *why,
+                                        size_t why_size);
 
 #ifdef __cplusplus
 }

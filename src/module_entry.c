@@ -1,6 +1,6 @@
 /*
  * A module's entry point: built into each backend module with
- * PSH_MODULE_OPS naming its ops (psnrhvs_backend_cuda...).
+ * PSH_MODULE_OPS naming its ops (psh_backend_cuda...).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include "internal.h"

@@ -20,11 +20,11 @@ typedef struct PsnrHvsPlanePair {
 } PsnrHvsPlanePair;
 
 /* The 8x8 block at (x, y) as i32 samples, row-major. */
-void psnrhvs_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int x, int y,
-                        int bitdepth);
+void psh_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int x, int y,
+                    int bitdepth);
 
 /* The scalar reference (libvmaf's loop): every block in raster order, one
  * running f32 sum of all terms (spec section 3). Returns that sum. */
-float psnrhvs_plane_sum_ref(const PsnrHvsPlanePair *p);
+float psh_plane_sum_ref(const PsnrHvsPlanePair *p);
 
 #endif /* PSNRHVS_SRC_PLANE_H */

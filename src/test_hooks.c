@@ -14,64 +14,64 @@ static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
 static atomic_int opencl_profile, sycl_profile, vulkan_profile;
 static _Atomic(const char *) vulkan_missing;
 
-void psnrhvs_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
+void psh_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
     atomic_store(&cpu_sum_mode, (int)mode);
 }
 
-enum PsnrHvsTestCpuSum psnrhvs_test_cpu_sum(void) {
+enum PsnrHvsTestCpuSum psh_test_cpu_sum(void) {
     return (enum PsnrHvsTestCpuSum)atomic_load(&cpu_sum_mode);
 }
 
-size_t psnrhvs_test_cpu_engine_rows(void) {
+size_t psh_test_cpu_engine_rows(void) {
     return atomic_load_explicit(&cpu_engine_rows, memory_order_relaxed);
 }
 
-void psnrhvs_test_count_cpu_engine_row(void) {
+void psh_test_count_cpu_engine_row(void) {
     atomic_fetch_add_explicit(&cpu_engine_rows, 1, memory_order_relaxed);
 }
 
-void psnrhvs_test_set_opencl_profile(const int on) {
+void psh_test_set_opencl_profile(const int on) {
     atomic_store(&opencl_profile, on);
 }
 
-int psnrhvs_test_opencl_profile(void) {
+int psh_test_opencl_profile(void) {
     return atomic_load(&opencl_profile);
 }
 
-size_t psnrhvs_test_cpu_unbuffered_rows(void) {
+size_t psh_test_cpu_unbuffered_rows(void) {
     return atomic_load_explicit(&cpu_unbuffered_rows, memory_order_relaxed);
 }
 
-void psnrhvs_test_count_cpu_unbuffered_row(void) {
+void psh_test_count_cpu_unbuffered_row(void) {
     atomic_fetch_add_explicit(&cpu_unbuffered_rows, 1, memory_order_relaxed);
 }
 
-void psnrhvs_test_set_sycl_profile(const int on) {
+void psh_test_set_sycl_profile(const int on) {
     atomic_store(&sycl_profile, on);
 }
 
-int psnrhvs_test_sycl_profile(void) {
+int psh_test_sycl_profile(void) {
     return atomic_load(&sycl_profile);
 }
 
-double psnrhvs_test_sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
+double psh_test_sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
     if (!c || c->ops->id != PSNRHVS_BACKEND_SYCL || !c->ops->resident_ms) return -1.0;
     return c->ops->resident_ms(c, iters);
 }
 
-void psnrhvs_test_set_vulkan_missing(const char *const property) {
+void psh_test_set_vulkan_missing(const char *const property) {
     atomic_store(&vulkan_missing, property);
 }
 
-const char *psnrhvs_test_vulkan_missing(void) {
+const char *psh_test_vulkan_missing(void) {
     return atomic_load(&vulkan_missing);
 }
 
-void psnrhvs_test_set_vulkan_profile(const int on) {
+void psh_test_set_vulkan_profile(const int on) {
     atomic_store(&vulkan_profile, on);
 }
 
-int psnrhvs_test_vulkan_profile(void) {
+int psh_test_vulkan_profile(void) {
     return atomic_load(&vulkan_profile);
 }
 
@@ -80,14 +80,14 @@ static PsnrHvsDevice mix_list[PSNRHVS_MAX_DEVICES];
 static int mix_n;
 static atomic_int mix_delay;
 
-void psnrhvs_test_set_mix_devices(const PsnrHvsDevice *const list, const int n) {
+void psh_test_set_mix_devices(const PsnrHvsDevice *const list, const int n) {
     pthread_mutex_lock(&mix_lock);
     mix_n = n < 0 ? 0 : n > PSNRHVS_MAX_DEVICES ? PSNRHVS_MAX_DEVICES : n;
     if (mix_n) memcpy(mix_list, list, (size_t)mix_n * sizeof(*list));
     pthread_mutex_unlock(&mix_lock);
 }
 
-int psnrhvs_test_mix_devices(PsnrHvsDevice *const list, int *const n, const int max) {
+int psh_test_mix_devices(PsnrHvsDevice *const list, int *const n, const int max) {
     pthread_mutex_lock(&mix_lock);
     const int set = mix_n > 0;
     if (set) {
@@ -98,10 +98,10 @@ int psnrhvs_test_mix_devices(PsnrHvsDevice *const list, int *const n, const int 
     return set;
 }
 
-void psnrhvs_test_set_mix_open_delay_ms(const int ms) {
+void psh_test_set_mix_open_delay_ms(const int ms) {
     atomic_store(&mix_delay, ms);
 }
 
-int psnrhvs_test_mix_open_delay_ms(void) {
+int psh_test_mix_open_delay_ms(void) {
     return atomic_load(&mix_delay);
 }

@@ -86,7 +86,7 @@ static void *worker_main(void *const data) {
     return NULL;
 }
 
-PsnrHvsThreadPool *psnrhvs_thread_pool_create(int nthreads) {
+PsnrHvsThreadPool *psh_thread_pool_create(int nthreads) {
     if (nthreads < 0) return NULL;
     if (nthreads == 0) {
         const long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -116,7 +116,7 @@ PsnrHvsThreadPool *psnrhvs_thread_pool_create(int nthreads) {
     return pool;
 
 error:
-    psnrhvs_thread_pool_destroy(pool);
+    psh_thread_pool_destroy(pool);
     return NULL;
 error_done:
     pthread_cond_destroy(&pool->work);
@@ -127,7 +127,7 @@ error_mutex:
     return NULL;
 }
 
-void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *const pool) {
+void psh_thread_pool_destroy(PsnrHvsThreadPool *const pool) {
     if (!pool) return;
     pthread_mutex_lock(&pool->lock);
     pool->shutdown = 1;
@@ -141,12 +141,12 @@ void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *const pool) {
     free(pool);
 }
 
-int psnrhvs_thread_pool_size(const PsnrHvsThreadPool *const pool) {
+int psh_thread_pool_size(const PsnrHvsThreadPool *const pool) {
     return pool ? pool->nworkers + 1 : 1;
 }
 
-void psnrhvs_thread_pool_submit(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job,
-                                const int ntasks, const PsnrHvsTaskFn fn, void *const arg) {
+void psh_thread_pool_submit(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job,
+                            const int ntasks, const PsnrHvsTaskFn fn, void *const arg) {
     job->fn = fn;
     job->arg = arg;
     job->ntasks = ntasks > 0 ? ntasks : 0;
@@ -173,7 +173,7 @@ void psnrhvs_thread_pool_submit(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob 
     pthread_mutex_unlock(&pool->lock);
 }
 
-void psnrhvs_thread_pool_wait(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job) {
+void psh_thread_pool_wait(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *const job) {
     if (!pool || !pool->nworkers) return; /* submit ran it */
     if (atomic_load_explicit(&job->finished, memory_order_acquire) == job->ntasks) return;
     pthread_mutex_lock(&pool->lock);
@@ -188,7 +188,7 @@ void psnrhvs_thread_pool_wait(PsnrHvsThreadPool *const pool, PsnrHvsThreadJob *c
     pthread_mutex_unlock(&pool->lock);
 }
 
-int psnrhvs_thread_pool_help(PsnrHvsThreadPool *const pool) {
+int psh_thread_pool_help(PsnrHvsThreadPool *const pool) {
     if (!pool || !pool->nworkers) return 0;
     pthread_mutex_lock(&pool->lock);
     PsnrHvsThreadJob *job;
@@ -199,9 +199,9 @@ int psnrhvs_thread_pool_help(PsnrHvsThreadPool *const pool) {
     return ran;
 }
 
-void psnrhvs_thread_pool_run(PsnrHvsThreadPool *const pool, const int ntasks,
-                             const PsnrHvsTaskFn fn, void *const arg) {
+void psh_thread_pool_run(PsnrHvsThreadPool *const pool, const int ntasks, const PsnrHvsTaskFn fn,
+                         void *const arg) {
     PsnrHvsThreadJob job;
-    psnrhvs_thread_pool_submit(pool, &job, ntasks, fn, arg);
-    psnrhvs_thread_pool_wait(pool, &job);
+    psh_thread_pool_submit(pool, &job, ntasks, fn, arg);
+    psh_thread_pool_wait(pool, &job);
 }

@@ -25,30 +25,30 @@ typedef struct PsnrHvsThreadJob {
 
 /* nthreads counts the calling thread: 1 starts no worker, 0 means one thread
  * per online core. Returns NULL on failure. */
-PsnrHvsThreadPool *psnrhvs_thread_pool_create(int nthreads);
+PsnrHvsThreadPool *psh_thread_pool_create(int nthreads);
 
 /* Waits for the tasks under way, drops queued ones. NULL is accepted. */
-void psnrhvs_thread_pool_destroy(PsnrHvsThreadPool *pool);
+void psh_thread_pool_destroy(PsnrHvsThreadPool *pool);
 
 /* Threads that run tasks, the calling thread included; 1 for NULL. */
-int psnrhvs_thread_pool_size(const PsnrHvsThreadPool *pool);
+int psh_thread_pool_size(const PsnrHvsThreadPool *pool);
 
 /* Queues fn(arg, task, worker) for task = 0 .. ntasks-1 behind the jobs
  * queued before; returns at once. Tasks of a job start in increasing order.
  * worker is in [0, size): 0 is any thread that is not a worker (one that
  * waits or helps), so a context used by one thread at a time may keep
  * per-worker scratch. pool may be NULL: the tasks run here and now. */
-void psnrhvs_thread_pool_submit(PsnrHvsThreadPool *pool, PsnrHvsThreadJob *job, int ntasks,
-                                PsnrHvsTaskFn fn, void *arg);
+void psh_thread_pool_submit(PsnrHvsThreadPool *pool, PsnrHvsThreadJob *job, int ntasks,
+                            PsnrHvsTaskFn fn, void *arg);
 
 /* Runs queued tasks (of any job, oldest first) on the calling thread, or
  * sleeps, until every task of job has returned. */
-void psnrhvs_thread_pool_wait(PsnrHvsThreadPool *pool, PsnrHvsThreadJob *job);
+void psh_thread_pool_wait(PsnrHvsThreadPool *pool, PsnrHvsThreadJob *job);
 
 /* Runs one queued task on the calling thread; 0 when none was queued. */
-int psnrhvs_thread_pool_help(PsnrHvsThreadPool *pool);
+int psh_thread_pool_help(PsnrHvsThreadPool *pool);
 
 /* submit, then wait: a parallel for. */
-void psnrhvs_thread_pool_run(PsnrHvsThreadPool *pool, int ntasks, PsnrHvsTaskFn fn, void *arg);
+void psh_thread_pool_run(PsnrHvsThreadPool *pool, int ntasks, PsnrHvsTaskFn fn, void *arg);
 
 #endif /* PSNRHVS_SRC_THREAD_POOL_H */

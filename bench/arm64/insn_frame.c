@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     if (!strcmp(path, "scalar"))
         s.isa = PSNRHVS_ISA_SCALAR;
     else if (!strcmp(path, "c"))
-        psnrhvs_set_cpu_flags_mask(0); /* auto over no SIMD flag: the C kernels */
+        psh_set_cpu_flags_mask(0); /* auto over no SIMD flag: the C kernels */
     else if (!strcmp(path, "neon"))
         s.isa = PSNRHVS_ISA_NEON;
     else if (!strcmp(path, "avx2"))

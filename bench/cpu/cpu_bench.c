@@ -118,7 +118,7 @@ static double nonzero_share(const Frame *f, const int bits) {
     long nz = 0;
     for (int by = 0; by < nby; by++) {
         const size_t o = (size_t)by * 7 * stride;
-        nz += (bits > 8 ? psnrhvs_row_terms_16bpc_c : psnrhvs_row_terms_8bpc_c)(
+        nz += (bits > 8 ? psh_row_terms_16bpc_c : psh_row_terms_8bpc_c)(
             t, f->ref + o, stride, f->dist + o, stride, nbx, 0, 0, NULL);
     }
     free(t);
@@ -143,13 +143,13 @@ static int run(Result *res, Frame *frames, const int nfr, const int nframes, con
     s.isa = isa;
     s.threads = threads;
     /* sum: the plane sum forced for this context (test hook, read at open) */
-    psnrhvs_test_set_cpu_sum(!sum                     ? PSNRHVS_TEST_CPU_SUM_AUTO
-                             : !strcmp(sum, "chain")  ? PSNRHVS_TEST_CPU_SUM_CHAIN
-                             : !strcmp(sum, "engine") ? PSNRHVS_TEST_CPU_SUM_ENGINE
-                                                      : PSNRHVS_TEST_CPU_SUM_AUTO);
+    psh_test_set_cpu_sum(!sum                     ? PSNRHVS_TEST_CPU_SUM_AUTO
+                         : !strcmp(sum, "chain")  ? PSNRHVS_TEST_CPU_SUM_CHAIN
+                         : !strcmp(sum, "engine") ? PSNRHVS_TEST_CPU_SUM_ENGINE
+                                                  : PSNRHVS_TEST_CPU_SUM_AUTO);
     PsnrHvsContext *c;
     const int err = psnrhvs_open(&c, &s);
-    psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_AUTO);
+    psh_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_AUTO);
     if (err) return err;
     res->isa = psnrhvs_isa_name(c);
     int sent = 0, got = 0;
@@ -274,6 +274,6 @@ int main(int argc, char **argv) {
         }
     /* Rows whose task found every row buffer taken and waited for the chain:
      * the buffers made at open should keep this near zero. */
-    printf("rows that waited for a row buffer: %zu\n", psnrhvs_test_cpu_unbuffered_rows());
+    printf("rows that waited for a row buffer: %zu\n", psh_test_cpu_unbuffered_rows());
     return status;
 }

@@ -183,15 +183,15 @@ int main(int argc, char **argv) {
     psnrhvs_default_settings(&gset);
     gset.width = w, gset.height = h, gset.bitdepth = bd;
     PsnrHvsFrameGeometry geom;
-    if (psnrhvs_frame_geometry(&geom, &gset)) return 1;
+    if (psh_frame_geometry(&geom, &gset)) return 1;
     PsnrHvsGpuJob plan;
-    psnrhvs_cuda_plan(&plan, &geom);
+    psh_cuda_plan(&plan, &geom);
     const size_t frame_bytes = plan.frame_bytes;
     unsigned char *pinned[NFRAMES], *dev_frame[NFRAMES];
     for (int f = 0; f < NFRAMES; f++) {
         CK(cudaMallocHost((void **)&pinned[f], frame_bytes));
         const PsnrHvsPicture r = frame_picture(&l, ref[f], 0), d = frame_picture(&l, dist[f], 0);
-        psnrhvs_frame_pack(&geom, &r, &d, pinned[f], NULL);
+        psh_frame_pack(&geom, &r, &d, pinned[f], NULL);
         CK(cudaMalloc((void **)&dev_frame[f], frame_bytes));
         CK(cudaMemcpy(dev_frame[f], pinned[f], frame_bytes, cudaMemcpyHostToDevice));
     }
@@ -217,20 +217,20 @@ int main(int argc, char **argv) {
     for (int i = 0; i < NSTREAMS; i++)
         for (int f = 0; f < NFRAMES; f++) {
             job[i][f] = plan;
-            psnrhvs_cuda_bind(&job[i][f], ws[i], dev_frame[f], 0);
+            psh_cuda_bind(&job[i][f], ws[i], dev_frame[f], 0);
         }
     const int iters = gpu_frames;
     float ref_sums[NFRAMES][3];
     for (int f = 0; f < NFRAMES; f++) { /* warm-up and reference sums */
-        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][f], st[0], 0, PSNRHVS_GPU_STAGES - 1));
+        CK((cudaError_t)psh_cuda_enqueue_stages(&job[0][f], st[0], 0, PSNRHVS_GPU_STAGES - 1));
         CK(cudaMemcpyAsync(ref_sums[f], job[0][f].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
                            st[0]));
         CK(cudaStreamSynchronize(st[0]));
     }
     timer_start(&t, 1);
     for (int i = 0; i < iters; i++)
-        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], 0,
-                                                    PSNRHVS_GPU_STAGES - 1));
+        CK((cudaError_t)psh_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], 0,
+                                                PSNRHVS_GPU_STAGES - 1));
     const double one_stream = timer_stop_ms(&t) / iters;
     printf("RESULT %s resident 1-stream: %.4f ms/frame\n", tag, one_stream);
 
@@ -239,7 +239,7 @@ int main(int argc, char **argv) {
         const int n = iters / 4 > 8 ? iters / 4 : 8;
         timer_start(&t, 1);
         for (int i = 0; i < n; i++)
-            CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], s, s));
+            CK((cudaError_t)psh_cuda_enqueue_stages(&job[0][i % NFRAMES], st[0], s, s));
         stage_ms[s] = timer_stop_ms(&t) / n;
     }
     printf("RESULT %s stages ms: terms %.4f supers %.4f maps %.4f walk %.4f\n", tag, stage_ms[0],
@@ -249,8 +249,8 @@ int main(int argc, char **argv) {
     timer_start(&t, NSTREAMS);
     for (int i = 0; i < iters; i++) {
         const int k = i % NSTREAMS;
-        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&job[k][i % NFRAMES], st[k], 0,
-                                                    PSNRHVS_GPU_STAGES - 1));
+        CK((cudaError_t)psh_cuda_enqueue_stages(&job[k][i % NFRAMES], st[k], 0,
+                                                PSNRHVS_GPU_STAGES - 1));
         CK(cudaMemcpyAsync(sums + 3 * k, job[k][i % NFRAMES].sum, sizeof(float) * 3,
                            cudaMemcpyDeviceToHost, st[k]));
     }
@@ -277,7 +277,7 @@ int main(int argc, char **argv) {
     PsnrHvsGpuJob sjob[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
         sjob[i] = plan;
-        psnrhvs_cuda_bind(&sjob[i], ws[i], slot_frame[i], 0);
+        psh_cuda_bind(&sjob[i], ws[i], slot_frame[i], 0);
     }
     CK(cudaDeviceSynchronize());
     timer_start(&t, NSTREAMS);
@@ -285,7 +285,7 @@ int main(int argc, char **argv) {
         const int k = i % NSTREAMS;
         CK(cudaMemcpyAsync(slot_frame[k], pinned[i % NFRAMES], frame_bytes, cudaMemcpyHostToDevice,
                            st[k]));
-        CK((cudaError_t)psnrhvs_cuda_enqueue_stages(&sjob[k], st[k], 0, PSNRHVS_GPU_STAGES - 1));
+        CK((cudaError_t)psh_cuda_enqueue_stages(&sjob[k], st[k], 0, PSNRHVS_GPU_STAGES - 1));
         CK(cudaMemcpyAsync(sums + 3 * k, sjob[k].sum, sizeof(float) * 3, cudaMemcpyDeviceToHost,
                            st[k]));
     }

@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
     int same = 1;
     for (size_t i = 0; i < (size_t)nr * frames; i++)
         same &= !memcmp(alone[i].raw, ladder[i].raw, sizeof(alone[i].raw));
-    printf("rows that waited for a buffer: %zu\n", psnrhvs_test_cpu_unbuffered_rows());
+    printf("rows that waited for a buffer: %zu\n", psh_test_cpu_unbuffered_rows());
     printf("RESULT ladder %s %dx%d %d-bit, %d renditions x %d frames: %d separate runs %.3f s, one "
            "ladder %.3f s (%.2fx); raw scores %s\n",
            names[backend], w, h, bits, nr, frames, nr, t_alone, t_ladder, t_alone / t_ladder,

@@ -67,7 +67,7 @@ static void make_plane(Plane *const p, const int plane, const int w, const int h
         p->chunks[r] = (PsnrHvsSumChunk){p->nz + aj, j - aj, s};
     }
     p->nnz = j;
-    p->scratch_size = psnrhvs_sum_scratch_size(p->chunks, p->rows);
+    p->scratch_size = psh_sum_scratch_size(p->chunks, p->rows);
     p->scratch = malloc(p->scratch_size);
 }
 
@@ -79,9 +79,11 @@ static double now(void) {
 
 enum { SEQ_ALL, SEQ_NZ, ENG_NZ, ENG_ALL, ENG_EXACT, NMODES };
 static const char *const mode_name[NMODES] = {
-    "sequential chain, all terms (libvmaf loop)",  "sequential chain, non-zero terms only",
-    "engine, block-row chunks of non-zero terms*", "engine, block-row chunks of all terms",
-    "engine, psnrhvs_sum_exact(all terms)",
+    "sequential chain, all terms (libvmaf loop)",
+    "sequential chain, non-zero terms only",
+    "engine, block-row chunks of non-zero terms*",
+    "engine, block-row chunks of all terms",
+    "engine, psh_sum_exact(all terms)",
 };
 
 static double run(const int mode, Plane *const planes, PsnrHvsThreadPool *const pool,
@@ -91,20 +93,20 @@ static double run(const int mode, Plane *const planes, PsnrHvsThreadPool *const 
         Plane *const pl = &planes[p];
         switch (mode) {
         case SEQ_ALL:
-            out[p] = psnrhvs_sum_sequential(pl->t, pl->n);
+            out[p] = psh_sum_sequential(pl->t, pl->n);
             break;
         case SEQ_NZ:
-            out[p] = psnrhvs_sum_sequential(pl->nz, pl->nnz);
+            out[p] = psh_sum_sequential(pl->nz, pl->nnz);
             break;
         case ENG_NZ:
-            out[p] = psnrhvs_sum_chunks(pl->chunks, pl->rows, pool, lanes, pl->scratch,
-                                        pl->scratch_size, NULL);
+            out[p] = psh_sum_chunks(pl->chunks, pl->rows, pool, lanes, pl->scratch,
+                                    pl->scratch_size, NULL);
             break;
         case ENG_ALL:
-            out[p] = psnrhvs_sum_chunks(pl->all, pl->rows, pool, lanes, NULL, 0, NULL);
+            out[p] = psh_sum_chunks(pl->all, pl->rows, pool, lanes, NULL, 0, NULL);
             break;
         case ENG_EXACT:
-            out[p] = psnrhvs_sum_exact(pl->t, pl->n, pool, lanes, NULL);
+            out[p] = psh_sum_exact(pl->t, pl->n, pool, lanes, NULL);
             break;
         }
     }
@@ -121,17 +123,17 @@ int main(int argc, char **argv) {
     make_plane(&planes[2], 2, 1920, 1080);
     const size_t n = planes[0].n + planes[1].n + planes[2].n;
     const size_t nnz = planes[0].nnz + planes[1].nnz + planes[2].nnz;
-    PsnrHvsThreadPool *const pool = psnrhvs_thread_pool_create(nthreads);
-    const int all_threads = psnrhvs_thread_pool_size(pool);
+    PsnrHvsThreadPool *const pool = psh_thread_pool_create(nthreads);
+    const int all_threads = psh_thread_pool_size(pool);
     printf("bench_sum: 3840x2160 4:2:0 frame, %zu terms (%.1f %% non-zero), seed %" PRIu64
            ", best of %d\n",
            n, 100.0 * (double)nnz / (double)n,
            (uint64_t)(argc > 3 ? strtoull(argv[3], NULL, 0) : 42), reps);
 
     PsnrHvsDspContext dsp;
-    psnrhvs_dsp_init(&dsp, 0);
+    psh_dsp_init(&dsp, 0);
     lanes_fn[0] = dsp.sum_lanes;
-    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    psh_dsp_init(&dsp, psh_get_cpu_flags());
     lanes_fn[1] = dsp.sum_lanes;
     const int simd = lanes_fn[1] != lanes_fn[0];
     float want[3];
@@ -174,14 +176,14 @@ int main(int argc, char **argv) {
            dsp.isa, all_threads, base / best[ENG_NZ][1][1], base_nz / best[ENG_NZ][1][1]);
     PsnrHvsSumStats st = {0};
     for (int p = 0; p < 3; p++)
-        psnrhvs_sum_chunks(planes[p].chunks, planes[p].rows, pool, lanes_fn[1], planes[p].scratch,
-                           planes[p].scratch_size, &st);
+        psh_sum_chunks(planes[p].chunks, planes[p].rows, pool, lanes_fn[1], planes[p].scratch,
+                       planes[p].scratch_size, &st);
     const size_t chain = st.chain_terms, total = st.terms;
     printf("terms the engine added one by one (non-zero chunks): %zu of %zu (%.2f %%)\n", chain,
            total, 100.0 * (double)chain / (double)total);
     printf("* with caller-owned scratch; the others allocate\n");
     printf("results: %s\n", bad ? "DIFFERENT (bug)" : "all bit-identical to the sequential chain");
-    psnrhvs_thread_pool_destroy(pool);
+    psh_thread_pool_destroy(pool);
     for (int p = 0; p < 3; p++) {
         free(planes[p].t);
         free(planes[p].nz);

@@ -165,19 +165,19 @@ static int speed(const Frames *fr, int n, int cpu_threads) {
     const PsnrHvsPicture r = frame_picture(&fr->l, fr->ref[0], 0);
     const PsnrHvsPicture d = frame_picture(&fr->l, fr->dist[0], 0);
     if (psnrhvs_score(c, &r, &d, &sc)) return 1;
-    const double resident = psnrhvs_test_sycl_resident_ms(c, n);
+    const double resident = psh_test_sycl_resident_ms(c, n);
     psnrhvs_close(&c);
     printf("RESULT %s sycl resident kernels: %.4f ms/frame (%d runs, wall time, 1 queue)\n",
            fr->tag, resident, n);
 
     /* Per-kernel device times: profiling queues, logged at close. */
-    psnrhvs_test_set_sycl_profile(1);
+    psh_test_set_sycl_profile(1);
     if (!psnrhvs_open(&c, &s)) {
         if (run(c, fr, n / 4 > 8 ? n / 4 : 8, NULL) < 0)
             printf("RESULT %s sycl profile: FAILED\n", fr->tag);
         psnrhvs_close(&c);
     }
-    psnrhvs_test_set_sycl_profile(0);
+    psh_test_set_sycl_profile(0);
 
     PsnrHvsScore ss[NFRAMES], cs[NFRAMES], gs[NFRAMES];
     double open_ms[3];

@@ -11,21 +11,21 @@
 #include "dsp.h"
 
 #if HAVE_NEON
-decl_row_terms_fn(psnrhvs_row_terms_8bpc_neon);
-decl_row_terms_fn(psnrhvs_row_terms_16bpc_neon);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_neon);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_neon);
-decl_sum_lanes_fn(psnrhvs_sum_lanes_neon);
+decl_row_terms_fn(psh_row_terms_8bpc_neon);
+decl_row_terms_fn(psh_row_terms_16bpc_neon);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_8bpc_neon);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_16bpc_neon);
+decl_sum_lanes_fn(psh_sum_lanes_neon);
 #endif
 
-static inline void psnrhvs_dsp_init_arm(PsnrHvsDspContext *const dsp, const unsigned flags) {
+static inline void psh_dsp_init_arm(PsnrHvsDspContext *const dsp, const unsigned flags) {
     if (!(flags & PSNRHVS_CPU_FLAG_NEON)) return;
 #if HAVE_NEON
-    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_neon;
-    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_neon;
-    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_neon;
-    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_neon;
-    dsp->sum_lanes = psnrhvs_sum_lanes_neon;
+    dsp->row_terms[0] = psh_row_terms_8bpc_neon;
+    dsp->row_terms[1] = psh_row_terms_16bpc_neon;
+    dsp->row_terms_ladder[0] = psh_row_terms_ladder_8bpc_neon;
+    dsp->row_terms_ladder[1] = psh_row_terms_ladder_16bpc_neon;
+    dsp->sum_lanes = psh_sum_lanes_neon;
     dsp->isa = "neon";
 #endif
 }

@@ -87,8 +87,8 @@ static inline void clamp(LaneState s[2], const uint32x4_t lim) {
     }
 }
 
-void psnrhvs_sum_lanes_neon(const float *const terms, const uint32_t count, const uint32_t stride,
-                            const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2]) {
+void psh_sum_lanes_neon(const float *const terms, const uint32_t count, const uint32_t stride,
+                        const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2]) {
     uint32_t len[PSNRHVS_SUM_LANES];
     const float *p[PSNRHVS_SUM_LANES];
     for (int j = 0; j < PSNRHVS_SUM_LANES; j++) {

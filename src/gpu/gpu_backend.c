@@ -123,7 +123,7 @@ static gpuError_t enqueue(const GpuKernels *const k, const PsnrHvsGpuJob *const 
                           const gpuStream_t st, const int first, const int last) {
     for (int s = first; s <= last; s++) {
         unsigned grid, block;
-        const enum PsnrHvsGpuKernel id = psnrhvs_gpu_stage(job, s, &grid, &block);
+        const enum PsnrHvsGpuKernel id = psh_gpu_stage(job, s, &grid, &block);
         void *args[] = {(void *)job};
         const gpuError_t e = gpu_launch(k, id, grid, block, args, st);
         if (e != gpuSuccess) return e;
@@ -132,17 +132,17 @@ static gpuError_t enqueue(const GpuKernels *const k, const PsnrHvsGpuJob *const 
 }
 
 #if !PSNRHVS_GPU_HIP
-int psnrhvs_cuda_enqueue_stages(const PsnrHvsGpuJob *const job, void *const stream, const int first,
-                                const int last) {
-    const GpuKernels k = {psnrhvs_cuda_kernels};
+int psh_cuda_enqueue_stages(const PsnrHvsGpuJob *const job, void *const stream, const int first,
+                            const int last) {
+    const GpuKernels k = {psh_cuda_kernels};
     return (int)enqueue(&k, job, (gpuStream_t)stream, first, last);
 }
 #endif
 
 /* Log a failed runtime call and map it to an error code. */
 static int fail(const PsnrHvsContext *const c, const gpuError_t e, const char *const what) {
-    psnrhvs_log(c, PSNRHVS_GPU_NAME ": %s failed: %s (%s)", what, gpuGetErrorName(e),
-                gpuGetErrorString(e));
+    psh_log(c, PSNRHVS_GPU_NAME ": %s failed: %s (%s)", what, gpuGetErrorName(e),
+            gpuGetErrorString(e));
     switch (e) {
     case gpuErrorMemoryAllocation:
         return PSNRHVS_ERR(ENOMEM);
@@ -176,7 +176,7 @@ static void gpu_close(PsnrHvsContext *const c) {
         if (s->host) gpuFreeHost(s->host);
     }
     gpu_kernels_unload(&b->kernels);
-    psnrhvs_thread_pool_destroy(b->pool);
+    psh_thread_pool_destroy(b->pool);
     free(b);
     c->backend = NULL;
 }
@@ -197,18 +197,18 @@ static const char *no_device_reason(const gpuError_t e) {
 static int open_device(PsnrHvsContext *const c) {
     char why[256];
     if (gpu_runtime_load(why, sizeof(why))) {
-        psnrhvs_log(c, PSNRHVS_GPU_NAME ": %s", why);
+        psh_log(c, PSNRHVS_GPU_NAME ": %s", why);
         return PSNRHVS_ERR(ENODEV);
     }
     int n = 0;
     const gpuError_t e = gpuGetDeviceCount(&n);
     if (e != gpuSuccess || n == 0) {
-        psnrhvs_log(c, PSNRHVS_GPU_NAME ": no " PSNRHVS_GPU_RUNTIME " device (%s)",
-                    no_device_reason(e));
+        psh_log(c, PSNRHVS_GPU_NAME ": no " PSNRHVS_GPU_RUNTIME " device (%s)",
+                no_device_reason(e));
         return PSNRHVS_ERR(ENODEV);
     }
     if (c->s.device >= n) {
-        psnrhvs_log(c, PSNRHVS_GPU_NAME ": device %d requested, %d present", c->s.device, n);
+        psh_log(c, PSNRHVS_GPU_NAME ": device %d requested, %d present", c->s.device, n);
         return PSNRHVS_ERR(ENODEV);
     }
     CHECK(c, gpuSetDevice(c->s.device));
@@ -227,12 +227,12 @@ static int gpu_open(PsnrHvsContext *const c) {
         char dev[512];
         gpu_describe(c->s.device, 1, dev, sizeof(dev));
         dev[strcspn(dev, "\n")] = '\0';
-        psnrhvs_log(c, "%s cannot run this build's kernels: %s (%s)", dev, gpuGetErrorName(e),
-                    gpuGetErrorString(e));
+        psh_log(c, "%s cannot run this build's kernels: %s (%s)", dev, gpuGetErrorName(e),
+                gpuGetErrorString(e));
         gpu_close(c);
         return PSNRHVS_ERR(ENODEV);
     }
-    b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : DEFAULT_PACK_THREADS);
+    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : DEFAULT_PACK_THREADS);
     if (!b->pool) {
         gpu_close(c);
         return PSNRHVS_ERR(ENOMEM);
@@ -291,7 +291,7 @@ static gpuError_t enqueue_ladder_terms(const GpuBackend *b, GpuSlot *s) {
         L.r[r].block_sum = j->block_sum;
     }
     unsigned grid, block;
-    const enum PsnrHvsGpuKernel terms = psnrhvs_gpu_stage(&s->job[0], 0, &grid, &block);
+    const enum PsnrHvsGpuKernel terms = psh_gpu_stage(&s->job[0], 0, &grid, &block);
     void *args[] = {&L};
     return gpu_launch(&b->kernels,
                       terms == PSNRHVS_GPU_TERMS8 ? PSNRHVS_GPU_TERMS_LADDER8
@@ -321,7 +321,7 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
         s->pics[0] = *ref;
         for (int r = 0; r < nr; r++) s->pics[1 + r] = dist[r];
         if (b->ref_on_host) {
-            psnrhvs_frame_pack_reference(&c->geom, ref, s->host, b->pool);
+            psh_frame_pack_reference(&c->geom, ref, s->host, b->pool);
             CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].picture_bytes,
                                     gpuMemcpyHostToDevice, s->stream));
         }
@@ -333,7 +333,7 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
     } else {
         /* The slot is free: its last frame was collected, so its stream is
          * idle and its staging buffer ours. */
-        psnrhvs_frame_pack_upload(&c->geom, ref, dist, s->host, b->pool);
+        psh_frame_pack_upload(&c->geom, ref, dist, s->host, b->pool);
         CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].frame_bytes, gpuMemcpyHostToDevice,
                                 s->stream));
     }
@@ -357,15 +357,15 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
     PsnrHvsRangeError e = {0};
     PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS];
     if (!b->device_pictures) {
-        psnrhvs_frame_pictures(&c->geom, s->host, pics);
-        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
-        return psnrhvs_range_report(c, &e);
+        psh_frame_pictures(&c->geom, s->host, pics);
+        psh_range_check(&c->geom, &pics[0], &pics[1], &e);
+        return psh_range_report(c, &e);
     }
     if (b->ref_on_host && c->geom.bitdepth > 8) {
-        psnrhvs_frame_pictures(&c->geom, s->host, pics);
+        psh_frame_pictures(&c->geom, s->host, pics);
         for (int p = 0; p < c->geom.num_planes && !e.found; p++)
-            psnrhvs_range_find(&e, 0, p, pics[0].data[p], pics[0].stride[p], c->geom.plane[p].w, 0,
-                               c->geom.plane[p].h, (1u << c->geom.bitdepth) - 1);
+            psh_range_find(&e, 0, p, pics[0].data[p], pics[0].stride[p], c->geom.plane[p].w, 0,
+                           c->geom.plane[p].h, (1u << c->geom.bitdepth) - 1);
     }
     /* Each plane's rows as stored (interleaved chroma: every other sample
      * is the other plane's), one plane at a time. */
@@ -376,7 +376,7 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
         most = n > most ? n : most;
     }
     unsigned char *const copy = malloc(most);
-    if (!copy) return psnrhvs_range_report(c, &e);
+    if (!copy) return psh_range_report(c, &e);
     for (int k = b->ref_on_host; k <= b->renditions && !e.found; k++)
         for (int p = 0; p < c->geom.num_planes && !e.found; p++) {
             const PsnrHvsPlaneGeometry *const gp = &c->geom.plane[p];
@@ -391,11 +391,11 @@ static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuS
                 free(copy);
                 return fail(c, ce, "reading back a frame with samples out of range");
             }
-            psnrhvs_range_find_stored(&e, k, p, copy, (ptrdiff_t)row, gp->w, gp->h, gp->step,
-                                      c->geom.sample_shift, c->geom.bitdepth);
+            psh_range_find_stored(&e, k, p, copy, (ptrdiff_t)row, gp->w, gp->h, gp->step,
+                                  c->geom.sample_shift, c->geom.bitdepth);
         }
     free(copy);
-    return psnrhvs_range_report(c, &e);
+    return psh_range_report(c, &e);
 }
 
 static int gpu_collect(PsnrHvsContext *const c, const int slot, float (*sums)[3]) {

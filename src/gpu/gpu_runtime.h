@@ -31,8 +31,8 @@
 #define PSNRHVS_GPU_NAME     "hip"
 #define PSNRHVS_GPU_RUNTIME  "HIP"
 #define PSNRHVS_GPU_ID       PSNRHVS_BACKEND_HIP
-#define PSNRHVS_GPU_FN(name) psnrhvs_hip_##name
-#define PSNRHVS_GPU_OPS      psnrhvs_backend_hip
+#define PSNRHVS_GPU_FN(name) psh_hip_##name
+#define PSNRHVS_GPU_OPS      psh_backend_hip
 
 /* The runtime entry points, from libamdhip64 (gpu_runtime_hip.c). */
 #define PSNRHVS_HIP_FUNCTIONS(X)                                                                   \
@@ -70,12 +70,12 @@ typedef struct PsnrHvsHipApi {
 #undef PSNRHVS_HIP_MEMBER
 } PsnrHvsHipApi;
 
-extern PsnrHvsHipApi psnrhvs_hip;
+extern PsnrHvsHipApi psh_hip;
 /* The code object of kernels.cu for every target built (hip_code_object.c). */
-extern const unsigned char psnrhvs_hip_code_object[];
+extern const unsigned char psh_hip_code_object[];
 
 /* Opens libamdhip64 once (thread-safe). 0, or -1 with the reason in why. */
-int psnrhvs_hip_load(char *why, size_t size);
+int psh_hip_load(char *why, size_t size);
 
 typedef hipError_t gpuError_t;
 typedef hipStream_t gpuStream_t;
@@ -88,30 +88,30 @@ typedef hipEvent_t gpuEvent_t;
 #define gpuErrorNoKernelImage              hipErrorNoBinaryForGpu
 #define gpuMemcpyHostToDevice              hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost              hipMemcpyDeviceToHost
-#define gpuGetDeviceCount(n)               psnrhvs_hip.hipGetDeviceCount(n)
-#define gpuDeviceGetPCIBusId(b, n, d)      psnrhvs_hip.hipDeviceGetPCIBusId(b, n, d)
+#define gpuGetDeviceCount(n)               psh_hip.hipGetDeviceCount(n)
+#define gpuDeviceGetPCIBusId(b, n, d)      psh_hip.hipDeviceGetPCIBusId(b, n, d)
 #define PSNRHVS_GPU_VENDOR                 "amd"
-#define gpuSetDevice(d)                    psnrhvs_hip.hipSetDevice(d)
-#define gpuMalloc(p, n)                    psnrhvs_hip.hipMalloc(p, n)
-#define gpuFree(p)                         psnrhvs_hip.hipFree(p)
-#define gpuMallocHost(p, n)                psnrhvs_hip.hipHostMalloc(p, n, 0)
-#define gpuFreeHost(p)                     psnrhvs_hip.hipHostFree(p)
-#define gpuMemcpyAsync(d, s, n, k, st)     psnrhvs_hip.hipMemcpyAsync(d, s, n, k, st)
-#define gpuMemsetAsync(p, v, n, st)        psnrhvs_hip.hipMemsetAsync(p, v, n, st)
-#define gpuMemcpy2D(d, dp, s, sp, w, h, k) psnrhvs_hip.hipMemcpy2D(d, dp, s, sp, w, h, k)
-#define gpuStreamCreate(s)                 psnrhvs_hip.hipStreamCreateWithFlags(s, hipStreamNonBlocking)
-#define gpuStreamDestroy(s)                psnrhvs_hip.hipStreamDestroy(s)
-#define gpuStreamSynchronize(s)            psnrhvs_hip.hipStreamSynchronize(s)
-#define gpuEventCreate(e)                  psnrhvs_hip.hipEventCreateWithFlags(e, hipEventDisableTiming)
-#define gpuEventDestroy(e)                 psnrhvs_hip.hipEventDestroy(e)
-#define gpuEventRecord(e, s)               psnrhvs_hip.hipEventRecord(e, s)
-#define gpuEventSynchronize(e)             psnrhvs_hip.hipEventSynchronize(e)
-#define gpuStreamWaitEvent(s, e)           psnrhvs_hip.hipStreamWaitEvent(s, e, 0)
-#define gpuGetErrorName(e)                 psnrhvs_hip.hipGetErrorName(e)
-#define gpuGetErrorString(e)               psnrhvs_hip.hipGetErrorString(e)
+#define gpuSetDevice(d)                    psh_hip.hipSetDevice(d)
+#define gpuMalloc(p, n)                    psh_hip.hipMalloc(p, n)
+#define gpuFree(p)                         psh_hip.hipFree(p)
+#define gpuMallocHost(p, n)                psh_hip.hipHostMalloc(p, n, 0)
+#define gpuFreeHost(p)                     psh_hip.hipHostFree(p)
+#define gpuMemcpyAsync(d, s, n, k, st)     psh_hip.hipMemcpyAsync(d, s, n, k, st)
+#define gpuMemsetAsync(p, v, n, st)        psh_hip.hipMemsetAsync(p, v, n, st)
+#define gpuMemcpy2D(d, dp, s, sp, w, h, k) psh_hip.hipMemcpy2D(d, dp, s, sp, w, h, k)
+#define gpuStreamCreate(s)                 psh_hip.hipStreamCreateWithFlags(s, hipStreamNonBlocking)
+#define gpuStreamDestroy(s)                psh_hip.hipStreamDestroy(s)
+#define gpuStreamSynchronize(s)            psh_hip.hipStreamSynchronize(s)
+#define gpuEventCreate(e)                  psh_hip.hipEventCreateWithFlags(e, hipEventDisableTiming)
+#define gpuEventDestroy(e)                 psh_hip.hipEventDestroy(e)
+#define gpuEventRecord(e, s)               psh_hip.hipEventRecord(e, s)
+#define gpuEventSynchronize(e)             psh_hip.hipEventSynchronize(e)
+#define gpuStreamWaitEvent(s, e)           psh_hip.hipStreamWaitEvent(s, e, 0)
+#define gpuGetErrorName(e)                 psh_hip.hipGetErrorName(e)
+#define gpuGetErrorString(e)               psh_hip.hipGetErrorString(e)
 
 static inline int gpu_runtime_load(char *why, size_t size) {
-    return psnrhvs_hip_load(why, size);
+    return psh_hip_load(why, size);
 }
 
 /* The kernels of one device: the code object loaded as a module. */
@@ -122,29 +122,29 @@ typedef struct GpuKernels {
 
 static inline gpuError_t gpu_kernels_load(GpuKernels *k) {
     static const char *const names[PSNRHVS_GPU_KERNELS] = PSNRHVS_GPU_KERNEL_NAMES;
-    gpuError_t e = psnrhvs_hip.hipModuleLoadData(&k->module, psnrhvs_hip_code_object);
+    gpuError_t e = psh_hip.hipModuleLoadData(&k->module, psh_hip_code_object);
     for (int i = 0; e == hipSuccess && i < PSNRHVS_GPU_KERNELS; i++)
-        e = psnrhvs_hip.hipModuleGetFunction(&k->fn[i], k->module, names[i]);
+        e = psh_hip.hipModuleGetFunction(&k->fn[i], k->module, names[i]);
     return e;
 }
 
 static inline void gpu_kernels_unload(GpuKernels *k) {
-    if (k->module) psnrhvs_hip.hipModuleUnload(k->module);
+    if (k->module) psh_hip.hipModuleUnload(k->module);
     k->module = NULL;
 }
 
 static inline gpuError_t gpu_launch(const GpuKernels *k, enum PsnrHvsGpuKernel id, unsigned grid,
                                     unsigned block, void **args, gpuStream_t st) {
-    return psnrhvs_hip.hipModuleLaunchKernel(k->fn[id], grid, 1, 1, block, 1, 1, 0, st, args, NULL);
+    return psh_hip.hipModuleLaunchKernel(k->fn[id], grid, 1, 1, block, 1, 1, 0, st, args, NULL);
 }
 
 static inline void gpu_describe(int i, int verbose, char *buf, size_t size) {
     char name[256] = "?";
     size_t mem = 0;
     hipDevice_t dev;
-    if (psnrhvs_hip.hipDeviceGet(&dev, i) == hipSuccess) {
-        psnrhvs_hip.hipDeviceGetName(name, (int)sizeof(name), dev);
-        psnrhvs_hip.hipDeviceTotalMem(&mem, dev);
+    if (psh_hip.hipDeviceGet(&dev, i) == hipSuccess) {
+        psh_hip.hipDeviceGetName(name, (int)sizeof(name), dev);
+        psh_hip.hipDeviceTotalMem(&mem, dev);
     }
     if (verbose)
         snprintf(buf, size, "hip:%d %s (%.1f GiB)\n", i, name,
@@ -159,11 +159,11 @@ static inline void gpu_describe(int i, int verbose, char *buf, size_t size) {
 #define PSNRHVS_GPU_NAME                   "cuda"
 #define PSNRHVS_GPU_RUNTIME                "CUDA"
 #define PSNRHVS_GPU_ID                     PSNRHVS_BACKEND_CUDA
-#define PSNRHVS_GPU_FN(name)               psnrhvs_cuda_##name
-#define PSNRHVS_GPU_OPS                    psnrhvs_backend_cuda
+#define PSNRHVS_GPU_FN(name)               psh_cuda_##name
+#define PSNRHVS_GPU_OPS                    psh_backend_cuda
 
 /* kernels.cu's host stubs, in PsnrHvsGpuKernel order. */
-extern const void *const psnrhvs_cuda_kernels[PSNRHVS_GPU_KERNELS];
+extern const void *const psh_cuda_kernels[PSNRHVS_GPU_KERNELS];
 
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
@@ -210,7 +210,7 @@ typedef struct GpuKernels {
 /* cudaSuccess if this build has code the current device can run. */
 static inline gpuError_t gpu_kernels_load(GpuKernels *k) {
     struct cudaFuncAttributes a;
-    k->fn = psnrhvs_cuda_kernels;
+    k->fn = psh_cuda_kernels;
     return cudaFuncGetAttributes(&a, k->fn[PSNRHVS_GPU_WALK]);
 }
 
@@ -249,7 +249,7 @@ void PSNRHVS_GPU_FN(plan)(PsnrHvsGpuJob *job, const struct PsnrHvsFrameGeometry 
 void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *job, void *workspace, const void *frame, int rendition);
 #if !PSNRHVS_GPU_HIP
 /* Stages first..last of a frame on a cudaStream_t; a cudaError_t. */
-int psnrhvs_cuda_enqueue_stages(const PsnrHvsGpuJob *job, void *stream, int first, int last);
+int psh_cuda_enqueue_stages(const PsnrHvsGpuJob *job, void *stream, int first, int last);
 #endif
 
 #endif /* PSNRHVS_SRC_GPU_GPU_RUNTIME_H */

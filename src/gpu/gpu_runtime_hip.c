@@ -10,7 +10,7 @@
 
 #define HIP_SYMBOL(name) DL_SYMBOL(PsnrHvsHipApi, name)
 
-PsnrHvsHipApi psnrhvs_hip;
+PsnrHvsHipApi psh_hip;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char failure[256];
@@ -23,10 +23,10 @@ static void load(void) {
     const DlLibrary l = {"HIP runtime", names, "ROCm 5 or 6 is not installed", symbols,
                          sizeof(symbols) / sizeof(symbols[0])};
     PsnrHvsHipApi api;
-    if (!dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_hip = api;
+    if (!dl_load(&l, &api, failure, sizeof(failure))) psh_hip = api;
 }
 
-int psnrhvs_hip_load(char *const why, const size_t size) {
+int psh_hip_load(char *const why, const size_t size) {
     pthread_once(&once, load);
     if (!failure[0]) return 0;
     if (size) snprintf(why, size, "%s", failure);

@@ -480,7 +480,7 @@ extern "C" __global__ void __launch_bounds__(TERMS_THREADS)
 #if !PSH_HIP
 /* CUDA: the host launches through this table (HIP finds the kernels by name
  * in the code object, PSNRHVS_GPU_KERNEL_NAMES). */
-extern "C" const void *const psnrhvs_cuda_kernels[PSNRHVS_GPU_KERNELS] = {
+extern "C" const void *const psh_cuda_kernels[PSNRHVS_GPU_KERNELS] = {
     (const void *)psh_gpu_terms8,        (const void *)psh_gpu_terms16,
     (const void *)psh_gpu_supers,        (const void *)psh_gpu_maps,
     (const void *)psh_gpu_walk,          (const void *)psh_gpu_terms_ladder8,

@@ -114,8 +114,8 @@ enum PsnrHvsGpuKernel {
 #define PSNRHVS_GPU_STAGES 4
 
 /* Kernel and launch geometry (1-D) of stage s of a job. */
-static inline enum PsnrHvsGpuKernel psnrhvs_gpu_stage(const PsnrHvsGpuJob *job, const int s,
-                                                      unsigned *grid, unsigned *block) {
+static inline enum PsnrHvsGpuKernel psh_gpu_stage(const PsnrHvsGpuJob *job, const int s,
+                                                  unsigned *grid, unsigned *block) {
     const unsigned supers = (unsigned)(job->blocks / PSNRHVS_GPU_SUPER);
     switch (s) {
     case 0:

@@ -27,7 +27,7 @@
 #include "thread_pool.h"
 
 /* Generated from src/core/ and kernels.cl by cmake/EmbedOpenCL.cmake. */
-extern const char psnrhvs_opencl_source[];
+extern const char psh_opencl_source[];
 
 #define CHUNK       64 /* blocks per chunk: PSH_CL_CHUNK in kernels.cl */
 #define CHUNK_BYTES 48 /* sizeof(PshSumChunkMaps) */
@@ -121,10 +121,10 @@ static const char *build_options(const int exact) {
 static int cl_error(const PsnrHvsContext *const c, const cl_int err, const char *const what) {
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
-        if (c) psnrhvs_log(c, "opencl: %s: out of device memory (error %d)", what, (int)err);
+        if (c) psh_log(c, "opencl: %s: out of device memory (error %d)", what, (int)err);
         return PSNRHVS_ERR(ENOMEM);
     }
-    if (c) psnrhvs_log(c, "opencl: %s failed (error %d)", what, (int)err);
+    if (c) psh_log(c, "opencl: %s failed (error %d)", what, (int)err);
     return PSNRHVS_ERR(EIO);
 }
 
@@ -132,7 +132,7 @@ static int cl_error(const PsnrHvsContext *const c, const cl_int err, const char 
  * (malloc'd, may be NULL) when the build fails. */
 static cl_int build_program(const cl_context ctx, const cl_device_id dev, const int exact,
                             cl_program *const out, char **const log) {
-    const char *src = psnrhvs_opencl_source;
+    const char *src = psh_opencl_source;
     cl_int err;
     *log = NULL;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
@@ -157,7 +157,7 @@ static void log_build_log(const PsnrHvsContext *const c, const char *log) {
     while (log && *log) {
         const char *nl = strchr(log, '\n');
         const int len = nl ? (int)(nl - log) : (int)strlen(log);
-        if (len) psnrhvs_log(c, "opencl build log: %.*s", len > 900 ? 900 : len, log);
+        if (len) psh_log(c, "opencl build log: %.*s", len > 900 ? 900 : len, log);
         log += len + (nl != NULL);
     }
 }
@@ -188,11 +188,11 @@ static void cl_close(PsnrHvsContext *const c) {
     if (!b) return;
     if (b->profiled) {
         const double n = b->profiled;
-        psnrhvs_log(c,
-                    "opencl profile, ms per frame over %d frames: host copy %.3f, upload %.3f, "
-                    "terms %.3f, maps %.3f, windows %.3f, walk %.3f",
-                    b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
-                    b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
+        psh_log(c,
+                "opencl profile, ms per frame over %d frames: host copy %.3f, upload %.3f, "
+                "terms %.3f, maps %.3f, windows %.3f, walk %.3f",
+                b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
+                b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
     }
     if (b->copy_q) clFinish(b->copy_q);
     if (b->compute_q) clFinish(b->compute_q);
@@ -209,7 +209,7 @@ static void cl_close(PsnrHvsContext *const c) {
     if (b->copy_q) clReleaseCommandQueue(b->copy_q);
     if (b->compute_q) clReleaseCommandQueue(b->compute_q);
     if (b->ctx) clReleaseContext(b->ctx);
-    psnrhvs_thread_pool_destroy(b->pool);
+    psh_thread_pool_destroy(b->pool);
     free(b);
     c->backend = NULL;
 }
@@ -223,18 +223,18 @@ static int alloc_buffer(const PsnrHvsContext *const c, const ClBackend *const b,
 
 static int cl_open(PsnrHvsContext *const c) {
     char why[256];
-    if (psnrhvs_opencl_load(why, sizeof(why))) {
-        psnrhvs_log(c, "opencl: %s", why);
+    if (psh_opencl_load(why, sizeof(why))) {
+        psh_log(c, "opencl: %s", why);
         return PSNRHVS_ERR(ENODEV);
     }
     ClDeviceList l;
     list_all(&l);
     if (!l.n) {
-        psnrhvs_log(c, "opencl: no OpenCL platform or device found (is an ICD installed?)");
+        psh_log(c, "opencl: no OpenCL platform or device found (is an ICD installed?)");
         return PSNRHVS_ERR(ENODEV);
     }
     if (c->s.device >= l.n) {
-        psnrhvs_log(c, "opencl: device %d does not exist (%d found)", c->s.device, l.n);
+        psh_log(c, "opencl: device %d does not exist (%d found)", c->s.device, l.n);
         return PSNRHVS_ERR(ENODEV);
     }
     ClBackend *const b = calloc(1, sizeof(*b));
@@ -247,18 +247,18 @@ static int cl_open(PsnrHvsContext *const c) {
     clGetDeviceInfo(b->dev, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
     const cl_device_fp_config cfg = fp_config(b->dev);
     if (!(cfg & CL_FP_DENORM))
-        psnrhvs_log(c,
-                    "opencl: note: %s flushes f32 subnormals; psnr_hvs terms and sums of "
-                    "real frames stay far above that range, where results are unaffected",
-                    name);
+        psh_log(c,
+                "opencl: note: %s flushes f32 subnormals; psnr_hvs terms and sums of "
+                "real frames stay far above that range, where results are unaffected",
+                name);
     const int exact = use_exact_helpers(b->dev, c->s.exact_helpers);
 
     const PsnrHvsFrameGeometry *const g = &c->geom;
     cl_ulong max_alloc = 0;
     clGetDeviceInfo(b->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(max_alloc), &max_alloc, NULL);
     if (max_alloc && g->frame_bytes > max_alloc) {
-        psnrhvs_log(c, "opencl: a frame pair needs %zu bytes in one buffer, %s allows %llu",
-                    g->frame_bytes, name, (unsigned long long)max_alloc);
+        psh_log(c, "opencl: a frame pair needs %zu bytes in one buffer, %s allows %llu",
+                g->frame_bytes, name, (unsigned long long)max_alloc);
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
     }
@@ -277,8 +277,8 @@ static int cl_open(PsnrHvsContext *const c) {
     char *log;
     err = build_program(b->ctx, b->dev, exact, &b->prog, &log);
     if (err != CL_SUCCESS) {
-        psnrhvs_log(c, "opencl: building the kernels for %s with \"%s\" failed (error %d)", name,
-                    build_options(exact), (int)err);
+        psh_log(c, "opencl: building the kernels for %s with \"%s\" failed (error %d)", name,
+                build_options(exact), (int)err);
         log_build_log(c, log);
         free(log);
         ret = PSNRHVS_ERR(EIO);
@@ -297,7 +297,7 @@ static int cl_open(PsnrHvsContext *const c) {
         b->nchunks[p] = (b->nblocks[p] + CHUNK - 1) / CHUNK;
         if ((size_t)b->nchunks[p] > max_chunks) max_chunks = b->nchunks[p];
     }
-    b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
+    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
     if (!b->pool) {
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
@@ -365,7 +365,7 @@ static int cl_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
     const double t0 = b->profile ? now_ms() : 0.0;
     /* The slot's last frame was collected, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
-    psnrhvs_frame_pack_upload(g, ref, dist, (unsigned char *)s->host, b->pool);
+    psh_frame_pack_upload(g, ref, dist, (unsigned char *)s->host, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
     /* Clear the slot's out-of-range flag (the word after its first plane
      * sums; every rendition's terms kernels set it). A ladder's renditions
@@ -484,9 +484,9 @@ static int cl_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
         /* Where: the packed pair is still in the slot's staging buffer. */
         PsnrHvsRangeError e = {0};
         PsnrHvsPicture pics[1 + PSNRHVS_MAX_RENDITIONS];
-        psnrhvs_frame_pictures(&c->geom, s->host, pics);
-        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
-        return psnrhvs_range_report(c, &e);
+        psh_frame_pictures(&c->geom, s->host, pics);
+        psh_range_check(&c->geom, &pics[0], &pics[1], &e);
+        return psh_range_report(c, &e);
     }
     for (int r = 0; r < c->geom.renditions; r++)
         memcpy(sums[r], &s->sums[r * 4], (size_t)c->geom.num_planes * sizeof(float));
@@ -537,7 +537,7 @@ static int cl_list_devices(const int verbose, char *const buf, const size_t size
     size_t used = 0;
     if (size) buf[0] = 0;
     char why[256];
-    if (psnrhvs_opencl_load(why, sizeof(why))) {
+    if (psh_opencl_load(why, sizeof(why))) {
         psh_buf_put(buf, size, &used, "opencl: %s\n", why);
         return PSNRHVS_ERR(ENODEV);
     }
@@ -611,7 +611,7 @@ static void pci_address(const cl_device_id dev, char *const out, const size_t si
 /* auto's view (backend.h): GPUs, their PCI addresses and vendors. */
 static int cl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
     char why[256];
-    if (psnrhvs_opencl_load(why, sizeof(why))) return 0;
+    if (psh_opencl_load(why, sizeof(why))) return 0;
     ClDeviceList l;
     list_all(&l);
     for (int i = 0; i < l.n && i < max; i++) {
@@ -631,7 +631,7 @@ static int cl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
     return l.n;
 }
 
-const PsnrHvsBackendOps psnrhvs_backend_opencl = {
+const PsnrHvsBackendOps psh_backend_opencl = {
     .name = "opencl",
     .id = PSNRHVS_BACKEND_OPENCL,
     .default_slots = DEFAULT_FRAMES,

@@ -15,7 +15,7 @@
 
 #define CL_SYMBOL(name) DL_SYMBOL(PsnrHvsClApi, name)
 
-PsnrHvsClApi psnrhvs_cl;
+PsnrHvsClApi psh_cl;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char failure[256];
@@ -27,10 +27,10 @@ static void load(void) {
     const DlLibrary l = {"OpenCL ICD loader", names, NULL, symbols,
                          sizeof(symbols) / sizeof(symbols[0])};
     PsnrHvsClApi api;
-    if (!dl_load(&l, &api, failure, sizeof(failure))) psnrhvs_cl = api;
+    if (!dl_load(&l, &api, failure, sizeof(failure))) psh_cl = api;
 }
 
-int psnrhvs_opencl_load(char *const why, const size_t size) {
+int psh_opencl_load(char *const why, const size_t size) {
     pthread_once(&once, load);
     if (!failure[0]) return 0;
     if (size) snprintf(why, size, "%s", failure);

@@ -50,43 +50,43 @@ typedef struct PsnrHvsClApi {
 #undef PSNRHVS_CL_MEMBER
 } PsnrHvsClApi;
 
-extern PsnrHvsClApi psnrhvs_cl;
+extern PsnrHvsClApi psh_cl;
 
 /* Loads the ICD loader once (thread-safe). 0, or -1 with the reason in why. */
-int psnrhvs_opencl_load(char *why, size_t size);
+int psh_opencl_load(char *why, size_t size);
 
 #ifndef PSNRHVS_OPENCL_LOADER_IMPL
-#define clBuildProgram            psnrhvs_cl.clBuildProgram
-#define clCreateBuffer            psnrhvs_cl.clCreateBuffer
-#define clCreateCommandQueue      psnrhvs_cl.clCreateCommandQueue
-#define clCreateContext           psnrhvs_cl.clCreateContext
-#define clCreateKernel            psnrhvs_cl.clCreateKernel
-#define clCreateProgramWithSource psnrhvs_cl.clCreateProgramWithSource
-#define clEnqueueFillBuffer       psnrhvs_cl.clEnqueueFillBuffer
-#define clEnqueueMapBuffer        psnrhvs_cl.clEnqueueMapBuffer
-#define clEnqueueNDRangeKernel    psnrhvs_cl.clEnqueueNDRangeKernel
-#define clEnqueueReadBuffer       psnrhvs_cl.clEnqueueReadBuffer
-#define clEnqueueUnmapMemObject   psnrhvs_cl.clEnqueueUnmapMemObject
-#define clEnqueueWriteBuffer      psnrhvs_cl.clEnqueueWriteBuffer
-#define clFinish                  psnrhvs_cl.clFinish
-#define clFlush                   psnrhvs_cl.clFlush
-#define clGetDeviceIDs            psnrhvs_cl.clGetDeviceIDs
-#define clGetDeviceInfo           psnrhvs_cl.clGetDeviceInfo
-#define clGetEventInfo            psnrhvs_cl.clGetEventInfo
-#define clGetEventProfilingInfo   psnrhvs_cl.clGetEventProfilingInfo
-#define clGetKernelWorkGroupInfo  psnrhvs_cl.clGetKernelWorkGroupInfo
-#define clGetPlatformIDs          psnrhvs_cl.clGetPlatformIDs
-#define clGetPlatformInfo         psnrhvs_cl.clGetPlatformInfo
-#define clGetProgramBuildInfo     psnrhvs_cl.clGetProgramBuildInfo
-#define clReleaseCommandQueue     psnrhvs_cl.clReleaseCommandQueue
-#define clReleaseContext          psnrhvs_cl.clReleaseContext
-#define clReleaseEvent            psnrhvs_cl.clReleaseEvent
-#define clReleaseKernel           psnrhvs_cl.clReleaseKernel
-#define clReleaseMemObject        psnrhvs_cl.clReleaseMemObject
-#define clReleaseProgram          psnrhvs_cl.clReleaseProgram
-#define clRetainEvent             psnrhvs_cl.clRetainEvent
-#define clSetKernelArg            psnrhvs_cl.clSetKernelArg
-#define clWaitForEvents           psnrhvs_cl.clWaitForEvents
+#define clBuildProgram            psh_cl.clBuildProgram
+#define clCreateBuffer            psh_cl.clCreateBuffer
+#define clCreateCommandQueue      psh_cl.clCreateCommandQueue
+#define clCreateContext           psh_cl.clCreateContext
+#define clCreateKernel            psh_cl.clCreateKernel
+#define clCreateProgramWithSource psh_cl.clCreateProgramWithSource
+#define clEnqueueFillBuffer       psh_cl.clEnqueueFillBuffer
+#define clEnqueueMapBuffer        psh_cl.clEnqueueMapBuffer
+#define clEnqueueNDRangeKernel    psh_cl.clEnqueueNDRangeKernel
+#define clEnqueueReadBuffer       psh_cl.clEnqueueReadBuffer
+#define clEnqueueUnmapMemObject   psh_cl.clEnqueueUnmapMemObject
+#define clEnqueueWriteBuffer      psh_cl.clEnqueueWriteBuffer
+#define clFinish                  psh_cl.clFinish
+#define clFlush                   psh_cl.clFlush
+#define clGetDeviceIDs            psh_cl.clGetDeviceIDs
+#define clGetDeviceInfo           psh_cl.clGetDeviceInfo
+#define clGetEventInfo            psh_cl.clGetEventInfo
+#define clGetEventProfilingInfo   psh_cl.clGetEventProfilingInfo
+#define clGetKernelWorkGroupInfo  psh_cl.clGetKernelWorkGroupInfo
+#define clGetPlatformIDs          psh_cl.clGetPlatformIDs
+#define clGetPlatformInfo         psh_cl.clGetPlatformInfo
+#define clGetProgramBuildInfo     psh_cl.clGetProgramBuildInfo
+#define clReleaseCommandQueue     psh_cl.clReleaseCommandQueue
+#define clReleaseContext          psh_cl.clReleaseContext
+#define clReleaseEvent            psh_cl.clReleaseEvent
+#define clReleaseKernel           psh_cl.clReleaseKernel
+#define clReleaseMemObject        psh_cl.clReleaseMemObject
+#define clReleaseProgram          psh_cl.clReleaseProgram
+#define clRetainEvent             psh_cl.clRetainEvent
+#define clSetKernelArg            psh_cl.clSetKernelArg
+#define clWaitForEvents           psh_cl.clWaitForEvents
 #endif
 
 #endif /* PSNRHVS_SRC_OPENCL_OPENCL_LOADER_H */

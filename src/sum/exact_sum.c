@@ -20,9 +20,9 @@
 #define LANES   PSNRHVS_SUM_LANES
 #define SEGMENT 256
 #define GROUP   (LANES * SEGMENT)
-/* groups per task of psnrhvs_sum_chunks */
+/* groups per task of psh_sum_chunks */
 #define TASK_GROUPS 16
-/* terms per chunk in psnrhvs_sum_exact */
+/* terms per chunk in psh_sum_exact */
 #define EXACT_CHUNK 16384
 
 typedef struct SumGroup {
@@ -39,13 +39,13 @@ struct PsnrHvsSumPlan {
     SumGroup groups[];
 };
 
-float psnrhvs_sum_sequential(const float *const t, const size_t n) {
+float psh_sum_sequential(const float *const t, const size_t n) {
     float r = 0.0f;
     for (size_t i = 0; i < n; i++) r = r + t[i];
     return r;
 }
 
-double psnrhvs_sum_approx(const float *const t, const size_t n) {
+double psh_sum_approx(const float *const t, const size_t n) {
     double acc[8] = {0};
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -54,7 +54,7 @@ double psnrhvs_sum_approx(const float *const t, const size_t n) {
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-decl_sum_lanes_fn(psnrhvs_sum_lanes_c) {
+decl_sum_lanes_fn(psh_sum_lanes_c) {
     for (int j = 0; j < LANES; j++) {
         const uint64_t start = (uint64_t)j * stride;
         const uint32_t len = start >= count           ? 0
@@ -72,7 +72,7 @@ static size_t groups_of(const size_t count) {
     return (count + GROUP - 1) / GROUP;
 }
 
-size_t psnrhvs_sum_plan_size(const size_t count) {
+size_t psh_sum_plan_size(const size_t count) {
     return sizeof(PsnrHvsSumPlan) + groups_of(count) * sizeof(SumGroup);
 }
 
@@ -176,16 +176,15 @@ static void plan_chunk_map(PsnrHvsSumPlan *const plan) {
     }
 }
 
-void psnrhvs_sum_plan(PsnrHvsSumPlan *const plan, const float *const t, const size_t count,
-                      const double approx, const PsnrHvsSumStart start,
-                      const PsnrHvsSumLanesFn lanes) {
+void psh_sum_plan(PsnrHvsSumPlan *const plan, const float *const t, const size_t count,
+                  const double approx, const PsnrHvsSumStart start, const PsnrHvsSumLanesFn lanes) {
     plan_init(plan, count);
     plan_groups(plan, t, approx, start, lanes, 0, plan->ngroups);
     plan_chunk_map(plan);
 }
 
-float psnrhvs_sum_walk(float r, const PsnrHvsSumPlan *const plan, const float *const t,
-                       PsnrHvsSumStats *const stats) {
+float psh_sum_walk(float r, const PsnrHvsSumPlan *const plan, const float *const t,
+                   PsnrHvsSumStats *const stats) {
     PsnrHvsSumStats st = {.terms = plan->count};
     if (psh_sum_step(maps_of(plan->ce, plan->cd[0], plan->cd[1]), &r)) {
         st.chunk_maps = 1;
@@ -231,7 +230,7 @@ done:
     return r;
 }
 
-/* psnrhvs_sum_chunks: the scratch holds each chunk's plan (16-byte aligned),
+/* psh_sum_chunks: the scratch holds each chunk's plan (16-byte aligned),
  * then the plan of tasks (chunk, first group). */
 typedef struct SumTask {
     uint32_t chunk, group;
@@ -272,7 +271,7 @@ static size_t scratch_layout(const PsnrHvsSumChunk *const chunks, const size_t n
     if (nchunks > UINT32_MAX) return 0;
     for (size_t c = 0; c < nchunks; c++) {
         if (chunks[c].count > UINT32_MAX) return 0;
-        bytes += align16(psnrhvs_sum_plan_size(chunks[c].count));
+        bytes += align16(psh_sum_plan_size(chunks[c].count));
         groups += groups_of(chunks[c].count);
     }
     const size_t tasks = (groups + TASK_GROUPS - 1) / TASK_GROUPS;
@@ -282,7 +281,7 @@ static size_t scratch_layout(const PsnrHvsSumChunk *const chunks, const size_t n
            align16(nchunks * sizeof(PsnrHvsSumStart)) + align16(tasks * sizeof(SumTask));
 }
 
-size_t psnrhvs_sum_scratch_size(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
+size_t psh_sum_scratch_size(const PsnrHvsSumChunk *const chunks, const size_t nchunks) {
     size_t ntasks;
     return scratch_layout(chunks, nchunks, &ntasks);
 }
@@ -297,9 +296,9 @@ static float chain_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchu
     return r;
 }
 
-float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
-                         PsnrHvsThreadPool *const pool, const PsnrHvsSumLanesFn lanes,
-                         void *scratch, size_t scratch_size, PsnrHvsSumStats *const stats) {
+float psh_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchunks,
+                     PsnrHvsThreadPool *const pool, const PsnrHvsSumLanesFn lanes, void *scratch,
+                     size_t scratch_size, PsnrHvsSumStats *const stats) {
     size_t ntasks;
     const size_t need = scratch_layout(chunks, nchunks, &ntasks);
     void *owned = NULL;
@@ -321,7 +320,7 @@ float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchun
     double prefix = 0.0;
     for (size_t c = 0; c < nchunks; c++) {
         plans[c] = (PsnrHvsSumPlan *)(void *)at;
-        at += align16(psnrhvs_sum_plan_size(chunks[c].count));
+        at += align16(psh_sum_plan_size(chunks[c].count));
         plan_init(plans[c], chunks[c].count);
         starts[c] = (PsnrHvsSumStart){prefix, prefix, prefix};
         prefix += chunks[c].approx;
@@ -330,9 +329,9 @@ float psnrhvs_sum_chunks(const PsnrHvsSumChunk *const chunks, const size_t nchun
             if (groups % TASK_GROUPS == 0) tasks[groups / TASK_GROUPS] = (SumTask){(uint32_t)c, g};
     }
     SumJob job = {chunks, (uint32_t)nchunks, plans, starts, tasks, lanes};
-    psnrhvs_thread_pool_run(pool, (int)ntasks, plan_task, &job);
+    psh_thread_pool_run(pool, (int)ntasks, plan_task, &job);
     float r = 0.0f;
-    for (size_t c = 0; c < nchunks; c++) r = psnrhvs_sum_walk(r, plans[c], chunks[c].terms, stats);
+    for (size_t c = 0; c < nchunks; c++) r = psh_sum_walk(r, plans[c], chunks[c].terms, stats);
     free(owned);
     return r;
 }
@@ -347,11 +346,11 @@ static void approx_task(void *const arg, const int task, const int worker) {
     const size_t a = (size_t)task * TASK_GROUPS;
     const size_t b = a + TASK_GROUPS < job->nchunks ? a + TASK_GROUPS : job->nchunks;
     for (size_t c = a; c < b; c++)
-        job->chunks[c].approx = psnrhvs_sum_approx(job->chunks[c].terms, job->chunks[c].count);
+        job->chunks[c].approx = psh_sum_approx(job->chunks[c].terms, job->chunks[c].count);
 }
 
-float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool *const pool,
-                        const PsnrHvsSumLanesFn lanes, PsnrHvsSumStats *const stats) {
+float psh_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool *const pool,
+                    const PsnrHvsSumLanesFn lanes, PsnrHvsSumStats *const stats) {
     const size_t nchunks = (n + EXACT_CHUNK - 1) / EXACT_CHUNK;
     if (nchunks == 0) return 0.0f;
     PsnrHvsSumChunk *const chunks = malloc(sizeof(*chunks) * nchunks);
@@ -364,9 +363,8 @@ float psnrhvs_sum_exact(const float *const t, const size_t n, PsnrHvsThreadPool 
         chunks[c].count = n - c * EXACT_CHUNK < EXACT_CHUNK ? n - c * EXACT_CHUNK : EXACT_CHUNK;
     }
     ApproxJob job = {chunks, nchunks};
-    psnrhvs_thread_pool_run(pool, (int)((nchunks + TASK_GROUPS - 1) / TASK_GROUPS), approx_task,
-                            &job);
-    const float r = psnrhvs_sum_chunks(chunks, nchunks, pool, lanes, NULL, 0, stats);
+    psh_thread_pool_run(pool, (int)((nchunks + TASK_GROUPS - 1) / TASK_GROUPS), approx_task, &job);
+    const float r = psh_sum_chunks(chunks, nchunks, pool, lanes, NULL, 0, stats);
     free(chunks);
     return r;
 }

@@ -5,10 +5,10 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #define PSH_EXACT_HELPERS 1
-#define PSH_SYCL_NS       psnrhvs_sycl_exact
+#define PSH_SYCL_NS       psh_sycl_exact
 #include "sycl/kernels.hpp"
 
 void psh_sycl_enqueue_exact(sycl::queue &q, const SyclJob &job, const sycl::event *after,
                             sycl::event ev[PSH_SYCL_KERNELS]) {
-    psnrhvs_sycl_exact::enqueue(q, job, after, ev);
+    psh_sycl_exact::enqueue(q, job, after, ev);
 }

@@ -4,10 +4,10 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #define PSH_EXACT_HELPERS 0
-#define PSH_SYCL_NS       psnrhvs_sycl_native
+#define PSH_SYCL_NS       psh_sycl_native
 #include "sycl/kernels.hpp"
 
 void psh_sycl_enqueue_native(sycl::queue &q, const SyclJob &job, const sycl::event *after,
                              sycl::event ev[PSH_SYCL_KERNELS]) {
-    psnrhvs_sycl_native::enqueue(q, job, after, ev);
+    psh_sycl_native::enqueue(q, job, after, ev);
 }

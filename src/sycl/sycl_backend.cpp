@@ -126,7 +126,7 @@ std::string device_name(const sycl::device &d) {
 
 int log_exception(const PsnrHvsContext *const c, const char *const what, const char *const msg,
                   const int err) {
-    psnrhvs_log(c, "sycl: %s: %s", what, msg);
+    psh_log(c, "sycl: %s: %s", what, msg);
     return err;
 }
 
@@ -151,7 +151,7 @@ int report_async(const PsnrHvsContext *const c, SyclBackend *const b, const char
     if (b->compute_q) b->compute_q->throw_asynchronous();
     std::lock_guard<std::mutex> lock(b->errors_lock);
     if (b->errors.empty()) return 0;
-    psnrhvs_log(c, "sycl: %s: %s", what, b->errors.c_str());
+    psh_log(c, "sycl: %s: %s", what, b->errors.c_str());
     b->errors.clear();
     return PSNRHVS_ERR(EIO);
 }
@@ -200,11 +200,11 @@ void sycl_close_impl(PsnrHvsContext *const c) {
     try {
         if (b->profiled) {
             const double n = b->profiled;
-            psnrhvs_log(c,
-                        "sycl profile, ms per frame over %d frames: host copy %.3f, upload %.3f, "
-                        "terms %.3f, maps %.3f, windows %.3f, walk %.3f",
-                        b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
-                        b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
+            psh_log(c,
+                    "sycl profile, ms per frame over %d frames: host copy %.3f, upload %.3f, "
+                    "terms %.3f, maps %.3f, windows %.3f, walk %.3f",
+                    b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
+                    b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
         }
         if (b->copy_q) b->copy_q->wait();
         if (b->compute_q) {
@@ -214,7 +214,7 @@ void sycl_close_impl(PsnrHvsContext *const c) {
     } catch (...) {
         /* Closing: nothing left to report to. */
     }
-    psnrhvs_thread_pool_destroy(b->pool);
+    psh_thread_pool_destroy(b->pool);
     delete b;
     c->backend = nullptr;
 }
@@ -225,8 +225,8 @@ int alloc(const PsnrHvsContext *const c, SyclBackend *const b, T **const ptr, co
     const size_t n = count ? count : 1;
     *ptr = host ? sycl::malloc_host<T>(n, *b->compute_q) : sycl::malloc_device<T>(n, *b->compute_q);
     if (!*ptr) {
-        psnrhvs_log(c, "sycl: %s (%zu bytes): out of %s memory", what, n * sizeof(T),
-                    host ? "pinned host" : "device");
+        psh_log(c, "sycl: %s (%zu bytes): out of %s memory", what, n * sizeof(T),
+                host ? "pinned host" : "device");
         return PSNRHVS_ERR(ENOMEM);
     }
     b->allocs.push_back(*ptr);
@@ -236,18 +236,18 @@ int alloc(const PsnrHvsContext *const c, SyclBackend *const b, T **const ptr, co
 int open_impl(PsnrHvsContext *const c) {
     const std::vector<sycl::device> devs = list_all();
     if (devs.empty()) {
-        psnrhvs_log(c, "sycl: no SYCL device found");
+        psh_log(c, "sycl: no SYCL device found");
         return PSNRHVS_ERR(ENODEV);
     }
     if (c->s.device >= (int)devs.size()) {
-        psnrhvs_log(c, "sycl: device %d does not exist (%zu found)", c->s.device, devs.size());
+        psh_log(c, "sycl: device %d does not exist (%zu found)", c->s.device, devs.size());
         return PSNRHVS_ERR(ENODEV);
     }
     const sycl::device dev = devs[(size_t)c->s.device];
     const std::string name = device_name(dev);
     if (!dev.AdaptiveCpp_has_compiled_kernels()) {
-        psnrhvs_log(c, "sycl: this build has no kernels for %s (%s backend)", name.c_str(),
-                    backend_label(dev));
+        psh_log(c, "sycl: this build has no kernels for %s (%s backend)", name.c_str(),
+                backend_label(dev));
         return PSNRHVS_ERR(ENODEV);
     }
     SyclBackend *const b = new SyclBackend;
@@ -292,7 +292,7 @@ int open_impl(PsnrHvsContext *const c) {
         (err = alloc(c, b, &j.flags, 1, false, "flags buffer")) ||
         (err = alloc(c, b, &b->out, (size_t)c->slots * g->renditions * 4, false, "sums buffer")))
         return err;
-    b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
+    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
     if (!b->pool) return PSNRHVS_ERR(ENOMEM);
     b->out_off = align_up(g->frame_bytes);
     b->slots.resize((size_t)c->slots);
@@ -318,7 +318,7 @@ int submit_impl(PsnrHvsContext *const c, const int si, const PsnrHvsPicture *con
     const double t0 = b->profile ? now_ms() : 0.0;
     /* The slot's last frame was collected, so its upload and kernels are
      * done: the staging copy and the device buffer are free. */
-    psnrhvs_frame_pack_upload(g, ref, dist, s.host, b->pool);
+    psh_frame_pack_upload(g, ref, dist, s.host, b->pool);
     if (b->profile) s.copy_ms = now_ms() - t0;
     const sycl::event up = b->copy_q->memcpy(s.frame, s.host, g->frame_bytes);
     /* A ladder's renditions one after the other on the in-order queue: they
@@ -367,7 +367,7 @@ int collect_impl(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
             b->copy_ms += s.copy_ms;
             b->profiled++;
         } catch (const std::exception &e) {
-            psnrhvs_log(c, "sycl: no profiling information: %s", e.what());
+            psh_log(c, "sycl: no profiling information: %s", e.what());
             b->profile = false;
         }
     }
@@ -380,9 +380,9 @@ int collect_impl(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
             /* Where: the packed frame is still in the slot's staging buffer. */
             PsnrHvsRangeError e = {};
             PsnrHvsPicture pics[1 + PSNRHVS_MAX_RENDITIONS];
-            psnrhvs_frame_pictures(&c->geom, s.host, pics);
-            psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
-            return psnrhvs_range_report(c, &e);
+            psh_frame_pictures(&c->geom, s.host, pics);
+            psh_range_check(&c->geom, &pics[0], &pics[1], &e);
+            return psh_range_report(c, &e);
         }
         std::memcpy(sums[r], out, (size_t)c->geom.num_planes * sizeof(float));
     }
@@ -515,7 +515,7 @@ static int sycl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
     return n;
 }
 
-extern "C" const PsnrHvsBackendOps psnrhvs_backend_sycl = {
+extern "C" const PsnrHvsBackendOps psh_backend_sycl = {
     "sycl",
     PSNRHVS_BACKEND_SYCL,
     3 /* frames in flight */,

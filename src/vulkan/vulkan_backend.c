@@ -39,11 +39,11 @@ static void vk_close(PsnrHvsContext *const c) {
     if (!b) return;
     if (b->profiled) {
         const double n = b->profiled;
-        psnrhvs_log(c,
-                    "vulkan profile, ms per frame over %d frames (rendition 0): host copy %.3f, "
-                    "upload %.3f, terms %.3f, maps %.3f, windows %.3f, walk %.3f",
-                    b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
-                    b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
+        psh_log(c,
+                "vulkan profile, ms per frame over %d frames (rendition 0): host copy %.3f, "
+                "upload %.3f, terms %.3f, maps %.3f, windows %.3f, walk %.3f",
+                b->profiled, b->copy_ms / n, b->prof_ms[0] / n, b->prof_ms[1] / n,
+                b->prof_ms[2] / n, b->prof_ms[3] / n, b->prof_ms[4] / n);
     }
     if (b->sh) {
         const PsnrHvsVkDeviceFns *const v = b->vd;
@@ -71,7 +71,7 @@ static void vk_close(PsnrHvsContext *const c) {
         vkb_release_shared(b->sh);
     }
     free(b->slots);
-    psnrhvs_thread_pool_destroy(b->pool);
+    psh_thread_pool_destroy(b->pool);
     free(b);
     c->backend = NULL;
 }
@@ -194,10 +194,10 @@ static int vk_open(PsnrHvsContext *const c) {
         const unsigned long long range = d.props.limits.maxStorageBufferRange;
         const unsigned long long alloc = d.m3.maxMemoryAllocationSize;
         if (need[i] + 16 > range || (alloc && need[i] + 16 > alloc)) {
-            psnrhvs_log(c,
-                        "vulkan: %s needs %llu bytes in one buffer, %s allows %llu "
-                        "(maxStorageBufferRange) and %llu (maxMemoryAllocationSize)",
-                        need_what[i], need[i], d.props.deviceName, range, alloc);
+            psh_log(c,
+                    "vulkan: %s needs %llu bytes in one buffer, %s allows %llu "
+                    "(maxStorageBufferRange) and %llu (maxMemoryAllocationSize)",
+                    need_what[i], need[i], d.props.deviceName, range, alloc);
             ret = PSNRHVS_ERR(ENOMEM);
             goto error;
         }
@@ -211,7 +211,7 @@ static int vk_open(PsnrHvsContext *const c) {
     b->uma = d.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
              d.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    b->pool = psnrhvs_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
+    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
     if (!b->pool) {
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
@@ -348,7 +348,7 @@ static int vk_submit(PsnrHvsContext *const c, const int si, const PsnrHvsPicture
      * staging memory is free. Host-coherent memory: the writes are visible
      * to the device at the submission. */
     const double t0 = b->profile ? now_ms() : 0.0;
-    psnrhvs_frame_pack_upload(&c->geom, ref, dist, (unsigned char *)s->staging.map, b->pool);
+    psh_frame_pack_upload(&c->geom, ref, dist, (unsigned char *)s->staging.map, b->pool);
     if (b->profile) s->copy_ms = now_ms() - t0;
     const VkSubmitInfo si_ = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                               .commandBufferCount = 1,
@@ -375,9 +375,9 @@ static int vk_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
         /* Where: the packed pair is still in the slot's staging buffer. */
         PsnrHvsRangeError e = {0};
         PsnrHvsPicture pics[1 + PSNRHVS_MAX_RENDITIONS];
-        psnrhvs_frame_pictures(&c->geom, s->staging.map, pics);
-        psnrhvs_range_check(&c->geom, &pics[0], &pics[1], &e);
-        return psnrhvs_range_report(c, &e);
+        psh_frame_pictures(&c->geom, s->staging.map, pics);
+        psh_range_check(&c->geom, &pics[0], &pics[1], &e);
+        return psh_range_report(c, &e);
     }
     if (s->queries) {
         uint64_t ts[2 + NKERNELS];
@@ -396,9 +396,9 @@ static int vk_collect(PsnrHvsContext *const c, const int si, float (*sums)[3]) {
 
 /* ---- the test hook: the integer helpers on the device ------------------ */
 
-int psnrhvs_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, const size_t n,
-                             float *const out) {
-    if (!c || c->ops != &psnrhvs_backend_vulkan || !ab || !out || !n) return PSNRHVS_ERR(EINVAL);
+int psh_test_vulkan_math(PsnrHvsContext *const c, const float *const ab, const size_t n,
+                         float *const out) {
+    if (!c || c->ops != &psh_backend_vulkan || !ab || !out || !n) return PSNRHVS_ERR(EINVAL);
     VkbBackend *const b = c->backend;
     VkbShared *const sh = b->sh;
     const PsnrHvsVkDeviceFns *const v = b->vd;
@@ -480,7 +480,7 @@ done:
     return ret;
 }
 
-const PsnrHvsBackendOps psnrhvs_backend_vulkan = {
+const PsnrHvsBackendOps psh_backend_vulkan = {
     .name = "vulkan",
     .id = PSNRHVS_BACKEND_VULKAN,
     .default_slots = DEFAULT_FRAMES,

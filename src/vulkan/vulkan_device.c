@@ -89,7 +89,7 @@ static void device_info(const PsnrHvsVkInstanceFns *const f, const VkPhysicalDev
 /* The first property the backend needs that the device lacks (or that the
  * test hook pretends it lacks), with why it is needed; NULL if none. */
 static const char *missing_property(const VkbDeviceInfo *const d, const char **const why) {
-    const char *const hook = psnrhvs_test_vulkan_missing();
+    const char *const hook = psh_test_vulkan_missing();
 #define PSNRHVS_VK_NEED(ok, name, reason)                                                          \
     if (!(ok) || (hook && !strcmp(hook, name))) {                                                  \
         *why = reason;                                                                             \
@@ -113,7 +113,7 @@ static const char *missing_property(const VkbDeviceInfo *const d, const char **c
 static int create_instance(PsnrHvsVkInstanceFns *const f, VkInstance *const inst, char *const why,
                            const size_t size) {
     *inst = VK_NULL_HANDLE;
-    if (psnrhvs_vulkan_instance_fns(f, VK_NULL_HANDLE, why, size)) return PSNRHVS_ERR(ENODEV);
+    if (psh_vulkan_instance_fns(f, VK_NULL_HANDLE, why, size)) return PSNRHVS_ERR(ENODEV);
     uint32_t version = VK_API_VERSION_1_0;
     if (f->vkEnumerateInstanceVersion) f->vkEnumerateInstanceVersion(&version);
     if (VK_API_VERSION_MAJOR(version) == 1 && VK_API_VERSION_MINOR(version) < 2) {
@@ -139,8 +139,8 @@ static int create_instance(PsnrHvsVkInstanceFns *const f, VkInstance *const inst
             snprintf(why, size, "vkCreateInstance failed (VkResult %d)", (int)r);
         return PSNRHVS_ERR(r == VK_ERROR_OUT_OF_HOST_MEMORY ? ENOMEM : ENODEV);
     }
-    if (psnrhvs_vulkan_instance_fns(f, *inst, why, size)) {
-        const PFN_vkGetInstanceProcAddr gipa = psnrhvs_vulkan_load(NULL, 0);
+    if (psh_vulkan_instance_fns(f, *inst, why, size)) {
+        const PFN_vkGetInstanceProcAddr gipa = psh_vulkan_load(NULL, 0);
         const PFN_vkDestroyInstance destroy =
             (PFN_vkDestroyInstance)gipa(*inst, "vkDestroyInstance");
         if (destroy) destroy(*inst, NULL);
@@ -257,8 +257,8 @@ static int create_shared(const PsnrHvsContext *const c, const VkbDeviceInfo *con
         ret = vkb_error(c, r, "creating the device");
         goto error;
     }
-    if (psnrhvs_vulkan_device_fns(&shared_vi, sh->dev, &sh->vd, why, sizeof(why))) {
-        psnrhvs_log(c, "vulkan: %s", why);
+    if (psh_vulkan_device_fns(&shared_vi, sh->dev, &sh->vd, why, sizeof(why))) {
+        psh_log(c, "vulkan: %s", why);
         const PFN_vkDestroyDevice destroy =
             (PFN_vkDestroyDevice)shared_vi.vkGetDeviceProcAddr(sh->dev, "vkDestroyDevice");
         if (destroy) destroy(sh->dev, NULL);
@@ -285,33 +285,33 @@ int vkb_acquire_shared(const PsnrHvsContext *const c, VkbShared **const out,
     int ret = 0;
     pthread_mutex_lock(&registry);
     if ((ret = shared_instance(why, sizeof(why)))) {
-        psnrhvs_log(c, "vulkan: %s", why);
+        psh_log(c, "vulkan: %s", why);
         goto done;
     }
     if (!shared_list.n) {
-        psnrhvs_log(c, "vulkan: no Vulkan device found (is a driver, an ICD, installed?)");
+        psh_log(c, "vulkan: no Vulkan device found (is a driver, an ICD, installed?)");
         ret = PSNRHVS_ERR(ENODEV);
         goto done;
     }
     if (c->s.device >= shared_list.n) {
-        psnrhvs_log(c, "vulkan: device %d does not exist (%d found)", c->s.device, shared_list.n);
+        psh_log(c, "vulkan: device %d does not exist (%d found)", c->s.device, shared_list.n);
         ret = PSNRHVS_ERR(ENODEV);
         goto done;
     }
     device_info(&shared_vi, shared_list.dev[c->s.device], d);
     if (c->auto_backend && d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
-        psnrhvs_log(c,
-                    "vulkan: device %d (%s) is a CPU implementation: backend auto takes only "
-                    "GPUs (--backend vulkan names it)",
-                    c->s.device, d->props.deviceName);
+        psh_log(c,
+                "vulkan: device %d (%s) is a CPU implementation: backend auto takes only "
+                "GPUs (--backend vulkan names it)",
+                c->s.device, d->props.deviceName);
         ret = PSNRHVS_ERR(ENODEV);
         goto done;
     }
     const char *reason;
     const char *const missing = missing_property(d, &reason);
     if (missing) {
-        psnrhvs_log(c, "vulkan: device %d (%s) lacks %s: %s", c->s.device, d->props.deviceName,
-                    missing, reason);
+        psh_log(c, "vulkan: device %d (%s) lacks %s: %s", c->s.device, d->props.deviceName, missing,
+                reason);
         ret = PSNRHVS_ERR(ENODEV);
         goto done;
     }

@@ -21,16 +21,16 @@ static void load(void) {
     if (!dl_load(&l, &gipa, failure, sizeof(failure))) get_instance_proc = gipa;
 }
 
-PFN_vkGetInstanceProcAddr psnrhvs_vulkan_load(char *const why, const size_t size) {
+PFN_vkGetInstanceProcAddr psh_vulkan_load(char *const why, const size_t size) {
     pthread_once(&once, load);
     if (get_instance_proc) return get_instance_proc;
     if (size) snprintf(why, size, "%s", failure);
     return NULL;
 }
 
-int psnrhvs_vulkan_instance_fns(PsnrHvsVkInstanceFns *const f, const VkInstance instance,
-                                char *const why, const size_t size) {
-    const PFN_vkGetInstanceProcAddr gipa = psnrhvs_vulkan_load(why, size);
+int psh_vulkan_instance_fns(PsnrHvsVkInstanceFns *const f, const VkInstance instance,
+                            char *const why, const size_t size) {
+    const PFN_vkGetInstanceProcAddr gipa = psh_vulkan_load(why, size);
     if (!gipa) return -1;
     /* vkEnumerateInstanceVersion is Vulkan 1.1: a 1.0 loader lacks it. */
     if (!instance) {
@@ -54,8 +54,8 @@ int psnrhvs_vulkan_instance_fns(PsnrHvsVkInstanceFns *const f, const VkInstance 
     return 0;
 }
 
-int psnrhvs_vulkan_device_fns(const PsnrHvsVkInstanceFns *const in, const VkDevice dev,
-                              PsnrHvsVkDeviceFns *const f, char *const why, const size_t size) {
+int psh_vulkan_device_fns(const PsnrHvsVkInstanceFns *const in, const VkDevice dev,
+                          PsnrHvsVkDeviceFns *const f, char *const why, const size_t size) {
 #define PSNRHVS_VK_LOAD(name)                                                                      \
     if (!(f->name = (PFN_##name)in->vkGetDeviceProcAddr(dev, #name))) {                            \
         snprintf(why, size, "the Vulkan device lacks %s", #name);                                  \

@@ -96,15 +96,14 @@ typedef struct PsnrHvsVkDeviceFns {
 
 /* Opens the loader once (thread-safe) and gives its vkGetInstanceProcAddr.
  * NULL, with the reason in why, when there is none. */
-PFN_vkGetInstanceProcAddr psnrhvs_vulkan_load(char *why, size_t size);
+PFN_vkGetInstanceProcAddr psh_vulkan_load(char *why, size_t size);
 
 /* The global functions (instance NULL) or the instance's; 0, or -1 with the
  * missing function's name in why. */
-int psnrhvs_vulkan_instance_fns(PsnrHvsVkInstanceFns *f, VkInstance instance, char *why,
-                                size_t size);
+int psh_vulkan_instance_fns(PsnrHvsVkInstanceFns *f, VkInstance instance, char *why, size_t size);
 
 /* The device's functions; 0, or -1 with the missing one in why. */
-int psnrhvs_vulkan_device_fns(const PsnrHvsVkInstanceFns *in, VkDevice dev, PsnrHvsVkDeviceFns *f,
-                              char *why, size_t size);
+int psh_vulkan_device_fns(const PsnrHvsVkInstanceFns *in, VkDevice dev, PsnrHvsVkDeviceFns *f,
+                          char *why, size_t size);
 
 #endif /* PSNRHVS_SRC_VULKAN_VULKAN_LOADER_H */

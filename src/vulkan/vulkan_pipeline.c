@@ -10,11 +10,10 @@
 #include "vulkan/vulkan_int.h"
 
 /* SPIR-V of glsl/kernels.comp, one module per kernel (cmake/EmbedBinary.cmake). */
-extern const unsigned char psnrhvs_vulkan_spirv_terms[], psnrhvs_vulkan_spirv_maps[],
-    psnrhvs_vulkan_spirv_windows[], psnrhvs_vulkan_spirv_walk[], psnrhvs_vulkan_spirv_math[];
-extern const unsigned long psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv_maps_size,
-    psnrhvs_vulkan_spirv_windows_size, psnrhvs_vulkan_spirv_walk_size,
-    psnrhvs_vulkan_spirv_math_size;
+extern const unsigned char psh_vulkan_spirv_terms[], psh_vulkan_spirv_maps[],
+    psh_vulkan_spirv_windows[], psh_vulkan_spirv_walk[], psh_vulkan_spirv_math[];
+extern const unsigned long psh_vulkan_spirv_terms_size, psh_vulkan_spirv_maps_size,
+    psh_vulkan_spirv_windows_size, psh_vulkan_spirv_walk_size, psh_vulkan_spirv_math_size;
 
 #define TABLES_BINDING 7
 
@@ -24,11 +23,11 @@ static const char *const kernel_names[NKERNELS + 1] = {"terms", "maps", "windows
 
 int vkb_error(const PsnrHvsContext *const c, const VkResult r, const char *const what) {
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-        psnrhvs_log(c, "vulkan: %s: out of %s memory (VkResult %d)", what,
-                    r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "device" : "host", (int)r);
+        psh_log(c, "vulkan: %s: out of %s memory (VkResult %d)", what,
+                r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "device" : "host", (int)r);
         return PSNRHVS_ERR(ENOMEM);
     }
-    psnrhvs_log(c, "vulkan: %s failed (VkResult %d)", what, (int)r);
+    psh_log(c, "vulkan: %s failed (VkResult %d)", what, (int)r);
     return PSNRHVS_ERR(EIO);
 }
 
@@ -69,7 +68,7 @@ int vkb_create_buffer(const PsnrHvsContext *const c, VkbBackend *const b, VkbBuf
     v->vkGetBufferMemoryRequirements(b->dev, out->buf, &req);
     const int type = memory_type(b, req.memoryTypeBits, want, need);
     if (type < 0) {
-        psnrhvs_log(c, "vulkan: %s: no memory type with properties 0x%x", what, (unsigned)need);
+        psh_log(c, "vulkan: %s: no memory type with properties 0x%x", what, (unsigned)need);
         return PSNRHVS_ERR(ENOMEM);
     }
     const VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -117,13 +116,12 @@ void vkb_write_set(const VkbBackend *const b, const VkDescriptorSet set,
 /* Kernel i's pipeline, from its embedded SPIR-V. */
 int vkb_create_pipeline(const PsnrHvsContext *const c, VkbShared *const sh, const int i) {
     const PsnrHvsVkDeviceFns *const v = &sh->vd;
-    const unsigned char *const code[NKERNELS + 1] = {
-        psnrhvs_vulkan_spirv_terms, psnrhvs_vulkan_spirv_maps, psnrhvs_vulkan_spirv_windows,
-        psnrhvs_vulkan_spirv_walk, psnrhvs_vulkan_spirv_math};
+    const unsigned char *const code[NKERNELS + 1] = {psh_vulkan_spirv_terms, psh_vulkan_spirv_maps,
+                                                     psh_vulkan_spirv_windows,
+                                                     psh_vulkan_spirv_walk, psh_vulkan_spirv_math};
     const unsigned long sizes[NKERNELS + 1] = {
-        psnrhvs_vulkan_spirv_terms_size, psnrhvs_vulkan_spirv_maps_size,
-        psnrhvs_vulkan_spirv_windows_size, psnrhvs_vulkan_spirv_walk_size,
-        psnrhvs_vulkan_spirv_math_size};
+        psh_vulkan_spirv_terms_size, psh_vulkan_spirv_maps_size, psh_vulkan_spirv_windows_size,
+        psh_vulkan_spirv_walk_size, psh_vulkan_spirv_math_size};
     VkShaderModule mod;
     /* The embedded bytes as words (pCode must be 4-byte aligned). */
     uint32_t *const words = malloc(sizes[i] + 4);
@@ -145,8 +143,7 @@ int vkb_create_pipeline(const PsnrHvsContext *const c, VkbShared *const sh, cons
     v->vkDestroyShaderModule(sh->dev, mod, NULL);
     if (r != VK_SUCCESS) {
         sh->pipe[i] = VK_NULL_HANDLE;
-        psnrhvs_log(c, "vulkan: compiling the %s kernel failed (VkResult %d)", kernel_names[i],
-                    (int)r);
+        psh_log(c, "vulkan: compiling the %s kernel failed (VkResult %d)", kernel_names[i], (int)r);
         return PSNRHVS_ERR(r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? ENOMEM : EIO);
     }
     return 0;

@@ -107,7 +107,7 @@ static void init_lut(void) {
 /* The non-zero terms of blocks 0..n-1, block by block, k order inside. */
 static inline int emit_terms(float *out, VF t[64], const int n) {
     /* After the transposes t[g * 8 + b] holds terms 8g..8g+7 of block b. */
-    for (int g = 0; g < 8; g++) psnrhvs_transpose8_avx2(t + 8 * g);
+    for (int g = 0; g < 8; g++) psh_transpose8_avx2(t + 8 * g);
     int count = 0;
     for (int b = 0; b < n; b++) {
         for (int g = 0; g < 8; g++) {
@@ -124,12 +124,12 @@ static inline int emit_terms(float *out, VF t[64], const int n) {
 #include "block_tmpl.h"
 
 // clang-format off
-DEF_ROW_TERMS(psnrhvs_row_terms_8bpc_avx2, uint8_t, load_blocks_8)
-DEF_ROW_TERMS(psnrhvs_row_terms_16bpc_avx2, uint16_t, load_blocks_16)
-DEF_ROW_TERMS_LADDER(psnrhvs_row_terms_ladder_8bpc_avx2, uint8_t, load_blocks_8)
-DEF_ROW_TERMS_LADDER(psnrhvs_row_terms_ladder_16bpc_avx2, uint16_t, load_blocks_16)
+DEF_ROW_TERMS(psh_row_terms_8bpc_avx2, uint8_t, load_blocks_8)
+DEF_ROW_TERMS(psh_row_terms_16bpc_avx2, uint16_t, load_blocks_16)
+DEF_ROW_TERMS_LADDER(psh_row_terms_ladder_8bpc_avx2, uint8_t, load_blocks_8)
+DEF_ROW_TERMS_LADDER(psh_row_terms_ladder_16bpc_avx2, uint16_t, load_blocks_16)
 // clang-format on
 
-void psnrhvs_avx2_init(void) {
+void psh_avx2_init(void) {
     pthread_once(&lut_once, init_lut);
 }

@@ -158,8 +158,8 @@ static inline int emit_terms(float *out, VF t[64], const int n) {
 #include "block_tmpl.h"
 
 // clang-format off
-DEF_ROW_TERMS(psnrhvs_row_terms_8bpc_avx512, uint8_t, load_blocks_8)
-DEF_ROW_TERMS(psnrhvs_row_terms_16bpc_avx512, uint16_t, load_blocks_16)
-DEF_ROW_TERMS_LADDER(psnrhvs_row_terms_ladder_8bpc_avx512, uint8_t, load_blocks_8)
-DEF_ROW_TERMS_LADDER(psnrhvs_row_terms_ladder_16bpc_avx512, uint16_t, load_blocks_16)
+DEF_ROW_TERMS(psh_row_terms_8bpc_avx512, uint8_t, load_blocks_8)
+DEF_ROW_TERMS(psh_row_terms_16bpc_avx512, uint16_t, load_blocks_16)
+DEF_ROW_TERMS_LADDER(psh_row_terms_ladder_8bpc_avx512, uint8_t, load_blocks_8)
+DEF_ROW_TERMS_LADDER(psh_row_terms_ladder_16bpc_avx512, uint16_t, load_blocks_16)
 // clang-format on

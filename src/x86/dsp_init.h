@@ -10,37 +10,37 @@
 #include "dsp.h"
 
 #if HAVE_AVX2
-void psnrhvs_avx2_init(void); /* tables of the AVX2 kernels, built once */
-decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx2);
-decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx2);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_avx2);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_avx2);
-decl_sum_lanes_fn(psnrhvs_sum_lanes_avx2);
+void psh_avx2_init(void); /* tables of the AVX2 kernels, built once */
+decl_row_terms_fn(psh_row_terms_8bpc_avx2);
+decl_row_terms_fn(psh_row_terms_16bpc_avx2);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_8bpc_avx2);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_16bpc_avx2);
+decl_sum_lanes_fn(psh_sum_lanes_avx2);
 #endif
 #if HAVE_AVX512
-decl_row_terms_fn(psnrhvs_row_terms_8bpc_avx512);
-decl_row_terms_fn(psnrhvs_row_terms_16bpc_avx512);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_8bpc_avx512);
-decl_row_terms_ladder_fn(psnrhvs_row_terms_ladder_16bpc_avx512);
+decl_row_terms_fn(psh_row_terms_8bpc_avx512);
+decl_row_terms_fn(psh_row_terms_16bpc_avx512);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_8bpc_avx512);
+decl_row_terms_ladder_fn(psh_row_terms_ladder_16bpc_avx512);
 #endif
 
-static inline void psnrhvs_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsigned flags) {
+static inline void psh_dsp_init_x86(PsnrHvsDspContext *const dsp, const unsigned flags) {
     if (!(flags & PSNRHVS_CPU_FLAG_AVX2)) return;
 #if HAVE_AVX2
-    psnrhvs_avx2_init();
-    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx2;
-    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx2;
-    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_avx2;
-    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_avx2;
-    dsp->sum_lanes = psnrhvs_sum_lanes_avx2;
+    psh_avx2_init();
+    dsp->row_terms[0] = psh_row_terms_8bpc_avx2;
+    dsp->row_terms[1] = psh_row_terms_16bpc_avx2;
+    dsp->row_terms_ladder[0] = psh_row_terms_ladder_8bpc_avx2;
+    dsp->row_terms_ladder[1] = psh_row_terms_ladder_16bpc_avx2;
+    dsp->sum_lanes = psh_sum_lanes_avx2;
     dsp->isa = "avx2";
 #endif
     if (!(flags & PSNRHVS_CPU_FLAG_AVX512)) return;
 #if HAVE_AVX512
-    dsp->row_terms[0] = psnrhvs_row_terms_8bpc_avx512;
-    dsp->row_terms[1] = psnrhvs_row_terms_16bpc_avx512;
-    dsp->row_terms_ladder[0] = psnrhvs_row_terms_ladder_8bpc_avx512;
-    dsp->row_terms_ladder[1] = psnrhvs_row_terms_ladder_16bpc_avx512;
+    dsp->row_terms[0] = psh_row_terms_8bpc_avx512;
+    dsp->row_terms[1] = psh_row_terms_16bpc_avx512;
+    dsp->row_terms_ladder[0] = psh_row_terms_ladder_8bpc_avx512;
+    dsp->row_terms_ladder[1] = psh_row_terms_ladder_16bpc_avx512;
     dsp->isa = "avx512";
 #endif
 }

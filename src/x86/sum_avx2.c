@@ -50,12 +50,12 @@ static inline void step(LaneState *const s, const __m256 t, const __m256 scale) 
 }
 
 static inline void block(LaneState *const s, __m256 r[8], const __m256 scale) {
-    psnrhvs_transpose8_avx2(r);
+    psh_transpose8_avx2(r);
     for (int c = 0; c < 8; c++) step(s, r[c], scale);
 }
 
-void psnrhvs_sum_lanes_avx2(const float *const terms, const uint32_t count, const uint32_t stride,
-                            const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2]) {
+void psh_sum_lanes_avx2(const float *const terms, const uint32_t count, const uint32_t stride,
+                        const int32_t e[PSNRHVS_SUM_LANES], uint32_t d[PSNRHVS_SUM_LANES][2]) {
     uint32_t len[PSNRHVS_SUM_LANES];
     const float *p[PSNRHVS_SUM_LANES];
     for (int j = 0; j < PSNRHVS_SUM_LANES; j++) {

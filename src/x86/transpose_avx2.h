@@ -8,7 +8,7 @@
 
 #include <immintrin.h>
 
-static inline void psnrhvs_transpose8_avx2(__m256 v[8]) {
+static inline void psh_transpose8_avx2(__m256 v[8]) {
     const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
     const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
     const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);

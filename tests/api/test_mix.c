@@ -120,7 +120,7 @@ static void drain(Run *const r) {
 static void check_all_scored(const Run *const r, const int expect_children) {
     char labels[PSNRHVS_MAX_DEVICES][24];
     uint64_t frames[PSNRHVS_MAX_DEVICES];
-    const int n = psnrhvs_test_mix_children(r->c, labels, frames, PSNRHVS_MAX_DEVICES);
+    const int n = psh_test_mix_children(r->c, labels, frames, PSNRHVS_MAX_DEVICES);
     CHECK(n == expect_children, "%s: %d scorers joined, expected %d", r->fx->name, n,
           expect_children);
     for (int i = 0; i < n; i++) {
@@ -134,7 +134,7 @@ static int wait_for_children(const Run *const r, const int n, const int timeout_
     char labels[PSNRHVS_MAX_DEVICES][24];
     uint64_t frames[PSNRHVS_MAX_DEVICES];
     for (int t = 0; t < timeout_ms; t += 20) {
-        if (psnrhvs_test_mix_children(r->c, labels, frames, PSNRHVS_MAX_DEVICES) >= n) return 1;
+        if (psh_test_mix_children(r->c, labels, frames, PSNRHVS_MAX_DEVICES) >= n) return 1;
         sleep_ms(20);
     }
     return 0;
@@ -142,8 +142,8 @@ static int wait_for_children(const Run *const r, const int n, const int timeout_
 
 static void run_join(const Fixture *const fx, const PsnrHvsScore *const want,
                      const PsnrHvsDevice *const devs, const int ndev, const int renditions) {
-    psnrhvs_test_set_mix_devices(devs, ndev);
-    psnrhvs_test_set_mix_open_delay_ms(300);
+    psh_test_set_mix_devices(devs, ndev);
+    psh_test_set_mix_open_delay_ms(300);
     PsnrHvsSettings s = fx->s;
     s.backend = PSNRHVS_BACKEND_AUTO;
     s.renditions = renditions;
@@ -154,7 +154,7 @@ static void run_join(const Fixture *const fx, const PsnrHvsScore *const want,
     drain(&r);
     char labels[PSNRHVS_MAX_DEVICES][24];
     uint64_t frames[PSNRHVS_MAX_DEVICES];
-    const int before = psnrhvs_test_mix_children(r.c, labels, frames, PSNRHVS_MAX_DEVICES);
+    const int before = psh_test_mix_children(r.c, labels, frames, PSNRHVS_MAX_DEVICES);
     CHECK(before == 1 && !strcmp(labels[0], "cpu") && frames[0] == (uint64_t)fx->frames,
           "%s: %d scorers before the devices joined (%s)", fx->name, before, labels[0]);
     CHECK(wait_for_children(&r, 1 + ndev, 120000), "%s: the devices never joined", fx->name);
@@ -163,8 +163,8 @@ static void run_join(const Fixture *const fx, const PsnrHvsScore *const want,
     drain(&r);
     check_all_scored(&r, 1 + ndev);
     psnrhvs_close(&r.c);
-    psnrhvs_test_set_mix_devices(NULL, 0);
-    psnrhvs_test_set_mix_open_delay_ms(0);
+    psh_test_set_mix_devices(NULL, 0);
+    psh_test_set_mix_open_delay_ms(0);
 }
 
 static void run_list(const Fixture *const fx, const PsnrHvsScore *const want,
@@ -199,7 +199,7 @@ static void run_auto(const Fixture *const fx, const PsnrHvsScore *const want) {
     char labels[PSNRHVS_MAX_DEVICES][24];
     uint64_t frames[PSNRHVS_MAX_DEVICES];
     sleep_ms(500);
-    const int n = psnrhvs_test_mix_children(r.c, labels, frames, PSNRHVS_MAX_DEVICES);
+    const int n = psh_test_mix_children(r.c, labels, frames, PSNRHVS_MAX_DEVICES);
     for (int i = 0; i < n; i++) {
         printf("  auto: %s\n", labels[i]);
         /* PoCL, SYCL's OpenMP device and lavapipe are device 0 of their

@@ -467,7 +467,7 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    const unsigned have = psnrhvs_get_cpu_flags();
+    const unsigned have = psh_get_cpu_flags();
     if (list_cpus) {
         for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
             printf("%-8s %s\n", cpus[i].name,
@@ -475,7 +475,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     PsnrHvsDspContext c;
-    psnrhvs_dsp_init(&c, 0);
+    psh_dsp_init(&c, 0);
     if (state.list_functions) {
         for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) tests[t].func(&c, &c);
         return 0;
@@ -487,7 +487,7 @@ int main(int argc, char **argv) {
             continue;
         }
         PsnrHvsDspContext dsp;
-        psnrhvs_dsp_init(&dsp, cpus[i].flags);
+        psh_dsp_init(&dsp, cpus[i].flags);
         state.cpu_name = cpus[i].name;
         for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
             if (state.test_filter && strcmp(state.test_filter, tests[t].name)) continue;

@@ -39,7 +39,7 @@ static int run_fixture(const char *json_path, const char *isa, const int threads
     PsnrHvsSettings s = fx.s;
     s.threads = threads;
     s.frames_in_flight = in_flight;
-    psnrhvs_set_cpu_flags_mask(cpu_mask);
+    psh_set_cpu_flags_mask(cpu_mask);
     if (!strcmp(isa, "scalar"))
         s.isa = PSNRHVS_ISA_SCALAR;
     else if (!strcmp(isa, "avx2"))
@@ -49,7 +49,7 @@ static int run_fixture(const char *json_path, const char *isa, const int threads
     else if (!strcmp(isa, "neon"))
         s.isa = PSNRHVS_ISA_NEON;
     else if (!strcmp(isa, "c"))
-        psnrhvs_set_cpu_flags_mask(0); /* auto over no SIMD flag: the C kernels */
+        psh_set_cpu_flags_mask(0); /* auto over no SIMD flag: the C kernels */
 
     PsnrHvsContext *c;
     const int err = psnrhvs_open(&c, &s);
@@ -97,9 +97,9 @@ int main(int argc, char **argv) {
     if (sum) {
         *sum = '\0';
         if (!strcmp(sum + 1, "chain"))
-            psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_CHAIN);
+            psh_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_CHAIN);
         else if (!strcmp(sum + 1, "engine"))
-            psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_ENGINE);
+            psh_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_ENGINE);
         else if (strcmp(sum + 1, "auto")) {
             fprintf(stderr, "unknown plane sum %s\n", sum + 1);
             return 1;

@@ -32,7 +32,7 @@ static void check(const unsigned mask, const enum PsnrHvsIsa isa, const int want
     s.threads = 1;
     s.logger.callback = logger;
     last_msg[0] = 0;
-    psnrhvs_set_cpu_flags_mask(mask);
+    psh_set_cpu_flags_mask(mask);
     PsnrHvsContext *c = NULL;
     const int err = psnrhvs_open(&c, &s);
     if (err != want_err) {
@@ -54,8 +54,8 @@ static void check(const unsigned mask, const enum PsnrHvsIsa isa, const int want
 }
 
 int main(void) {
-    psnrhvs_set_cpu_flags_mask(~0u);
-    const unsigned have = psnrhvs_get_cpu_flags();
+    psh_set_cpu_flags_mask(~0u);
+    const unsigned have = psh_get_cpu_flags();
     const unsigned avx2 = PSNRHVS_CPU_FLAG_AVX2, avx512 = PSNRHVS_CPU_FLAG_AVX512;
     const unsigned neon = PSNRHVS_CPU_FLAG_NEON;
 

@@ -1,9 +1,9 @@
 /*
- * The CPU backend's two plane-sum modes (the test hook psnrhvs_test_set_cpu_sum:
+ * The CPU backend's two plane-sum modes (the test hook psh_test_set_cpu_sum:
  * chain, engine or auto, read at psnrhvs_open) on generated 1920x1080 4:2:0
  * frames, 8 and 10 bits: every mode, thread count and queue depth must give
  * the scalar reference's raw plane scores bit for bit (memcmp).
- * psnrhvs_test_cpu_engine_rows() shows which mode really ran.
+ * psh_test_cpu_engine_rows() shows which mode really ran.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -20,8 +20,8 @@
 /* Whether auto may pick the engine: only with a SIMD lane kernel. */
 static int simd_lanes(void) {
     PsnrHvsDspContext dsp;
-    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
-    return dsp.sum_lanes != psnrhvs_sum_lanes_c;
+    psh_dsp_init(&dsp, psh_get_cpu_flags());
+    return dsp.sum_lanes != psh_sum_lanes_c;
 }
 
 #define W      1920
@@ -91,12 +91,12 @@ static int score(float raw[FRAMES][3], size_t *engine_rows, const Pair *pairs, c
     s.isa = isa;
     s.threads = threads;
     s.frames_in_flight = in_flight;
-    psnrhvs_test_set_cpu_sum(mode);
+    psh_test_set_cpu_sum(mode);
     PsnrHvsContext *c;
     int err = psnrhvs_open(&c, &s);
-    psnrhvs_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_AUTO);
+    psh_test_set_cpu_sum(PSNRHVS_TEST_CPU_SUM_AUTO);
     if (err) return err;
-    const size_t walked = psnrhvs_test_cpu_engine_rows();
+    const size_t walked = psh_test_cpu_engine_rows();
     int sent = 0, got = 0;
     while (got < FRAMES && !err) {
         if (sent < FRAMES) {
@@ -118,7 +118,7 @@ static int score(float raw[FRAMES][3], size_t *engine_rows, const Pair *pairs, c
         err = psnrhvs_receive(c, &sc);
         if (!err) memcpy(raw[sc.tag], sc.raw, sizeof(raw[0])), got++;
     }
-    *engine_rows = psnrhvs_test_cpu_engine_rows() - walked;
+    *engine_rows = psh_test_cpu_engine_rows() - walked;
     psnrhvs_close(&c);
     return err;
 }

@@ -248,7 +248,7 @@ static void check_portable_walk(Rng *const rng, const float *const t, const uint
         chain = psh_sum_chain(chain, t + a, len);
         a += len;
     }
-    const float want = psnrhvs_sum_sequential(t, n);
+    const float want = psh_sum_sequential(t, n);
     if (!same_bits(r, want) || !same_bits(chain, want))
         FAIL("portable walk gen %s n %u: want %a got %a", gen_name[gen], n, want, r);
     cases++;
@@ -339,28 +339,28 @@ static size_t make_chunks(Rng *const rng, const float *const t, const uint32_t n
 static void check_engine(Rng *const rng, const float *const t, const uint32_t n, const int gen,
                          PsnrHvsThreadPool *const pool, const int simd, PsnrHvsSumChunk *const ch,
                          float *const compact) {
-    const float want = psnrhvs_sum_sequential(t, n);
+    const float want = psh_sum_sequential(t, n);
     const PsnrHvsSumLanesFn lanes = lanes_fn[simd];
     /* a clean stream has every approx right: its walk statistics are kept */
     const int clean = rng_below(rng, 4) != 0;
     const size_t nc = make_chunks(rng, t, n, ch, compact, clean);
     PsnrHvsSumStats st = {0};
-    const float got = psnrhvs_sum_chunks(ch, nc, pool, lanes, NULL, 0, &st);
+    const float got = psh_sum_chunks(ch, nc, pool, lanes, NULL, 0, &st);
     if (clean) {
         chain_terms[gen] += st.chain_terms;
         total_terms[gen] += st.terms;
     }
     if (!same_bits(got, want))
         FAIL("engine gen %s n %u chunks %zu simd %d threads %d: want %a got %a", gen_name[gen], n,
-             nc, simd, psnrhvs_thread_pool_size(pool), want, got);
-    const float got2 = psnrhvs_sum_exact(t, n, pool, lanes, NULL);
+             nc, simd, psh_thread_pool_size(pool), want, got);
+    const float got2 = psh_sum_exact(t, n, pool, lanes, NULL);
     if (!same_bits(got2, want))
         FAIL("exact gen %s n %u simd %d threads %d: want %a got %a", gen_name[gen], n, simd,
-             psnrhvs_thread_pool_size(pool), want, got2);
+             psh_thread_pool_size(pool), want, got2);
     /* caller-owned scratch of exactly the size asked for */
-    const size_t size = psnrhvs_sum_scratch_size(ch, nc);
+    const size_t size = psh_sum_scratch_size(ch, nc);
     void *const scratch = size ? malloc(size) : NULL;
-    const float got3 = psnrhvs_sum_chunks(ch, nc, pool, lanes, scratch, size, NULL);
+    const float got3 = psh_sum_chunks(ch, nc, pool, lanes, scratch, size, NULL);
     free(scratch);
     if (!same_bits(got3, want))
         FAIL("scratch gen %s n %u: want %a got %a", gen_name[gen], n, want, got3);
@@ -372,13 +372,13 @@ static void check_engine(Rng *const rng, const float *const t, const uint32_t n,
 
 static void check_plans(Rng *const rng, const float *const t, const uint32_t n, const int gen,
                         PsnrHvsSumChunk *const ch, float *const compact) {
-    const float want = psnrhvs_sum_sequential(t, n);
+    const float want = psh_sum_sequential(t, n);
     const size_t nc = make_chunks(rng, t, n, ch, compact, rng_below(rng, 2));
     const PsnrHvsSumLanesFn lanes = lanes_fn[rng_below(rng, 2)];
     double prefix = 0.0;
     float r = 0.0f;
     for (size_t c = 0; c < nc; c++) {
-        const size_t size = psnrhvs_sum_plan_size(ch[c].count);
+        const size_t size = psh_sum_plan_size(ch[c].count);
         PsnrHvsSumPlan *const plan = malloc(size);
         if (!plan) abort();
         /* the start's estimate: exact, off by up to 50 %, or junk; the
@@ -386,9 +386,9 @@ static void check_plans(Rng *const rng, const float *const t, const uint32_t n, 
         const double slack = prefix * rng_unit(rng) * (rng_below(rng, 2) ? 0.5 : 0.01);
         const double at = rng_below(rng, 8) ? prefix + slack * (rng_unit(rng) - 0.5)
                                             : (rng_below(rng, 2) ? -1.0 : 1e30);
-        psnrhvs_sum_plan(plan, ch[c].terms, ch[c].count, ch[c].approx,
-                         (PsnrHvsSumStart){at, at - slack, at + slack}, lanes);
-        r = psnrhvs_sum_walk(r, plan, ch[c].terms, NULL);
+        psh_sum_plan(plan, ch[c].terms, ch[c].count, ch[c].approx,
+                     (PsnrHvsSumStart){at, at - slack, at + slack}, lanes);
+        r = psh_sum_walk(r, plan, ch[c].terms, NULL);
         prefix += ch[c].approx == ch[c].approx ? ch[c].approx : 0.0;
         free(plan);
     }
@@ -407,15 +407,15 @@ int main(int argc, char **argv) {
            seed, scale, seed, scale);
     Rng rng = {seed};
     PsnrHvsDspContext dsp;
-    psnrhvs_dsp_init(&dsp, 0);
+    psh_dsp_init(&dsp, 0);
     lanes_fn[0] = dsp.sum_lanes;
-    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    psh_dsp_init(&dsp, psh_get_cpu_flags());
     lanes_fn[1] = dsp.sum_lanes;
 
     float *const t = malloc(sizeof(float) * MAX_TERMS);
     float *const compact = malloc(sizeof(float) * MAX_TERMS);
     PsnrHvsSumChunk *const ch = malloc(sizeof(*ch) * MAX_TERMS);
-    PsnrHvsThreadPool *const pool = psnrhvs_thread_pool_create(2);
+    PsnrHvsThreadPool *const pool = psh_thread_pool_create(2);
     if (!t || !compact || !ch || !pool) return 2;
 
     uint64_t before = cases;
@@ -487,7 +487,7 @@ int main(int argc, char **argv) {
                  100.0 * share, 100.0 * fast[i].max_share);
     }
     printf("test_exact_sum: %" PRIu64 " cases, %" PRIu64 " differences\n", cases, failures);
-    psnrhvs_thread_pool_destroy(pool);
+    psh_thread_pool_destroy(pool);
     free(t);
     free(compact);
     free(ch);

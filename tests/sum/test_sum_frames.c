@@ -110,7 +110,7 @@ static double f64_sum(const float *const t, const size_t n) {
 static void check_stream(const float *const t, const size_t n, const size_t *const row_start,
                          const size_t nrows, PsnrHvsThreadPool *const pool, const char *const what,
                          double *const raw) {
-    const float want = psnrhvs_sum_sequential(t, n);
+    const float want = psh_sum_sequential(t, n);
     PsnrHvsSumChunk *const all = malloc(sizeof(*all) * (nrows + 1));
     PsnrHvsSumChunk *const nz = malloc(sizeof(*nz) * (nrows + 1));
     float *const compact = malloc(sizeof(float) * (n + 1));
@@ -128,9 +128,9 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
         const PsnrHvsSumLanesFn lanes = lanes_fn[isa];
         for (int threads = 0; threads < 2; threads++) {
             PsnrHvsThreadPool *const p = threads ? pool : NULL;
-            const float got[3] = {psnrhvs_sum_chunks(all, nrows, p, lanes, NULL, 0, NULL),
-                                  psnrhvs_sum_chunks(nz, nrows, p, lanes, NULL, 0, NULL),
-                                  psnrhvs_sum_exact(t, n, p, lanes, NULL)};
+            const float got[3] = {psh_sum_chunks(all, nrows, p, lanes, NULL, 0, NULL),
+                                  psh_sum_chunks(nz, nrows, p, lanes, NULL, 0, NULL),
+                                  psh_sum_exact(t, n, p, lanes, NULL)};
             for (int k = 0; k < 3; k++)
                 if (!same_bits(got[k], want)) {
                     failures++;
@@ -138,7 +138,7 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
                             k == 0   ? "all terms"
                             : k == 1 ? "non-zero terms"
                                      : "exact",
-                            isa, psnrhvs_thread_pool_size(p), want, got[k]);
+                            isa, psh_thread_pool_size(p), want, got[k]);
                 }
             streams += 3;
         }
@@ -152,11 +152,11 @@ static void check_stream(const float *const t, const size_t n, const size_t *con
 
 int main(int argc, char **argv) {
     const char *const dir = argc > 1 ? argv[1] : "tests/data";
-    PsnrHvsThreadPool *const pool = psnrhvs_thread_pool_create(2);
+    PsnrHvsThreadPool *const pool = psh_thread_pool_create(2);
     PsnrHvsDspContext dsp;
-    psnrhvs_dsp_init(&dsp, 0);
+    psh_dsp_init(&dsp, 0);
     lanes_fn[0] = dsp.sum_lanes;
-    psnrhvs_dsp_init(&dsp, psnrhvs_get_cpu_flags());
+    psh_dsp_init(&dsp, psh_get_cpu_flags());
     lanes_fn[1] = dsp.sum_lanes;
     int files = 0;
     for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
@@ -215,6 +215,6 @@ int main(int argc, char **argv) {
     printf("test_sum_frames: %d fixtures, %" PRIu64 " sums over %" PRIu64 " terms, %" PRIu64
            " differences\n",
            files, streams, nterms, failures);
-    psnrhvs_thread_pool_destroy(pool);
+    psh_thread_pool_destroy(pool);
     return failures != 0;
 }

@@ -1,6 +1,6 @@
 /*
  * The final step from a plane's f32 sum to its raw score (docs/numerics.md,
- * "The final normalisation"): psnrhvs_frame_finish against libvmaf's two f32
+ * "The final normalisation"): psh_frame_finish against libvmaf's two f32
  * divisions, written out as libvmaf does them, with libvmaf's block loop
  * counting the terms, on sizes from CIF to the largest accepted. Where the
  * term count is not an f32 (65536x65536), the division by the converted
@@ -58,7 +58,7 @@ static void check(const int w, const int h, const enum PsnrHvsPixelLayout layout
     psnrhvs_default_settings(&s);
     s.width = w, s.height = h, s.layout = layout, s.bitdepth = depth;
     PsnrHvsFrameGeometry g;
-    if (psnrhvs_frame_geometry(&g, &s)) {
+    if (psh_frame_geometry(&g, &s)) {
         printf("FAIL %dx%d: no geometry\n", w, h);
         failures++;
         return;
@@ -72,7 +72,7 @@ static void check(const int w, const int h, const enum PsnrHvsPixelLayout layout
         inexact_count |= (int64_t)(float)count != count;
         for (int i = 0; i < 2000; i++) {
             const float sum = rnd_sum();
-            const float got = psnrhvs_frame_finish(&g, p, sum);
+            const float got = psh_frame_finish(&g, p, sum);
             const float want = libvmaf_finish(sum, count, depth);
             if (bits(got) != bits(want) && failures++ < 10)
                 printf("FAIL %dx%d plane %d sum %a: %a, libvmaf %a\n", w, h, p, (double)sum,

@@ -107,7 +107,7 @@ static int devices(void) {
     /* Each property missing in turn: ENODEV and one line naming it. */
     s.backend = PSNRHVS_BACKEND_VULKAN;
     for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
-        psnrhvs_test_set_vulkan_missing(needed[i]);
+        psh_test_set_vulkan_missing(needed[i]);
         logged[0] = 0;
         err = psnrhvs_open(&c, &s);
         const char *const nl = strchr(logged, '\n');
@@ -118,7 +118,7 @@ static int devices(void) {
         printf("without %s: %s", needed[i], logged);
         if (!err) psnrhvs_close(&c);
     }
-    psnrhvs_test_set_vulkan_missing(NULL);
+    psh_test_set_vulkan_missing(NULL);
     logged[0] = 0;
     err = psnrhvs_open(&c, &s);
     CHECK(!err, "the device refused after the hook was cleared: '%s'", logged);

@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
     make_cases(n);
     float *const out = malloc(npairs * 3 * sizeof(float));
     if (!out) return 1;
-    if (psnrhvs_test_vulkan_math(c, pairs, npairs, out)) return 1;
+    if (psh_test_vulkan_math(c, pairs, npairs, out)) return 1;
     long failures = 0, checks = 0, sub_checks = 0, sub_differ = 0;
     for (size_t i = 0; i < npairs; i++) {
         const float a = pairs[2 * i], b = pairs[2 * i + 1];
