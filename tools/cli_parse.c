@@ -117,6 +117,21 @@ static const EnumEntry *backend_table(EnumEntry tbl[16]) {
     return tbl;
 }
 
+/* "a, b or c" of a table's names, for messages. */
+static const char *join_names(const EnumEntry *const tbl, char *const buf, const size_t size) {
+    buf[0] = '\0';
+    for (int i = 0; tbl[i].name; i++) {
+        if (i) strncat(buf, tbl[i + 1].name ? ", " : " or ", size - strlen(buf) - 1);
+        strncat(buf, tbl[i].name, size - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+const char *cli_backend_names(char *const buf, const size_t size) {
+    EnumEntry tbl[16];
+    return join_names(backend_table(tbl), buf, size);
+}
+
 static const EnumEntry isa_tbl[] = {
     {"auto", PSNRHVS_ISA_AUTO},
     {"scalar", PSNRHVS_ISA_SCALAR},
@@ -298,12 +313,8 @@ static const char *parse_aom_ctc(const char *const arg) {
 static int parse_enum(const char *const arg, const char *const opt, const EnumEntry *const tbl) {
     for (int i = 0; tbl[i].name; i++)
         if (!strcmp(arg, tbl[i].name)) return tbl[i].value;
-    char list[256] = "";
-    for (int i = 0; tbl[i].name; i++) {
-        if (i) strncat(list, tbl[i + 1].name ? ", " : " or ", sizeof(list) - strlen(list) - 1);
-        strncat(list, tbl[i].name, sizeof(list) - strlen(list) - 1);
-    }
-    cli_usage_error("unknown %s '%s' (expected %s)", opt, arg, list);
+    char list[256];
+    cli_usage_error("unknown %s '%s' (expected %s)", opt, arg, join_names(tbl, list, sizeof(list)));
     return 0;
 }
 

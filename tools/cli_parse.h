@@ -66,6 +66,8 @@ void cli_parse(int argc, char *const *argv, int parity, CLISettings *cli, PsnrHv
  * for a name it does not know): one table for the CLI, batch and parity. */
 const char *cli_backend_name(enum PsnrHvsBackend b);
 int cli_backend_from_name(const char *name, enum PsnrHvsBackend *b);
+/** The library's backend names as "auto, cpu, ... or vulkan" in buf, for messages. */
+const char *cli_backend_names(char *buf, size_t size);
 
 /** Report a usage error found after parsing and exit 2. */
 void cli_usage_error(const char *fmt, ...);

@@ -56,10 +56,9 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     if (next) *next++ = '\0';
     enum PsnrHvsBackend b;
     if (cli_backend_from_name(text, &b) < 0) {
-        snprintf(err, err_size,
-                 "unknown backend '%s' in configuration '%s' (expected auto, cpu, cuda, opencl, "
-                 "hip, sycl or vulkan)",
-                 text, c->label);
+        char names[128];
+        snprintf(err, err_size, "unknown backend '%s' in configuration '%s' (expected %s)", text,
+                 c->label, cli_backend_names(names, sizeof(names)));
         return -1;
     }
     c->backend = b;

@@ -161,10 +161,11 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
             j->plot = resolve_path(b, v);
             break;
         case COL_BACKEND:
-            if (cli_backend_from_name(v, &j->backend) < 0)
-                batch_usage_error("%s line %u: unknown backend '%s' (expected cpu, cuda, opencl, "
-                                  "hip, sycl, vulkan or auto)",
-                                  file, row->line, v);
+            if (cli_backend_from_name(v, &j->backend) < 0) {
+                char names[128];
+                batch_usage_error("%s line %u: unknown backend '%s' (expected %s)", file, row->line,
+                                  v, cli_backend_names(names, sizeof(names)));
+            }
             j->any_backend = j->backend == PSNRHVS_BACKEND_AUTO;
             break;
         case COL_DEVICE:
