@@ -397,6 +397,7 @@ void chunks_close(Chunks **const cp) {
     avcodec_free_context(&c->tmpl);
     avcodec_parameters_free(&c->par);
     chunks_frame_pool_reset(&c->fpool); /* freed once the last frame is */
+    av_buffer_unref(&c->surfaces);
     pthread_mutex_destroy(&c->fpool.lock);
     pthread_cond_destroy(&c->cond);
     pthread_mutex_destroy(&c->lock);

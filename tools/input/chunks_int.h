@@ -127,8 +127,9 @@ struct Chunks {
     unsigned delivered;
     size_t buffered, budget, peak;
     int stop;
-    int ahead;       ///< chunks a run may start ahead of cur
-    FramePool fpool; ///< the CPU sessions' frame buffers
+    int ahead;             ///< chunks a run may start ahead of cur
+    FramePool fpool;       ///< the CPU sessions' frame buffers
+    AVBufferRef *surfaces; ///< NVDEC: GPU frames that queued frames are copied to
 
     pthread_t reader;
     int reader_started;
@@ -184,6 +185,15 @@ void chunks_session_unmute(Session *s);
 /** get_buffer2 of a CPU session: buffers from its input's FramePool. */
 int chunks_pooled_get_buffer(AVCodecContext *avctx, AVFrame *f, int flags);
 void chunks_frame_pool_reset(FramePool *fp);
+
+/**
+ * FFmpeg's NVDEC (before 6.1) hands out its decoder's surfaces, of which
+ * there are a few: runs queueing them ahead leave the sessions none. A GPU
+ * frame in *f is copied to a frame of the pool *own (made under lock to
+ * match) and *f replaced by it. @return 0 (also for a frame in host memory)
+ * or an AVERROR.
+ */
+int chunks_detach_surface(AVBufferRef **own, pthread_mutex_t *lock, AVFrame **f);
 
 /* ---- chunks_run.c: the runs ---- */
 

@@ -157,6 +157,12 @@ static int take_frame(Decode *const dd, AVFrame *const f) {
         return -1;
     }
     av_frame_move_ref(q, f);
+    const int err = c->plan.sessions > 1 ? chunks_detach_surface(&c->surfaces, &c->lock, &q) : 0;
+    if (err < 0) {
+        av_frame_free(&q);
+        set_error(dd, ERR_SPLIT, err, "cannot copy a frame off the decoder's surfaces");
+        return -1;
+    }
     const size_t bytes = frame_bytes(q);
     pthread_mutex_lock(&c->lock);
     /* Runs ahead wait while the frames queued pass the budget; other

@@ -2,12 +2,19 @@
  * psnrhvs: decoding in keyframe chunks: what the decoder sessions share: the
  * process's tickets for runs ahead and count of frames queued (a ladder's
  * inputs draw on one pool), ffmpeg.c's get_format behind a lock, the
- * sessions' opaque, and an input's pool of frame buffers.
+ * sessions' opaque, an input's pool of frame buffers, and NVDEC frames'
+ * copies.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 
+/* No CUDA headers here: the two types hwcontext_cuda.h needs are opaque. */
+#define CUDA_VERSION 0
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+#include <libavutil/hwcontext_cuda.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 
@@ -190,5 +197,79 @@ int chunks_pooled_get_buffer(AVCodecContext *const avctx, AVFrame *const f, cons
         return AVERROR(ENOMEM);
     }
     f->extended_data = f->data;
+    return 0;
+}
+
+/* ---- NVDEC's surfaces ------------------------------------------------------ */
+
+static struct {
+    pthread_once_t once;
+    int (*push)(CUcontext);
+    int (*pop)(CUcontext *);
+    int (*sync)(CUstream);
+} cu = {PTHREAD_ONCE_INIT, NULL, NULL, NULL};
+
+static void cu_load(void) {
+    void *const lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) return;
+    cu.push = (int (*)(CUcontext))dlsym(lib, "cuCtxPushCurrent_v2");
+    cu.pop = (int (*)(CUcontext *))dlsym(lib, "cuCtxPopCurrent_v2");
+    cu.sync = (int (*)(CUstream))dlsym(lib, "cuStreamSynchronize");
+}
+
+int chunks_detach_surface(AVBufferRef **const own, pthread_mutex_t *const lock, AVFrame **const f) {
+    AVFrame *const src = *f;
+    if (!src->hw_frames_ctx) return 0;
+    const AVHWFramesContext *const hw =
+        (const AVHWFramesContext *)(const void *)src->hw_frames_ctx->data;
+    pthread_once(&cu.once, cu_load);
+    if (!cu.push || !cu.pop || !cu.sync) return AVERROR(ENOSYS);
+    pthread_mutex_lock(lock);
+    const AVHWFramesContext *o =
+        *own ? (const AVHWFramesContext *)(const void *)(*own)->data : NULL;
+    if (!o || o->sw_format != hw->sw_format || o->width != hw->width || o->height != hw->height) {
+        AVBufferRef *fresh = av_hwframe_ctx_alloc(hw->device_ref);
+        AVHWFramesContext *const n = fresh ? (AVHWFramesContext *)(void *)fresh->data : NULL;
+        if (n) {
+            n->format = hw->format;
+            n->sw_format = hw->sw_format;
+            n->width = hw->width;
+            n->height = hw->height;
+        }
+        if (!n || av_hwframe_ctx_init(fresh) < 0) {
+            pthread_mutex_unlock(lock);
+            av_buffer_unref(&fresh);
+            return AVERROR(ENOMEM);
+        }
+        av_buffer_unref(own); /* frames of the old size hold their own reference */
+        *own = fresh;
+    }
+    AVBufferRef *frames = av_buffer_ref(*own);
+    pthread_mutex_unlock(lock);
+    AVFrame *dst = frames ? av_frame_alloc() : NULL;
+    int ret = dst ? av_hwframe_get_buffer(frames, dst, 0) : AVERROR(ENOMEM);
+    av_buffer_unref(&frames);
+    if (ret >= 0) {
+        dst->width = src->width;
+        dst->height = src->height;
+        ret = av_hwframe_transfer_data(dst, src, 0);
+    }
+    if (ret >= 0) ret = av_frame_copy_props(dst, src);
+    if (ret >= 0) {
+        /* The copy is queued on FFmpeg's stream; the library's do not wait for it. */
+        const AVCUDADeviceContext *const dev = hw->device_ctx->hwctx;
+        CUcontext dummy;
+        ret = cu.push(dev->cuda_ctx) ? AVERROR_EXTERNAL : 0;
+        if (!ret) {
+            if (cu.sync(dev->stream)) ret = AVERROR_EXTERNAL;
+            cu.pop(&dummy);
+        }
+    }
+    if (ret < 0) {
+        av_frame_free(&dst);
+        return ret;
+    }
+    av_frame_free(f);
+    *f = dst;
     return 0;
 }
