@@ -143,7 +143,10 @@ typedef struct PsnrHvsSettings {
     const char *module_dir;       ///< the folder of the backend modules (cuda, sycl): NULL
                                   ///< (default) = psnrhvs/ beside the library, else the installed
                                   ///< one; for tests and relocated installs
-    uint8_t reserved[56];         ///< zero; room to grow without an ABI break
+    uint64_t frames_hint;         ///< frames the caller expects to send, 0 (default) unknown:
+                                  ///< auto then opens no GPU for a clip its CPU scorer alone
+                                  ///< finishes first (rated on its first frames)
+    uint8_t reserved[48];         ///< zero; room to grow without an ABI break
 } PsnrHvsSettings;
 
 /**

@@ -34,6 +34,13 @@
  * was still warming up (first uses of its pinned buffers) must not decide
  * for the whole clip. */
 #define MIX_RECHECK 2048
+/* With frames_hint: the CPU's rate is taken on this many frames before any
+ * GPU opens, and a clip it scores in less than MIX_CPU_ALONE_S opens none.
+ * Run n (H200): the CPU alone beat CUDA alone up to 0.55 s of CPU time
+ * (1080p 480 frames, 4K 120), CUDA won from 0.94 s; a GPU's driver that
+ * starts for nothing costs its start-up and its teardown at exit. */
+#define MIX_RATE_FRAMES 4
+#define MIX_CPU_ALONE_S 0.7
 
 enum Phase {
     PHASE_OPENING,      ///< devices still opening: the CPU, and any device that joined
@@ -82,6 +89,8 @@ typedef struct Mix {
     double cpu_rate, device_rate;
     int cpu_received;
     double cpu_t0;
+    int deferred;      ///< frames_hint: the opener waits for the CPU's rate
+    double t_cpu_sent; ///< the CPU's first frame sent
 
     char name[MAX_CHILDREN * 24];
 } Mix;
@@ -180,16 +189,42 @@ static int gpu_nodes(void) {
     if (dri) closedir(dri);
     return found;
 }
+
+/* Every GPU here NVIDIA's: its control node, no ROCm or WSL node, and each
+ * DRM render node on a PCI device of vendor 0x10de (nvidia-drm's). CUDA
+ * then lists every GPU, and the other APIs' drivers are not loaded to find
+ * the same ones again: they would take the cores and memory the run needs,
+ * and their teardown at exit. */
+static int only_nvidia(void) {
+    struct stat st;
+    if (stat("/dev/nvidiactl", &st) || !stat("/dev/kfd", &st) || !stat("/dev/dxg", &st)) return 0;
+    DIR *const dri = opendir("/dev/dri");
+    int ok = 1;
+    for (const struct dirent *e; dri && ok && (e = readdir(dri));) {
+        if (strncmp(e->d_name, "renderD", 7)) continue;
+        char path[320], vendor[16] = "";
+        snprintf(path, sizeof(path), "/sys/class/drm/%s/device/vendor", e->d_name);
+        FILE *const f = fopen(path, "r");
+        ok = f && fgets(vendor, sizeof(vendor), f) && !strncmp(vendor, "0x10de", 6);
+        if (f) fclose(f);
+    }
+    if (dri) closedir(dri);
+    return ok;
+}
 #else
 static int gpu_nodes(void) {
     return 1;
+}
+static int only_nvidia(void) {
+    return 0;
 }
 #endif
 
 /* auto: every GPU of every backend, best backend first, each physical GPU
  * once; CPU devices (PoCL, SYCL's OpenMP device, lavapipe) never. Each GPU
  * opens as soon as its backend lists it, so that CUDA's scores while
- * OpenCL's and Vulkan's drivers load to be asked. The list is made once a
+ * OpenCL's and Vulkan's drivers load to be asked (where every GPU is
+ * NVIDIA's, CUDA's list is the whole one). The list is made once a
  * process (probing loads drivers, and some, PoCL, must not be probed twice
  * at once); later contexts open from it. */
 static void discover_and_open(Mix *const m) {
@@ -223,6 +258,7 @@ static void discover_and_open(Mix *const m) {
             found[nfound++] = (PsnrHvsDevice){id, k};
             if (!is_closed(m)) open_device(m, &found[nfound - 1]);
         }
+        if (id == PSNRHVS_BACKEND_CUDA && nd > 0 && only_nvidia()) break;
     }
     done = 1;
     pthread_mutex_unlock(&lock);
@@ -237,6 +273,11 @@ static void *opener_main(void *const arg) {
     }
     atomic_store(&m->opening, 0);
     return NULL;
+}
+
+static void start_opener(Mix *const m) {
+    m->opener_started = !pthread_create(&m->opener, NULL, opener_main, m);
+    if (!m->opener_started) opener_main(m);
 }
 
 static void mix_close(PsnrHvsContext *const c) {
@@ -274,8 +315,11 @@ static int mix_open(PsnrHvsContext *const c) {
         if ((err = psh_open_scorer(&cpu, &s))) goto error;
         join(m, cpu);
         atomic_store(&m->opening, 1);
-        m->opener_started = !pthread_create(&m->opener, NULL, opener_main, m);
-        if (!m->opener_started) opener_main(m);
+        if (c->s.frames_hint) {
+            m->deferred = 1; /* measure() decides */
+            return 0;
+        }
+        start_opener(m);
         return 0;
     }
     /* A list: every scorer opens here, or the context does not. */
@@ -371,6 +415,7 @@ static int mix_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
     if (k < 0) return PSNRHVS_ERR(EAGAIN);
     const int err = psh_scorer_submit(m->child[k].ctx, ref, dist);
     if (err) return err;
+    if (k == m->cpu && !m->t_cpu_sent) m->t_cpu_sent = now_s();
     m->slot_child[slot] = k;
     m->slot_frame[slot] = m->sent_total++;
     return 0;
@@ -383,6 +428,19 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
     if (m->phase == PHASE_OPENING && m->child[k].is_cpu) {
         if (!m->cpu_received++) m->cpu_t0 = t;
         if (m->cpu_received > 1) m->cpu_rate = (m->cpu_received - 1) / (t - m->cpu_t0);
+        if (m->deferred && m->cpu_received == MIX_RATE_FRAMES) {
+            /* Rated from its first frame sent, its start-up included: a CPU
+             * rated too slow opens the GPUs, the safe side. */
+            m->deferred = 0;
+            const double rate = m->cpu_received / (t - m->t_cpu_sent);
+            if ((double)m->base.frames_hint / rate < MIX_CPU_ALONE_S) {
+                atomic_store(&m->opening, 0);
+                settle(m, 1.0);
+                m->settled_at = UINT64_MAX;
+            } else {
+                start_opener(m);
+            }
+        }
         return;
     }
     if ((m->phase != PHASE_DEVICES_RATE && m->phase != PHASE_MIX_RATE) ||

@@ -458,6 +458,9 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         goto end;
     }
 
+    /* The frames to score: auto leaves the GPUs closed for a short clip. */
+    if (total > 0) lib.frames_hint = ((uint64_t)total + cli.subsample - 1) / cli.subsample;
+
     /* One context: --device LIST or all lists its devices, else the
      * settings' backend (auto: the CPU and every GPU) say. */
     PsnrHvsDevice devices[PSNRHVS_MAX_DEVICES];

@@ -65,7 +65,8 @@ class Settings(Structure):
         ("num_devices", c_int),
         ("devices", c_void_p),
         ("module_dir", c_char_p),
-        ("reserved", c_uint8 * 56),
+        ("frames_hint", c_uint64),
+        ("reserved", c_uint8 * 48),
     ]
 
 

@@ -5,8 +5,8 @@
  * takes a CPU device). Every frame's score has the bits of the CPU alone,
  * whoever scored it; the CPU scores before a delayed device joins; every
  * scorer takes frames; explicit lists and ladders too; auto without the hook
- * takes no CPU device of a GPU API.
- *   test_mix join|list|ladder|auto JSON...
+ * takes no CPU device of a GPU API; a short clip hinted opens no device.
+ *   test_mix join|list|ladder|auto|hint JSON...
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -167,6 +167,39 @@ static void run_join(const Fixture *const fx, const PsnrHvsScore *const want,
     psh_test_set_mix_open_delay_ms(0);
 }
 
+/* frames_hint: a clip the CPU alone scores at once opens no device; a long
+ * one opens them once the CPU's first frames are rated. */
+static void run_hint(const Fixture *const fx, const PsnrHvsScore *const want,
+                     const PsnrHvsDevice *const devs, const int ndev) {
+    psh_test_set_mix_devices(devs, ndev);
+    static const uint64_t hints[] = {8, (uint64_t)1 << 40};
+    for (int h = 0; h < 2; h++) {
+        PsnrHvsSettings s = fx->s;
+        s.backend = PSNRHVS_BACKEND_AUTO;
+        s.frames_hint = hints[h];
+        Run r = {.fx = fx, .want = want, .renditions = 1};
+        if (psnrhvs_open(&r.c, &s)) exit(1);
+        CHECK(psnrhvs_opening(r.c), "%s: hint %llu: no device is to open", fx->name,
+              (unsigned long long)hints[h]);
+        feed(&r, 8);
+        drain(&r);
+        if (!h) {
+            sleep_ms(300);
+            char labels[PSNRHVS_MAX_DEVICES][24];
+            uint64_t frames[PSNRHVS_MAX_DEVICES];
+            const int n = psh_test_mix_children(r.c, labels, frames, PSNRHVS_MAX_DEVICES);
+            CHECK(n == 1 && !strcmp(labels[0], "cpu") && frames[0] == 8,
+                  "%s: 8 frames hinted: %d scorers (%s), a device opened", fx->name, n, labels[0]);
+            CHECK(!psnrhvs_opening(r.c), "%s: 8 frames hinted: still opening", fx->name);
+        } else {
+            CHECK(wait_for_children(&r, 1 + ndev, 120000), "%s: long clip: no device joined",
+                  fx->name);
+        }
+        psnrhvs_close(&r.c);
+    }
+    psh_test_set_mix_devices(NULL, 0);
+}
+
 static void run_list(const Fixture *const fx, const PsnrHvsScore *const want,
                      const PsnrHvsDevice *const devs, const int ndev) {
     PsnrHvsDevice list[PSNRHVS_MAX_DEVICES];
@@ -224,7 +257,7 @@ static void run_auto(const Fixture *const fx, const PsnrHvsScore *const want) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_mix join|list|ladder|auto JSON...\n");
+        fprintf(stderr, "usage: test_mix join|list|ladder|auto|hint JSON...\n");
         return 2;
     }
     const char *const part = argv[1];
@@ -246,6 +279,7 @@ int main(int argc, char **argv) {
             if (!strcmp(part, "join")) run_join(&fx, want, devs, ndev, 1);
             if (!strcmp(part, "ladder")) run_join(&fx, want, devs, ndev, 2);
             if (!strcmp(part, "list")) run_list(&fx, want, devs, ndev);
+            if (!strcmp(part, "hint")) run_hint(&fx, want, devs, ndev);
             ran++;
         }
         free(want);

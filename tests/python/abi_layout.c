@@ -39,6 +39,7 @@ int main(void) {
     OFF(PsnrHvsSettings, num_devices);
     OFF(PsnrHvsSettings, devices);
     OFF(PsnrHvsSettings, module_dir);
+    OFF(PsnrHvsSettings, frames_hint);
     OFF(PsnrHvsSettings, reserved);
     FSIZE(PsnrHvsSettings, layout);
     FSIZE(PsnrHvsSettings, reserved);

@@ -48,7 +48,7 @@ def test_struct_layout_matches_the_header(layout):
             checked += 1
     # every field of the C structs is mirrored (the program prints them all)
     assert checked == sum(1 for k in layout if k.startswith("offsetof"))
-    assert _lib.Settings.reserved.size == layout["fieldsize PsnrHvsSettings.reserved"] == 56
+    assert _lib.Settings.reserved.size == layout["fieldsize PsnrHvsSettings.reserved"] == 48
     assert _lib.Settings.layout.size == layout["fieldsize PsnrHvsSettings.layout"]
     assert _lib.Picture.stride.size == layout["fieldsize PsnrHvsPicture.stride"]
     assert layout["api_version"] >> 16 == _lib.API_MAJOR
@@ -60,7 +60,8 @@ def test_default_settings_round_trip(lib):
     ctypes.memset(ctypes.byref(s), 0xAB, ctypes.sizeof(s))
     lib.c.default_settings(ctypes.byref(s))
     assert (s.layout, s.bitdepth, s.enable_chroma, s.backend, s.isa) == (0, 8, 1, 0, 0)
-    assert s.memory == 0 and s.renditions == 0 and bytes(s.reserved) == bytes(56)
+    assert s.memory == 0 and s.renditions == 0 and bytes(s.reserved) == bytes(48)
+    assert s.frames_hint == 0
     assert s.module_dir is None
     assert s.chroma_interleaved == 0 and s.msb_aligned == 0 and s.reference_on_host == 0
 
