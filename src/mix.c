@@ -429,11 +429,11 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
         if (!m->cpu_received++) m->cpu_t0 = t;
         if (m->cpu_received > 1) m->cpu_rate = (m->cpu_received - 1) / (t - m->cpu_t0);
         if (m->deferred && m->cpu_received == MIX_RATE_FRAMES) {
-            /* Rated from its first frame sent, its start-up included: a CPU
-             * rated too slow opens the GPUs, the safe side. */
+            /* The time so far and the rest at the rate between its first
+             * and latest frames (a row scheduler: they come out evenly). */
             m->deferred = 0;
-            const double rate = m->cpu_received / (t - m->t_cpu_sent);
-            if ((double)m->base.frames_hint / rate < MIX_CPU_ALONE_S) {
+            const double rest = (double)m->base.frames_hint - m->cpu_received;
+            if (rest <= 0 || t - m->t_cpu_sent + rest / m->cpu_rate < MIX_CPU_ALONE_S) {
                 atomic_store(&m->opening, 0);
                 settle(m, 1.0);
                 m->settled_at = UINT64_MAX;
