@@ -158,7 +158,7 @@ static void run_join(const Fixture *const fx, const PsnrHvsScore *const want,
     CHECK(before == 1 && !strcmp(labels[0], "cpu") && frames[0] == (uint64_t)fx->frames,
           "%s: %d scorers before the devices joined (%s)", fx->name, before, labels[0]);
     CHECK(wait_for_children(&r, 1 + ndev, 120000), "%s: the devices never joined", fx->name);
-    /* Enough frames for the policy's two measured windows and its choice. */
+    /* Enough frames for the policy's three measured windows and its choice. */
     feed(&r, 1200);
     drain(&r);
     check_all_scored(&r, 1 + ndev);
