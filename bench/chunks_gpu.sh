@@ -16,7 +16,8 @@
 # The tree is built there with CUDA, against the carried FFmpeg (PSNRHVS_FFMPEG_ROOT).
 #
 #   here:  bench/chunks_carry.sh BUILD_DIR          (-> .device/chunks, < 64 MiB with the tree)
-#   there: bash bench/chunks_gpu.sh "$OUT"          (carry [".device/chunks"]; ~7 minutes)
+#   there: bash bench/chunks_gpu.sh "$OUT"          (carry [".device/chunks"]; ~7 minutes;
+#          NV_PAIRS, CPU_PAIRS: the pairs of NVDEC and CPU runs, CARRY: another folder)
 # Results: OUT/summary.txt, OUT/chunks_logs.tar.gz (stderr of every run).
 # Without a GPU (the CPU machine) the NVDEC parts are skipped.
 # SPDX-License-Identifier: BSD-2-Clause
@@ -28,6 +29,8 @@ B=${BUILD_DIR:-/tmp/build-chunks}
 REPS=${REPS:-2}
 DEADLINE=${DEADLINE:-450} # seconds from the start; later steps are skipped
 SESSIONS=${SESSIONS:-"1 2 4 7 14"}
+NV_PAIRS=${NV_PAIRS:-hevc8 hevc10 h264} # NVDEC runs, and CPU-decoded runs (CPU_PAIRS="": none)
+CPU_PAIRS=${CPU_PAIRS-h264 hevc8}
 N=${FRAMES:-600} # the clips' length (bench/chunks_carry.sh): runs of all and N/2 frames
 H=$((N / 2))
 T0=$(date +%s)
@@ -127,11 +130,11 @@ bench_decode() { # pair mode(nvdec|cpu) sessions
         "$(sed 's/.*steady, \([0-9.]*\) fps whole.*/\1/' <<<"$all")" \
         "$(sed 's/.*first frames by \([0-9.]*\) ms.*/\1/' <<<"$all")" | tee -a "$S"
 }
-for pr in hevc8 hevc10 h264; do
+for pr in $NV_PAIRS; do
     [ $nvdec = 1 ] || break
     for s in $SESSIONS default; do left && bench_decode $pr nvdec "$s"; done
 done
-for pr in h264 hevc8; do
+for pr in $CPU_PAIRS; do
     for s in $SESSIONS default; do left && bench_decode $pr cpu "$s"; done
 done
 
@@ -178,13 +181,13 @@ cli_pair() { # pair mode sessions
         "$(awk -v a="$a" -v b="$b" -v na="$na" -v nb="$nb" 'BEGIN {printf "%.1f", (b > a ? (nb - na) / (b - a) : 0)}')" \
         "$note" | tee -a "$S"
 }
-for pr in hevc8 hevc10 h264; do
+for pr in $NV_PAIRS; do
     [ $nvdec = 1 ] || break
     for s in $SESSIONS default; do cli_pair $pr nvdec "$s"; done
 done
 REPS_NV=$REPS
 REPS=${CPU_REPS:-1}
-for pr in h264 hevc8; do
+for pr in $CPU_PAIRS; do
     for s in 1 4 7 default; do cli_pair $pr cpu "$s"; done
 done
 REPS=$REPS_NV
