@@ -3,9 +3,9 @@
  * it opens (auto), or the scorers a settings list names. Every backend gives
  * the same bits, so a frame may go to any of them; lib.c's queue returns the
  * scores in send order. Which scorers take frames is measured, not guessed:
- * once the devices are open, their rate alone is measured, then with the
- * CPU beside them, then alone again; the CPU keeps a share only if the mix
- * is faster, and takes every frame if it alone is the fastest.
+ * once the devices are open and warm, their rate alone is measured, then
+ * with the CPU beside them; the CPU keeps a share only if the mix is
+ * faster, and takes every frame if it alone is the fastest.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <dirent.h>
@@ -29,13 +29,16 @@
 /* A CPU slower than this share of the devices is not worth measuring. */
 #define MIX_CPU_MIN_SHARE 0.08
 /* The mix must beat the devices alone by this much to keep the CPU: its
- * frames take cores from the devices' packing too (H200, 4K 8-bit, run p:
- * a CPU share kept made the default 1.33x slower than CUDA alone). */
+ * frames take cores from the devices' packing too. */
 #define MIX_GAIN 1.05
 /* Frames between two measurements once settled: a rate taken while a device
  * was still warming up (first uses of its pinned buffers) must not decide
  * for the whole clip. */
 #define MIX_RECHECK 2048
+/* The devices' rate is taken again while a window beats the last by this
+ * much, at most this many times. */
+#define MIX_STABLE      1.1
+#define MIX_MAX_WINDOWS 6
 /* With frames_hint: the CPU's rate is taken on this many frames before any
  * GPU opens, and a clip it scores in less than MIX_CPU_ALONE_S opens none.
  * Run n (H200): the CPU alone beat CUDA alone up to 0.55 s of CPU time
@@ -45,11 +48,10 @@
 #define MIX_CPU_ALONE_S 0.7
 
 enum Phase {
-    PHASE_OPENING,       ///< devices still opening: the CPU, and any device that joined
-    PHASE_DEVICES_RATE,  ///< the devices alone, measured
-    PHASE_MIX_RATE,      ///< the devices and the CPU's share, measured
-    PHASE_DEVICES_AGAIN, ///< the devices alone once more, warm (the first may not be)
-    PHASE_SETTLED,       ///< the choice made: cpu_share is final
+    PHASE_OPENING,      ///< devices still opening: the CPU, and any device that joined
+    PHASE_DEVICES_RATE, ///< the devices alone, measured
+    PHASE_MIX_RATE,     ///< the devices and the CPU's share, measured
+    PHASE_SETTLED,      ///< the choice made: cpu_share is final
 };
 
 typedef struct Child {
@@ -89,7 +91,8 @@ typedef struct Mix {
     uint64_t sent_total;
     uint64_t phase_first_frame; ///< frames sent from here on count for the phase
     uint64_t slot_frame[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
-    double cpu_rate, device_rate, mix_rate;
+    double cpu_rate, device_rate;
+    int windows; ///< of the devices' rate, measured so far
     int cpu_received;
     double cpu_t0;
     int deferred;      ///< frames_hint: the opener waits for the CPU's rate
@@ -370,6 +373,12 @@ static void start_phase(Mix *const m, const enum Phase p, const int n) {
     m->window = 8 * slots > 64 ? 8 * slots : 64;
 }
 
+static void start_rating(Mix *const m, const int n) {
+    m->windows = 0;
+    m->device_rate = 0.0;
+    start_phase(m, PHASE_DEVICES_RATE, n);
+}
+
 static void settle(Mix *const m, const double cpu_share) {
     m->phase = PHASE_SETTLED;
     m->cpu_share = cpu_share;
@@ -381,12 +390,12 @@ static int choose(Mix *const m) {
     const int n = atomic_load(&m->nchild);
     const int cpu = m->cpu;
     if (m->phase == PHASE_OPENING && !atomic_load(&m->opening) && has_devices(m, n) && cpu >= 0)
-        start_phase(m, PHASE_DEVICES_RATE, n);
+        start_rating(m, n);
     if (m->phase == PHASE_OPENING && !atomic_load(&m->opening) && (!has_devices(m, n) || cpu < 0))
         settle(m, cpu >= 0 && !has_devices(m, n) ? 1.0 : 0.0), m->settled_at = UINT64_MAX;
     if (m->phase == PHASE_SETTLED && m->sent_total - m->settled_at > MIX_RECHECK &&
         m->settled_at != UINT64_MAX)
-        start_phase(m, PHASE_DEVICES_RATE, n);
+        start_rating(m, n);
     const int dev = roomiest_device(m, n);
     const int cpu_room = cpu >= 0 && psh_scorer_room(m->child[cpu].ctx) > 0;
     switch (m->phase) {
@@ -395,7 +404,6 @@ static int choose(Mix *const m) {
         if (dev >= 0) return dev;
         return cpu_room && !has_devices(m, n) ? cpu : -1;
     case PHASE_DEVICES_RATE:
-    case PHASE_DEVICES_AGAIN:
         return dev;
     case PHASE_MIX_RATE:
     case PHASE_SETTLED:
@@ -451,9 +459,18 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
         return;
     if (++m->received == m->warm + 1) m->t_first = t;
     if (m->received < m->warm + 1 + m->window) return;
-    const double rate = (m->received - m->warm - 1) / (t - m->t_first);
+    double rate = (m->received - m->warm - 1) / (t - m->t_first);
     if (m->phase == PHASE_DEVICES_RATE) {
-        m->device_rate = rate;
+        /* Again until a window is no faster than the one before: a GPU's
+         * first frames are its warm-up (buffers pinned, kernels loaded),
+         * which lasted a quarter of a second on the H200 (run q). */
+        if (m->windows++ < MIX_MAX_WINDOWS && rate > m->device_rate * MIX_STABLE) {
+            m->device_rate = rate;
+            start_phase(m, PHASE_DEVICES_RATE, n);
+            return;
+        }
+        if (rate > m->device_rate) m->device_rate = rate;
+        rate = m->device_rate;
         /* The CPU's own rate, measured before the devices came (none: try it). */
         const double share = m->cpu_rate > 0 ? m->cpu_rate / (m->cpu_rate + rate) : 0.5;
         if (m->cpu_received > 1 && share < MIX_CPU_MIN_SHARE) {
@@ -465,20 +482,13 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
         start_phase(m, PHASE_MIX_RATE, n);
         return;
     }
-    if (m->phase == PHASE_MIX_RATE) {
-        m->mix_rate = rate;
-        start_phase(m, PHASE_DEVICES_AGAIN, n);
-        return;
-    }
     /* The best of three: the CPU alone (its rate before the devices came),
-     * the devices alone (the better of their two measures: the first may
-     * have been their warm-up), the mix; a GPU slower than the CPU (a
-     * software Vulkan device, a small GPU) is left idle. */
-    if (rate > m->device_rate) m->device_rate = rate;
-    if (m->cpu_rate > m->mix_rate && m->cpu_rate > m->device_rate)
+     * the devices alone, the mix; a GPU slower than the CPU (a software
+     * Vulkan device, a small GPU) is left idle. */
+    if (m->cpu_rate > rate && m->cpu_rate > m->device_rate)
         settle(m, 1.0);
     else
-        settle(m, m->mix_rate < m->device_rate * MIX_GAIN ? 0.0 : m->cpu_share);
+        settle(m, rate < m->device_rate * MIX_GAIN ? 0.0 : m->cpu_share);
 }
 
 static int mix_collect(PsnrHvsContext *const c, const int slot, float (*const sums)[3]) {
