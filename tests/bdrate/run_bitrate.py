@@ -23,15 +23,11 @@ ffmpeg, ffprobe = shutil.which("ffmpeg"), shutil.which("ffprobe")
 if not ffmpeg or not ffprobe:
     print("SKIP: needs Debian's ffmpeg (ffmpeg and ffprobe)")
     sys.exit(77)
-failures, checks = [], 0
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
+from clitest import Checker  # noqa: E402  (tests/cli: one pass/fail tally for every driver)
 
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+checker = Checker(None, None)
+check = checker.check
 
 
 def probe(path):
@@ -107,5 +103,4 @@ with tempfile.TemporaryDirectory(prefix="psnrhvs-bitrate-") as tmp:
     p = subprocess.run([TOOL, str(tmp / "sine.mka")], capture_output=True, text=True)
     check(p.returncode == 1 and "has no video stream" in p.stderr, f"audio only: {p.stderr}")
 
-print(f"{checks} checks, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+checker.finish()

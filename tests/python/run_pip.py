@@ -25,15 +25,11 @@ from pathlib import Path
 
 PYTHON, SRC, BUILD, DATA, WORK = (sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]),
                                   Path(sys.argv[4]), Path(sys.argv[5]))
-failures, checks = [], 0
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
+from clitest import Checker  # noqa: E402  (tests/cli: one pass/fail tally for every driver)
 
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+checker = Checker(None, None)
+check = checker.check
 
 
 def run(cmd, **kw):
@@ -137,7 +133,6 @@ if found:
     if p.returncode == 0:
         use(venv_b, "the wheel")
 
-print(f"{checks} checks, {len(failures)} failed")
-if not failures:
+if not checker.failures:
     shutil.rmtree(WORK, ignore_errors=True)
-sys.exit(1 if failures else 0)
+checker.finish()
