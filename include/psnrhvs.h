@@ -443,6 +443,18 @@ PSNRHVS_API int psnrhvs_check_bitdepth(int bitdepth, PsnrHvsFileStatus *st);
 PSNRHVS_API int psnrhvs_check_planes(const PsnrHvsFormat *fmt, int enable_chroma,
                                      PsnrHvsFileStatus *st);
 
+/**
+ * Write src into dst with every sample moved up by fmt->bitdepth -
+ * from_bitdepth bits, so that an 8-bit v becomes v << 2 at 10 bits (the CLI's
+ * --common_bitdepth: the lower-depth side of a pair shifted up, as the AOM CTC
+ * asks). fmt is dst's format, its depth above from_bitdepth; src has fmt's
+ * size and layout at from_bitdepth. Every stored sample is written (dst's
+ * planes are written through, its const notwithstanding).
+ * @return 0 or PSNRHVS_ERR(EINVAL).
+ */
+PSNRHVS_API int psnrhvs_picture_shift(const PsnrHvsFormat *fmt, int from_bitdepth,
+                                      const PsnrHvsPicture *src, const PsnrHvsPicture *dst);
+
 /** The format options of a pair (the CLI's -w, -h, -p, -b, --scale, --common_bitdepth). */
 typedef struct PsnrHvsFormatOptions {
     int width, height;   ///< 0: not given

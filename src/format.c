@@ -115,6 +115,28 @@ int psnrhvs_check_planes(const PsnrHvsFormat *const fmt, const int enable_chroma
     return 0;
 }
 
+int psnrhvs_picture_shift(const PsnrHvsFormat *const fmt, const int from_bitdepth,
+                          const PsnrHvsPicture *const src, const PsnrHvsPicture *const dst) {
+    PsnrHvsGeometry g;
+    if (psnrhvs_geometry(fmt, &g) < 0 || from_bitdepth < 8 || from_bitdepth >= fmt->bitdepth)
+        return PSNRHVS_ERR(EINVAL);
+    const int shift = fmt->bitdepth - from_bitdepth;
+    for (int p = 0; p < g.num_planes; p++) {
+        for (int y = 0; y < g.stored_h[p]; y++) {
+            const uint8_t *const s = (const uint8_t *)src->data[p] + y * src->stride[p];
+            uint8_t *const d = (uint8_t *)(uintptr_t)dst->data[p] + y * dst->stride[p];
+            /* memcpy: 16-bit samples of a mapped file may lie at odd addresses */
+            for (int x = 0; x < g.stored_w[p]; x++) {
+                uint16_t v = s[x];
+                if (from_bitdepth > 8) memcpy(&v, s + 2 * x, 2);
+                v = (uint16_t)(v << shift);
+                memcpy(d + 2 * x, &v, 2);
+            }
+        }
+    }
+    return 0;
+}
+
 /* Options given must agree with a declared format, unless scale (size) or
  * common_bitdepth (depth) lets the sides differ: they then describe the raw side. */
 static int agrees(const PsnrHvsFormatOptions *const o, const PsnrHvsFormatSide *const side,

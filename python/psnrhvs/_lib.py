@@ -150,6 +150,7 @@ _PROTOTYPES = {
     "psnrhvs_file_probe": (c_char_p, [c_void_p, c_size_t, c_char_p]),
     "psnrhvs_geometry": (c_int, [POINTER(Format), POINTER(Geometry)]),
     "psnrhvs_check_bitdepth": (c_int, [c_int, POINTER(FileStatus)]),
+    "psnrhvs_picture_shift": (c_int, [POINTER(Format), c_int, POINTER(Picture), POINTER(Picture)]),
     "psnrhvs_check_planes": (c_int, [POINTER(Format), c_int, POINTER(FileStatus)]),
     "psnrhvs_format_negotiate": (c_int, [POINTER(FormatOptions), POINTER(FormatSide),
                                          POINTER(FormatSide), POINTER(Format),

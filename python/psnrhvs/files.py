@@ -262,10 +262,24 @@ def _check_colour(ref: "VideoFile", dist: "VideoFile", mode: Optional[str],
                       stacklevel=3)
 
 
-def _shift_up(planes: List[np.ndarray], shift: int) -> List[np.ndarray]:
-    """common_bitdepth: every sample times 2**shift, as the CLI's v << shift
-    (tools/input/convert.c), in 16-bit words."""
-    return [np.left_shift(p.astype(np.uint16), shift) for p in planes]
+def _shift_up(planes: List[np.ndarray], fmt: Format, from_bitdepth: int,
+              library: Any = None) -> List[np.ndarray]:
+    """common_bitdepth: the library's psnrhvs_picture_shift() into new 16-bit
+    planes of fmt (the CLI's v << shift)."""
+    src, dst = _lib.Picture(), _lib.Picture()
+    out = []
+    for p, plane in enumerate(planes):
+        if plane.dtype.itemsize == 2 and not plane.dtype.isnative:
+            plane = plane.astype(np.uint16)  # a big-endian host: samples in its order
+        planes[p] = plane
+        out.append(np.empty(plane.shape, np.uint16))
+        src.data[p], src.stride[p] = plane.ctypes.data, plane.strides[0]
+        dst.data[p], dst.stride[p] = out[p].ctypes.data, out[p].strides[0]
+    c = _c_format(fmt)
+    if _lib.load_library(library).c.picture_shift(ctypes.byref(c), from_bitdepth,
+                                                  ctypes.byref(src), ctypes.byref(dst)) < 0:
+        raise UsageError(f"cannot shift {from_bitdepth}-bit samples to {fmt}")
+    return out
 
 
 def _check_plane_sizes(fmt: Format, enable_chroma: bool, library: Any = None) -> None:
@@ -488,9 +502,9 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                     break
                 if idx % subsample == 0:
                     if ref_shift:
-                        rp = _shift_up(rp, ref_shift)
+                        rp = _shift_up(rp, fmt, ref_fmt.bitdepth, library)
                     if dist_shift:
-                        dp = _shift_up(dp, dist_shift)
+                        dp = _shift_up(dp, fmt, dist_fmt.bitdepth, library)
                     while not sc.send(rp, dp, idx):
                         got = sc.receive()
                         if got is None:

@@ -379,6 +379,31 @@ static void formats(void) {
            "score in them; use --feature psnr_hvs=enable_chroma=false to score luma only");
 }
 
+/* --common_bitdepth: v << (to - from), 8-bit and odd-addressed 16-bit sources. */
+static void shift(void) {
+    const PsnrHvsFormat to = {9, 2, PSNRHVS_PIXEL_LAYOUT_I420, 12};
+    uint8_t src8[9 * 2 + 2 * 5];
+    uint8_t src10[1 + 2 * sizeof(src8)];
+    uint16_t dst[sizeof(src8)];
+    for (size_t i = 0; i < sizeof(src8); i++) {
+        src8[i] = (uint8_t)(250 + i);
+        src10[1 + 2 * i] = (uint8_t)(i * 37), src10[2 + 2 * i] = (uint8_t)(i % 4);
+    }
+    const PsnrHvsPicture d = {{dst, dst + 18, dst + 23}, {18, 10, 10}};
+    const PsnrHvsPicture s8 = {{src8, src8 + 18, src8 + 23}, {9, 5, 5}};
+    CHECK(!psnrhvs_picture_shift(&to, 8, &s8, &d), "8 to 12 bits");
+    int same = 1;
+    for (size_t i = 0; i < sizeof(src8); i++) same &= dst[i] == (uint16_t)(src8[i] << 4);
+    CHECK(same, "8-bit samples << 4");
+    const PsnrHvsPicture s10 = {{src10 + 1, src10 + 37, src10 + 47}, {18, 10, 10}};
+    CHECK(!psnrhvs_picture_shift(&to, 10, &s10, &d), "10 to 12 bits");
+    same = 1;
+    for (size_t i = 0; i < sizeof(src8); i++)
+        same &= dst[i] == (uint16_t)((((i % 4) << 8) | (uint8_t)(i * 37)) << 2);
+    CHECK(same, "10-bit samples << 2");
+    CHECK(psnrhvs_picture_shift(&to, 12, &s10, &d) == PSNRHVS_ERR(EINVAL), "no shift");
+}
+
 static int negotiate(const PsnrHvsFormatOptions o, const PsnrHvsFormat *const rf,
                      const PsnrHvsFormat *const df, PsnrHvsFormatSide *const r,
                      PsnrHvsFormatSide *const d, PsnrHvsFormat *const out,
@@ -456,6 +481,7 @@ int main(const int argc, char **const argv) {
     errors();
     probe();
     formats();
+    shift();
     negotiation();
     if (failures) printf("%d failure(s)\n", failures);
     return failures ? 1 : 0;
