@@ -350,8 +350,22 @@ enum PsnrHvsFileError {
 typedef struct PsnrHvsFileStatus {
     enum PsnrHvsFileError error; ///< PSNRHVS_FILE_OK until a call fails
     int errnum;                  ///< the errno of PSNRHVS_FILE_ERROR_IO, else 0
-    char message[512];           ///< one line, no newline; names use the CLI's flags (--width)
+    char message[16384];         ///< one line, no newline (room for two PATH_MAX names);
+                                 ///< options named as the CLI's flags (--width)
 } PsnrHvsFileStatus;
+
+/**
+ * The colour an input declares (Y4M's XCOLORRANGE; a decoder's color_range,
+ * colorspace, color_primaries, color_trc), "" where it declares none. Only
+ * compared between the inputs (psnrhvs_colour_compare): the samples are
+ * scored as they are.
+ */
+typedef struct PsnrHvsColour {
+    char range[16];     ///< "limited" or "full"
+    char matrix[32];    ///< FFmpeg's names: "bt709", "smpte170m", "bt2020nc", ...
+    char primaries[32]; ///< "bt709", "bt470bg", "bt2020", ...
+    char transfer[32];  ///< "bt709", "smpte2084", "arib-std-b67", ...
+} PsnrHvsColour;
 
 /** A raw or Y4M input being read. */
 typedef struct PsnrHvsFile PsnrHvsFile;
@@ -361,7 +375,7 @@ typedef struct PsnrHvsFileInfo {
     int y4m;                   ///< 1: YUV4MPEG2, format from its header; 0: raw, no format yet
     PsnrHvsFormat format;      ///< the format frames are read in (raw: once set)
     PsnrHvsGeometry geometry;  ///< of format
-    char colour_range[16];     ///< Y4M's XCOLORRANGE: "full", "limited", or ""
+    PsnrHvsColour colour;      ///< what the Y4M header declares (its range)
     size_t header_bytes;       ///< bytes before the first frame (the Y4M header)
     size_t frame_header_bytes; ///< bytes before each frame, at least ("FRAME\n": 6; raw 0)
 } PsnrHvsFileInfo;
@@ -454,6 +468,18 @@ PSNRHVS_API int psnrhvs_check_planes(const PsnrHvsFormat *fmt, int enable_chroma
  */
 PSNRHVS_API int psnrhvs_picture_shift(const PsnrHvsFormat *fmt, int from_bitdepth,
                                       const PsnrHvsPicture *src, const PsnrHvsPicture *dst);
+
+/**
+ * Compare the colour the reference (named ref_name) and the distorted declare,
+ * where both declare a value: libvmaf scores such pairs as they are, a
+ * pipeline may want to stop.
+ * @return 0 when they agree; 1 with a warning in st's message (kind
+ *         PSNRHVS_FILE_OK); with error set, PSNRHVS_ERR(EINVAL) and the error
+ *         in st (PSNRHVS_FILE_ERROR_MISMATCH).
+ */
+PSNRHVS_API int psnrhvs_colour_compare(const char *ref_name, const PsnrHvsColour *ref,
+                                       const char *dist_name, const PsnrHvsColour *dist, int error,
+                                       PsnrHvsFileStatus *st);
 
 /** The format options of a pair (the CLI's -w, -h, -p, -b, --scale, --common_bitdepth). */
 typedef struct PsnrHvsFormatOptions {

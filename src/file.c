@@ -206,9 +206,9 @@ static int parse_header(PsnrHvsFile *const f, PsnrHvsFileStatus *const st) {
             /* XCOLORRANGE is compared with the other input's range; the
              * samples are scored as they are. */
             if (!strcmp(val, "COLORRANGE=FULL"))
-                snprintf(f->info.colour_range, sizeof(f->info.colour_range), "full");
+                snprintf(f->info.colour.range, sizeof(f->info.colour.range), "full");
             else if (!strcmp(val, "COLORRANGE=LIMITED"))
-                snprintf(f->info.colour_range, sizeof(f->info.colour_range), "limited");
+                snprintf(f->info.colour.range, sizeof(f->info.colour.range), "limited");
             break;
         default:
             /* F (rate), I (interlacing), A (aspect) and the other X tags

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "file.h"
@@ -135,6 +136,40 @@ int psnrhvs_picture_shift(const PsnrHvsFormat *const fmt, const int from_bitdept
         }
     }
     return 0;
+}
+
+int psnrhvs_colour_compare(const char *const ref_name, const PsnrHvsColour *const a,
+                           const char *const dist_name, const PsnrHvsColour *const b,
+                           const int error, PsnrHvsFileStatus *const st) {
+    const struct {
+        const char *what, *x, *y;
+    } props[] = {
+        {"range", a->range, b->range},
+        {"matrix", a->matrix, b->matrix},
+        {"primaries", a->primaries, b->primaries},
+        {"transfer", a->transfer, b->transfer},
+    };
+    char diff[512] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+        if (!props[i].x[0] || !props[i].y[0] || !strcmp(props[i].x, props[i].y)) continue;
+        n += (size_t)snprintf(diff + n, n < sizeof(diff) ? sizeof(diff) - n : 0, "%s%s %s vs %s",
+                              n ? ", " : "", props[i].what, props[i].x, props[i].y);
+    }
+    if (!n) return 0;
+    if (error) {
+        psh_status(st, PSNRHVS_FILE_ERROR_MISMATCH, 0,
+                   "the reference %s and the distorted %s declare different colour: %s "
+                   "(--colour_mismatch error; convert one, or leave the option out to score them "
+                   "as they are)",
+                   ref_name, dist_name, diff);
+        return PSNRHVS_ERR(EINVAL);
+    }
+    psh_status(st, PSNRHVS_FILE_OK, 0,
+               "the reference %s and the distorted %s declare different colour: %s; scored as "
+               "they are, as libvmaf does (--colour_mismatch error makes it an error)",
+               ref_name, dist_name, diff);
+    return 1;
 }
 
 /* Options given must agree with a declared format, unless scale (size) or

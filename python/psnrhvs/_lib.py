@@ -107,12 +107,17 @@ FILE_ERRORS = ("ok", "io", "malformed", "truncated", "unsupported", "limit", "mi
 
 
 class FileStatus(Structure):
-    _fields_ = [("error", c_int), ("errnum", c_int), ("message", c_char * 512)]
+    _fields_ = [("error", c_int), ("errnum", c_int), ("message", c_char * 16384)]
+
+
+class Colour(Structure):
+    _fields_ = [("range", c_char * 16), ("matrix", c_char * 32), ("primaries", c_char * 32),
+                ("transfer", c_char * 32)]
 
 
 class FileInfo(Structure):
     _fields_ = [("y4m", c_int), ("format", Format), ("geometry", Geometry),
-                ("colour_range", c_char * 16), ("header_bytes", c_size_t),
+                ("colour", Colour), ("header_bytes", c_size_t),
                 ("frame_header_bytes", c_size_t)]
 
 
@@ -150,6 +155,8 @@ _PROTOTYPES = {
     "psnrhvs_file_probe": (c_char_p, [c_void_p, c_size_t, c_char_p]),
     "psnrhvs_geometry": (c_int, [POINTER(Format), POINTER(Geometry)]),
     "psnrhvs_check_bitdepth": (c_int, [c_int, POINTER(FileStatus)]),
+    "psnrhvs_colour_compare": (c_int, [c_char_p, POINTER(Colour), c_char_p, POINTER(Colour), c_int,
+                                       POINTER(FileStatus)]),
     "psnrhvs_picture_shift": (c_int, [POINTER(Format), c_int, POINTER(Picture), POINTER(Picture)]),
     "psnrhvs_check_planes": (c_int, [POINTER(Format), c_int, POINTER(FileStatus)]),
     "psnrhvs_format_negotiate": (c_int, [POINTER(FormatOptions), POINTER(FormatSide),

@@ -130,7 +130,7 @@ class VideoFile:
         self.is_y4m = bool(info.y4m)
         if self.is_y4m:
             self.format = _py_format(info.format)
-            self.colour_range = info.colour_range.decode() or None
+            self.colour_range = info.colour.range.decode() or None
         # A zero-length file cannot be mapped; it simply has no frames.
         self.size = os.path.getsize(self.path)
         self._mm: Optional[mmap.mmap] = None
@@ -245,21 +245,17 @@ def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],
 
 def _check_colour(ref: "VideoFile", dist: "VideoFile", mode: Optional[str],
                   quiet: bool) -> None:
-    """tools/input/input.c's input_colour_check() for what Y4M declares: the range."""
-    a, b = ref.colour_range, dist.colour_range
-    if not a or not b or a == b:
-        return
-    diff = f"range {a} vs {b}"
-    if mode == "error":
-        raise FormatMismatchError(
-            f"the reference {ref.name} and the distorted {dist.name} declare different colour: "
-            f"{diff} (colour_mismatch='error'; convert one, or leave the option out to score "
-            "them as they are)")
-    if not quiet:
-        warnings.warn(f"the reference {ref.name} and the distorted {dist.name} declare "
-                      f"different colour: {diff}; scored as they are, as libvmaf does "
-                      "(colour_mismatch='error' makes it an error)", PsnrHvsWarning,
-                      stacklevel=3)
+    """The library's psnrhvs_colour_compare() of what Y4M declares: the range."""
+    a, b = _lib.Colour(), _lib.Colour()
+    a.range, b.range = (ref.colour_range or "").encode(), (dist.colour_range or "").encode()
+    st = _lib.FileStatus()
+    res = ref._lib.c.colour_compare(os.fsencode(ref.name), ctypes.byref(a),
+                                    os.fsencode(dist.name), ctypes.byref(b),
+                                    int(mode == "error"), ctypes.byref(st))
+    if res < 0:
+        raise _error(st)
+    if res and not quiet:
+        warnings.warn(_pythonize(os.fsdecode(st.message)), PsnrHvsWarning, stacklevel=3)
 
 
 def _shift_up(planes: List[np.ndarray], fmt: Format, from_bitdepth: int,

@@ -65,7 +65,7 @@ static void golden(const char *const dir) {
               info.format.layout == PSNRHVS_PIXEL_LAYOUT_I420 && info.format.bitdepth == 8,
           "header: %dx%d layout %d %d-bit", info.format.width, info.format.height,
           info.format.layout, info.format.bitdepth);
-    CHECK(info.header_bytes == 58 && info.frame_header_bytes == 6 && !info.colour_range[0],
+    CHECK(info.header_bytes == 58 && info.frame_header_bytes == 6 && !info.colour.range[0],
           "header bytes %zu", info.header_bytes);
     CHECK(info.geometry.frame_bytes == 176 * 144 * 3 / 2, "frame bytes %zu",
           info.geometry.frame_bytes);
@@ -134,7 +134,7 @@ static void odd_10bit(void) {
               g->stored_w[1] == CW && g->stored_h[1] == CH && g->scored_w[1] == 8 &&
               g->scored_h[1] == 4 && g->frame_bytes == 2 * SAMPLES,
           "geometry");
-    CHECK(!strcmp(info.colour_range, "full"), "colour range '%s'", info.colour_range);
+    CHECK(!strcmp(info.colour.range, "full"), "colour range '%s'", info.colour.range);
     uint16_t buf[SAMPLES];
     PsnrHvsPicture pic;
     for (int fr = 0; fr < 2; fr++) {
@@ -404,6 +404,25 @@ static void shift(void) {
     CHECK(psnrhvs_picture_shift(&to, 12, &s10, &d) == PSNRHVS_ERR(EINVAL), "no shift");
 }
 
+/* Only values both declare are compared; a difference warns, or is an error. */
+static void colour(void) {
+    const PsnrHvsColour a = {"full", "bt709", "", "bt709"},
+                        b = {"limited", "", "bt709", "smpte2084"};
+    const PsnrHvsColour c = {"full", "", "", ""};
+    PsnrHvsFileStatus st = {0};
+    CHECK(!psnrhvs_colour_compare("r.y4m", &a, "d.y4m", &c, 1, &st), "same range");
+    CHECK(psnrhvs_colour_compare("r.y4m", &a, "d.mkv", &b, 0, &st) == 1, "warning");
+    EXPECT(&st, PSNRHVS_FILE_OK,
+           "the reference r.y4m and the distorted d.mkv declare different colour: range full vs "
+           "limited, transfer bt709 vs smpte2084; scored as they are, as libvmaf does "
+           "(--colour_mismatch error makes it an error)");
+    CHECK(psnrhvs_colour_compare("r.y4m", &a, "d.mkv", &b, 1, &st) == PSNRHVS_ERR(EINVAL), "error");
+    EXPECT(&st, PSNRHVS_FILE_ERROR_MISMATCH,
+           "the reference r.y4m and the distorted d.mkv declare different colour: range full vs "
+           "limited, transfer bt709 vs smpte2084 (--colour_mismatch error; convert one, or leave "
+           "the option out to score them as they are)");
+}
+
 static int negotiate(const PsnrHvsFormatOptions o, const PsnrHvsFormat *const rf,
                      const PsnrHvsFormat *const df, PsnrHvsFormatSide *const r,
                      PsnrHvsFormatSide *const d, PsnrHvsFormat *const out,
@@ -482,6 +501,7 @@ int main(const int argc, char **const argv) {
     probe();
     formats();
     shift();
+    colour();
     negotiation();
     if (failures) printf("%d failure(s)\n", failures);
     return failures ? 1 : 0;

@@ -115,7 +115,7 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
         psnrhvs_file_info(in->file, &info);
         in->has_format = info.y4m;
         in->nfmt = info.format;
-        snprintf(in->s.colour.range, sizeof(in->s.colour.range), "%s", info.colour_range);
+        in->s.colour = info.colour;
         return 0;
     }
 #if HAVE_FFMPEG
@@ -237,38 +237,12 @@ void input_colour(const Input *const in, InputColour *const c) {
 
 int input_colour_check(const Input *const ref, const Input *const dist, const int error,
                        const int quiet) {
-    const InputColour *const a = &ref->s.colour, *const b = &dist->s.colour;
-    const struct {
-        const char *what, *x, *y;
-    } props[] = {
-        {"range", a->range, b->range},
-        {"matrix", a->matrix, b->matrix},
-        {"primaries", a->primaries, b->primaries},
-        {"transfer", a->transfer, b->transfer},
-    };
-    char diff[512] = "";
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-        if (!props[i].x[0] || !props[i].y[0] || !strcmp(props[i].x, props[i].y)) continue;
-        n += (size_t)snprintf(diff + n, n < sizeof(diff) ? sizeof(diff) - n : 0, "%s%s %s vs %s",
-                              n ? ", " : "", props[i].what, props[i].x, props[i].y);
-    }
-    if (!n) return 0;
-    if (error) {
-        fprintf(cli_err(),
-                "psnrhvs: the reference %s and the distorted %s declare different colour: %s "
-                "(--colour_mismatch error; convert one, or leave the option out to score them "
-                "as they are)\n",
-                ref->s.name, dist->s.name, diff);
-        return -1;
-    }
-    if (!quiet)
-        fprintf(cli_err(),
-                "psnrhvs: warning: the reference %s and the distorted %s declare different "
-                "colour: %s; scored as they are, as libvmaf does (--colour_mismatch error makes "
-                "it an error)\n",
-                ref->s.name, dist->s.name, diff);
-    return 0;
+    PsnrHvsFileStatus st;
+    const int res = psnrhvs_colour_compare(ref->s.name, &ref->s.colour, dist->s.name,
+                                           &dist->s.colour, error, &st);
+    if (res < 0 || (res && !quiet))
+        fprintf(cli_err(), "psnrhvs: %s%s\n", res < 0 ? "" : "warning: ", st.message);
+    return res < 0 ? -1 : 0;
 }
 
 const char *input_name(const Input *const in) {

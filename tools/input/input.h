@@ -42,17 +42,8 @@ typedef struct InputOptions {
     int quiet;      ///< no warnings
 } InputOptions;
 
-/**
- * The colour an input declares (Y4M's XCOLORRANGE, FFmpeg's color_range,
- * colorspace, color_primaries, color_trc); "" where it declares none. Only
- * compared between the inputs: the samples are scored as they are.
- */
-typedef struct InputColour {
-    char range[16];     ///< "limited" or "full"
-    char matrix[32];    ///< FFmpeg's names: "bt709", "smpte170m", "bt2020nc", ...
-    char primaries[32]; ///< "bt709", "bt470bg", "bt2020", ...
-    char transfer[32];  ///< "bt709", "smpte2084", "arib-std-b67", ...
-} InputColour;
+/** The colour an input declares (the library's PsnrHvsColour). */
+typedef PsnrHvsColour InputColour;
 
 /** A byte stream with a small look-ahead, so stdin can be probed without seeking. */
 typedef struct InputStream {
