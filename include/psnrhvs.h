@@ -440,6 +440,14 @@ PSNRHVS_API const char *psnrhvs_file_probe(const void *head, size_t size, const 
 /** @return 0 and g filled, or PSNRHVS_ERR(EINVAL): a size, layout or depth out of range. */
 PSNRHVS_API int psnrhvs_geometry(const PsnrHvsFormat *fmt, PsnrHvsGeometry *g);
 
+/**
+ * Point pic's planes at a frame stored as g says from base: planes back to
+ * back, rows of stored_w samples (the frames psnrhvs_file_read() fills; the
+ * planes past num_planes NULL).
+ */
+PSNRHVS_API void psnrhvs_picture_layout(const PsnrHvsGeometry *g, const void *base,
+                                        PsnrHvsPicture *pic);
+
 /** @return "420", "422", "444", "400", or NULL for no layout. */
 PSNRHVS_API const char *psnrhvs_layout_string(enum PsnrHvsPixelLayout layout);
 

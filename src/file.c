@@ -354,8 +354,8 @@ static void le16_to_native(uint8_t *const buf, const size_t bytes) {
     }
 }
 
-void psh_file_planes(const PsnrHvsGeometry *const g, const void *const base,
-                     PsnrHvsPicture *const pic) {
+void psnrhvs_picture_layout(const PsnrHvsGeometry *const g, const void *const base,
+                            PsnrHvsPicture *const pic) {
     size_t off = 0;
     for (int p = 0; p < 3; p++) {
         const int has = p < g->num_planes;
@@ -387,7 +387,7 @@ int psnrhvs_file_read(PsnrHvsFile *const f, void *const buf, PsnrHvsPicture *con
         return truncated(f, got, st);
     }
     if (f->info.geometry.bytes_per_sample == 2) le16_to_native(buf, bytes);
-    if (pic) psh_file_planes(&f->info.geometry, buf, pic);
+    if (pic) psnrhvs_picture_layout(&f->info.geometry, buf, pic);
     f->frames++;
     return 1;
 }

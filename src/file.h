@@ -26,7 +26,4 @@ const char *psh_visible(char *buf, size_t size, const char *s);
 /** 1 when the size bytes at head start with "YUV4MPEG2 ". */
 int psh_y4m_magic(const uint8_t *head, size_t size);
 
-/** Point pic's planes at a frame laid out as g says from base. */
-void psh_file_planes(const PsnrHvsGeometry *g, const void *base, PsnrHvsPicture *pic);
-
 #endif /* PSNRHVS_SRC_FILE_H */

@@ -355,6 +355,12 @@ static void formats(void) {
           "4:2:2 7x5 geometry");
     const PsnrHvsFormat mono = {8, 8, PSNRHVS_PIXEL_LAYOUT_I400, 8};
     CHECK(!psnrhvs_geometry(&mono, &g) && g.num_planes == 1 && g.frame_bytes == 64, "4:0:0");
+    uint8_t frame[64];
+    PsnrHvsPicture pic;
+    psnrhvs_picture_layout(&g, frame, &pic);
+    CHECK(pic.data[0] == frame && pic.stride[0] == 8 && !pic.data[1] && !pic.data[2] &&
+              !pic.stride[1],
+          "4:0:0 layout");
     const PsnrHvsFormat huge = {65537, 8, PSNRHVS_PIXEL_LAYOUT_I420, 8};
     CHECK(psnrhvs_geometry(&huge, &g) == PSNRHVS_ERR(EINVAL), "65537 wide");
     CHECK(!strcmp(psnrhvs_layout_string(PSNRHVS_PIXEL_LAYOUT_I444), "444") &&

@@ -76,16 +76,6 @@ struct Converter {
 };
 
 #if HAVE_FFMPEG
-/* Lay out the planes of one frame of g in buf, as input_frame_alloc does. */
-static void lay_out(const PlaneGeometry *const g, uint8_t *const buf, PsnrHvsPicture *const pic) {
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        pic->data[p] = p < g->num_planes ? buf + off : NULL;
-        pic->stride[p] = p < g->num_planes ? (ptrdiff_t)g->stored_w[p] * g->bytes_per_sample : 0;
-        if (p < g->num_planes) off += g->plane_bytes[p];
-    }
-}
-
 static enum AVPixelFormat av_format(const InputFormat *const f) {
     static const enum AVPixelFormat tbl[4][3] = {
         [PSNRHVS_PIXEL_LAYOUT_I420] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10,
@@ -156,7 +146,7 @@ int converter_open(Converter **const out_c, const InputFormat *const in,
                 converter_close(&c);
                 return -1;
             }
-            lay_out(&gm, c->tmp, &c->tmp_pic);
+            psnrhvs_picture_layout(&gm, c->tmp, &c->tmp_pic);
             c->gin = gm; /* the shift reads the scaled picture */
         }
     }

@@ -303,14 +303,7 @@ int input_set_formats(Input *const in, const InputFormat *const read,
         fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;
     }
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        const int has = p < in->ngeo.num_planes;
-        in->scratch.pic.data[p] = has ? in->scratch.buf + off : NULL;
-        in->scratch.pic.stride[p] =
-            has ? (ptrdiff_t)in->ngeo.stored_w[p] * in->ngeo.bytes_per_sample : 0;
-        if (has) off += in->ngeo.plane_bytes[p];
-    }
+    psnrhvs_picture_layout(&in->ngeo, in->scratch.buf, &in->scratch.pic);
     return 0;
 }
 
@@ -320,24 +313,14 @@ size_t input_frame_bytes(const Input *const in) {
 
 int input_frame_alloc(const Input *const in, InputFrame *const frame) {
     frame->hold = NULL;
-    /* 16-bit planes are read into place and used as uint16_t: malloc aligns them. */
-    frame->buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
+    /* 16-bit planes are read into place and used as uint16_t: calloc aligns them. */
+    frame->buf = calloc(1, in->geo.frame_bytes ? in->geo.frame_bytes : 1);
     if (!frame->buf) {
         fprintf(cli_err(), "psnrhvs: cannot allocate %zu bytes for a frame of %s\n",
                 in->geo.frame_bytes, in->s.name);
         return -1;
     }
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        if (p < in->geo.num_planes) {
-            frame->pic.data[p] = frame->buf + off;
-            frame->pic.stride[p] = (ptrdiff_t)in->geo.stored_w[p] * in->geo.bytes_per_sample;
-            off += in->geo.plane_bytes[p];
-        } else {
-            frame->pic.data[p] = NULL;
-            frame->pic.stride[p] = 0;
-        }
-    }
+    psnrhvs_picture_layout(&in->geo, frame->buf, &frame->pic);
     return 0;
 }
 

@@ -146,18 +146,6 @@ static size_t mapped_size(const Input *const in) {
     return now < in->map_size ? (size_t)now : in->map_size;
 }
 
-/* Lay the planes of one frame out from base, as in the file. */
-static void frame_planes(const PlaneGeometry *const g, const uint8_t *const base,
-                         PsnrHvsPicture *const pic) {
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        const int has = p < g->num_planes;
-        pic->data[p] = has ? base + off : NULL;
-        pic->stride[p] = has ? (ptrdiff_t)g->stored_w[p] * g->bytes_per_sample : 0;
-        if (has) off += g->plane_bytes[p];
-    }
-}
-
 /* input_read() of a mapped file. */
 int input_mapped_read(Input *const in, InputFrame *const frame) {
     const size_t size = mapped_size(in);
@@ -193,7 +181,7 @@ int input_mapped_read(Input *const in, InputFrame *const frame) {
         input_le16_to_native(buf, bytes);
         samples = buf;
     }
-    frame_planes(&in->ngeo, samples, &src);
+    psnrhvs_picture_layout(&in->ngeo, samples, &src);
     /* Deferred: the library checks the range of what it scores, and the CLI
      * asks for this message only for a frame it refused. */
     if (in->ngeo.bytes_per_sample == 2 && !(in->defer_range && !copy) &&
