@@ -378,6 +378,7 @@ typedef struct PsnrHvsFileInfo {
     PsnrHvsColour colour;      ///< what the Y4M header declares (its range)
     size_t header_bytes;       ///< bytes before the first frame (the Y4M header)
     size_t frame_header_bytes; ///< bytes before each frame, at least ("FRAME\n": 6; raw 0)
+    uint8_t reserved[32];      ///< room to grow without an ABI break
 } PsnrHvsFileInfo;
 
 /**
@@ -391,10 +392,12 @@ PSNRHVS_API int psnrhvs_file_open(PsnrHvsFile **f, const char *path, PsnrHvsFile
  * psnrhvs_file_open() on an open stream (stdin, a pipe, fmemopen), named name
  * in messages. head: head_len bytes already read from it (a probe's
  * look-ahead), read before the stream. The stream is not closed.
+ * @return as psnrhvs_file_open().
  */
 PSNRHVS_API int psnrhvs_file_open_stream(PsnrHvsFile **f, FILE *stream, const char *name,
                                          const void *head, size_t head_len, PsnrHvsFileStatus *st);
 
+/** What the header said, and the format set since. */
 PSNRHVS_API void psnrhvs_file_info(const PsnrHvsFile *f, PsnrHvsFileInfo *info);
 
 /**
@@ -405,8 +408,10 @@ PSNRHVS_API int psnrhvs_file_set_format(PsnrHvsFile *f, const PsnrHvsFormat *fmt
                                         PsnrHvsFileStatus *st);
 
 /**
- * Read the next frame into buf (geometry.frame_bytes) and point pic's planes
- * into it: samples above 8 bits in native byte order.
+ * Read the next frame into buf (geometry.frame_bytes, aligned for uint16_t)
+ * and point pic's planes into it (pic may be NULL), as
+ * psnrhvs_picture_layout() lays them out: samples above 8 bits in native byte
+ * order, not range-checked (psnrhvs_send() refuses a sample above the depth).
  * @return 1 (a frame), 0 (clean end of input), or PSNRHVS_ERR(EIO) with st
  *         filled (a partial frame, a bad FRAME line, a read error).
  */
@@ -491,11 +496,12 @@ PSNRHVS_API int psnrhvs_colour_compare(const char *ref_name, const PsnrHvsColour
 
 /** The format options of a pair (the CLI's -w, -h, -p, -b, --scale, --common_bitdepth). */
 typedef struct PsnrHvsFormatOptions {
-    int width, height;   ///< 0: not given
-    int layout;          ///< an enum PsnrHvsPixelLayout, or -1: not given
-    int bitdepth;        ///< 0: not given
-    int scale;           ///< 1: the sizes may differ (the distorted is scaled to the reference)
-    int common_bitdepth; ///< 1: the depths may differ (the lower one is shifted up)
+    int width, height;    ///< 0: not given
+    int layout;           ///< an enum PsnrHvsPixelLayout, or -1: not given
+    int bitdepth;         ///< 0: not given
+    int scale;            ///< 1: the sizes may differ (the distorted is scaled to the reference)
+    int common_bitdepth;  ///< 1: the depths may differ (the lower one is shifted up)
+    uint8_t reserved[16]; ///< zero; room to grow without an ABI break
 } PsnrHvsFormatOptions;
 
 /** One input of a pair, for psnrhvs_format_negotiate(). */

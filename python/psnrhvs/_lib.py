@@ -118,12 +118,12 @@ class Colour(Structure):
 class FileInfo(Structure):
     _fields_ = [("y4m", c_int), ("format", Format), ("geometry", Geometry),
                 ("colour", Colour), ("header_bytes", c_size_t),
-                ("frame_header_bytes", c_size_t)]
+                ("frame_header_bytes", c_size_t), ("reserved", c_uint8 * 32)]
 
 
 class FormatOptions(Structure):
     _fields_ = [("width", c_int), ("height", c_int), ("layout", c_int), ("bitdepth", c_int),
-                ("scale", c_int), ("common_bitdepth", c_int)]
+                ("scale", c_int), ("common_bitdepth", c_int), ("reserved", c_uint8 * 16)]
 
 
 class FormatSide(Structure):

@@ -457,8 +457,10 @@ static void negotiation(void) {
                      &y8, NULL, &r, &d, &out, &st) &&
               d.format.bitdepth == 10 && r.format.bitdepth == 8 && out.bitdepth == 10,
           "common_bitdepth: the raw side's depth from the options");
-    CHECK(!negotiate((PsnrHvsFormatOptions){16, 8, PSNRHVS_PIXEL_LAYOUT_I400, 12, 0, 0}, NULL, NULL,
-                     &r, &d, &out, &st) &&
+    CHECK(!negotiate(
+              (PsnrHvsFormatOptions){
+                  .width = 16, .height = 8, .layout = PSNRHVS_PIXEL_LAYOUT_I400, .bitdepth = 12},
+              NULL, NULL, &r, &d, &out, &st) &&
               out.width == 16 && out.layout == PSNRHVS_PIXEL_LAYOUT_I400 && out.bitdepth == 12,
           "both raw");
 

@@ -46,6 +46,7 @@ int main(void) {
     OFF(PsnrHvsFileInfo, colour);
     OFF(PsnrHvsFileInfo, header_bytes);
     OFF(PsnrHvsFileInfo, frame_header_bytes);
+    OFF(PsnrHvsFileInfo, reserved);
 
     SIZE(PsnrHvsFormatOptions);
     OFF(PsnrHvsFormatOptions, width);
@@ -54,6 +55,7 @@ int main(void) {
     OFF(PsnrHvsFormatOptions, bitdepth);
     OFF(PsnrHvsFormatOptions, scale);
     OFF(PsnrHvsFormatOptions, common_bitdepth);
+    OFF(PsnrHvsFormatOptions, reserved);
 
     SIZE(PsnrHvsFormatSide);
     OFF(PsnrHvsFormatSide, name);
