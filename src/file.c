@@ -229,6 +229,10 @@ int psnrhvs_file_open_stream(PsnrHvsFile **const out, FILE *const stream, const 
                              const void *const head, const size_t head_len,
                              PsnrHvsFileStatus *const st) {
     *out = NULL;
+    if (!stream || !name || (head_len && !head)) {
+        psh_status(st, PSNRHVS_FILE_ERROR_USAGE, 0, "no stream, name or head to open");
+        return PSNRHVS_ERR(EINVAL);
+    }
     const size_t name_len = strlen(name);
     PsnrHvsFile *const f = calloc(1, sizeof(*f) + name_len + 1 + head_len + Y4M_MAGIC_LEN);
     if (!f) {

@@ -210,6 +210,9 @@ static void raw(void) {
     psnrhvs_file_close(&f);
     fclose(fp);
 
+    CHECK(psnrhvs_file_open_stream(&f, NULL, "x", NULL, 0, &st) == PSNRHVS_ERR(EINVAL) && !f &&
+              st.error == PSNRHVS_FILE_ERROR_USAGE,
+          "no stream");
     CHECK(psnrhvs_file_open(&f, "/nonexistent/r.yuv", &st) == PSNRHVS_ERR(ENOENT) && !f,
           "missing file");
     EXPECT(&st, PSNRHVS_FILE_ERROR_IO, "cannot open /nonexistent/r.yuv: No such file or directory");
