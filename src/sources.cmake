@@ -4,6 +4,9 @@ set(PSNRHVS_LIB_SOURCES
   lib.c
   mix.c
   pool.c
+  file.c
+  format.c
+  probe.c
   log.c
   module.c
   dl.c

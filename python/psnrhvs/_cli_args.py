@@ -76,7 +76,8 @@ def _device_arg(device: Any) -> str:
 
 
 # The CLI's flags in its messages, as this package's keywords name them.
-_PY_NAMES = ((re.compile(r"--frame_cnt (\d+)"), r"frame_cnt=\1"),
+_PY_NAMES = ((re.compile(r"--feature psnr_hvs=enable_chroma=false"), "enable_chroma=False"),
+             (re.compile(r"--frame_cnt (\d+)"), r"frame_cnt=\1"),
              (re.compile(r"--common_bitdepth"), "common_bitdepth=True"),
              (re.compile(r"--scale\b"), "scale=True"),
              (re.compile(r"--hwaccel cuda"), "hwaccel='cuda'"),

@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 import types
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_float, c_int,
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int,
                     c_size_t, c_ssize_t, c_uint, c_uint8, c_uint64, c_void_p)
 from pathlib import Path
 from typing import Dict, List, Optional, Union
@@ -92,6 +92,45 @@ class Pool(Structure):
                 ("harmonic_mean", c_double)]
 
 
+class Format(Structure):
+    _fields_ = [("width", c_int), ("height", c_int), ("layout", c_int), ("bitdepth", c_int)]
+
+
+class Geometry(Structure):
+    _fields_ = [("num_planes", c_int), ("bytes_per_sample", c_int), ("stored_w", c_int * 3),
+                ("stored_h", c_int * 3), ("scored_w", c_int * 3), ("scored_h", c_int * 3),
+                ("plane_bytes", c_size_t * 3), ("frame_bytes", c_size_t)]
+
+
+# enum PsnrHvsFileError
+FILE_ERRORS = ("ok", "io", "malformed", "truncated", "unsupported", "limit", "mismatch", "usage",
+               "too_small", "nomem")
+
+
+class FileStatus(Structure):
+    _fields_ = [("error", c_int), ("errnum", c_int), ("message", c_char * 16384)]
+
+
+class Colour(Structure):
+    _fields_ = [("range", c_char * 16), ("matrix", c_char * 32), ("primaries", c_char * 32),
+                ("transfer", c_char * 32)]
+
+
+class FileInfo(Structure):
+    _fields_ = [("y4m", c_int), ("format", Format), ("geometry", Geometry),
+                ("colour", Colour), ("header_bytes", c_size_t),
+                ("frame_header_bytes", c_size_t), ("reserved", c_uint8 * 32)]
+
+
+class FormatOptions(Structure):
+    _fields_ = [("width", c_int), ("height", c_int), ("layout", c_int), ("bitdepth", c_int),
+                ("scale", c_int), ("common_bitdepth", c_int), ("reserved", c_uint8 * 16)]
+
+
+class FormatSide(Structure):
+    _fields_ = [("name", c_char_p), ("declared", c_char_p), ("format", Format)]
+
+
 _PROTOTYPES = {
     "psnrhvs_version": (c_char_p, []),
     "psnrhvs_version_api": (c_uint, []),
@@ -108,6 +147,22 @@ _PROTOTYPES = {
     "psnrhvs_raw_to_db": (None, [POINTER(Score)]),
     "psnrhvs_pool": (None, [POINTER(c_double), c_size_t, c_size_t, POINTER(Pool)]),
     "psnrhvs_backend_string": (c_char_p, [c_int]),
+    "psnrhvs_file_open": (c_int, [POINTER(c_void_p), c_char_p, POINTER(FileStatus)]),
+    "psnrhvs_file_info": (None, [c_void_p, POINTER(FileInfo)]),
+    "psnrhvs_file_set_format": (c_int, [c_void_p, POINTER(Format), POINTER(FileStatus)]),
+    "psnrhvs_file_locate": (c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t),
+                                    POINTER(FileStatus)]),
+    "psnrhvs_file_close": (None, [POINTER(c_void_p)]),
+    "psnrhvs_file_probe": (c_char_p, [c_void_p, c_size_t, c_char_p]),
+    "psnrhvs_geometry": (c_int, [POINTER(Format), POINTER(Geometry)]),
+    "psnrhvs_check_bitdepth": (c_int, [c_int, POINTER(FileStatus)]),
+    "psnrhvs_colour_compare": (c_int, [c_char_p, POINTER(Colour), c_char_p, POINTER(Colour), c_int,
+                                       POINTER(FileStatus)]),
+    "psnrhvs_picture_shift": (c_int, [POINTER(Format), c_int, POINTER(Picture), POINTER(Picture)]),
+    "psnrhvs_check_planes": (c_int, [POINTER(Format), c_int, POINTER(FileStatus)]),
+    "psnrhvs_format_negotiate": (c_int, [POINTER(FormatOptions), POINTER(FormatSide),
+                                         POINTER(FormatSide), POINTER(Format),
+                                         POINTER(FileStatus)]),
 }
 
 

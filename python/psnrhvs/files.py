@@ -1,19 +1,19 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Raw planar YUV and YUV4MPEG2 files, memory-mapped, and score_files().
 
-The rules and the messages are the CLI's (tools/input, tools/psnrhvs.c,
-docs/cli.md), so a file the CLI rejects raises here with the same words:
-Y4M by its magic (a .y4m name without it is an error), raw otherwise; chroma
-stored rounded up and scored rounded down; a partial last frame is an error
-once the frames before it are scored; the longer input's extra frames are
-ignored with a warning. Frames are numpy views into the mapping: nothing is
-copied on the way to the library.
+The files are libpsnrhvs's (psnrhvs_file_*, include/psnrhvs.h), as the CLI
+reads them: the library parses the Y4M header, locates each frame in the
+mapping, gives the plane geometry and negotiates the pair's format, and its
+messages become the exceptions here (in this package's keywords: width, not
+--width). Frames are numpy views into the mapping: nothing is copied on the
+way to the library.
 
 Inputs that are neither (an .mp4, .mkv, .ivf ...) go to the psnrhvs CLI,
 which decodes them where it is built with FFmpeg's libraries.
 """
 from __future__ import annotations
 
+import ctypes
 import mmap
 import os
 import subprocess
@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _lib
 from .errors import (CLIError, FormatMismatchError, InputError, MalformedY4MError,
-                     PlaneTooSmallError, PsnrHvsWarning, TruncatedFrameError,
+                     OutOfMemoryError, PlaneTooSmallError, PsnrHvsWarning, TruncatedFrameError,
                      UnsupportedFormatError, UsageError)
 from .results import FrameScore, Result, parse_json
 from ._cli_args import (HWACCELS, SCALE_ALGOS, _device_arg, _hwaccel_name,  # noqa: F401
@@ -37,45 +37,37 @@ from .scorer import Scorer, check_int as _uint, normalize_pixel_format
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-Y4M_MAGIC = b"YUV4MPEG2 "
-Y4M_MAX_LINE = 4096  # tools/input/y4m.c: longer is not a Y4M header
 RELEASE_BYTES = 16 << 20  # pages read are given back by this much at a time
 UINT_MAX = 2**32 - 1
-INT_MAX = 2**31 - 1
 
-#: Magic numbers of containers and streams the raw reader must not take for YUV.
-_COMPRESSED_MAGIC = (
-    (4, b"ftyp"),                 # MP4, MOV, 3GP, HEIF
-    (0, b"\x1a\x45\xdf\xa3"),     # Matroska, WebM
-    (0, b"DKIF"),                 # IVF (VP8, VP9, AV1)
-    (0, b"RIFF"),                 # AVI
-    (0, b"OggS"),                 # Ogg
-    (0, b"FLV"),                  # FLV
-    (0, b"\x06\x0e\x2b\x34"),     # MXF
-    (0, b"nut/mult"),             # NUT
-    (0, b"\x89PNG\r\n\x1a\n"),     # PNG
-    (0, b"\xff\xd8\xff"),         # JPEG
-    (0, b"II*\x00"),              # TIFF, little endian
-    (0, b"MM\x00*"),              # TIFF, big endian
-)
-#: --scale's algorithms (libswscale's names, tools/input/convert.c); bicubic is the default.
-
-#: Names the CLI path takes even without a known magic (elementary streams).
-_COMPRESSED_EXT = {".mp4", ".m4v", ".mov", ".mkv", ".webm", ".ivf", ".avi", ".ts", ".m2ts",
-                   ".mts", ".mpg", ".mpeg", ".m2v", ".264", ".h264", ".avc", ".265", ".h265",
-                   ".hevc", ".266", ".h266", ".vvc", ".obu", ".av1", ".flv", ".ogv", ".mxf",
-                   ".3gp", ".nut", ".vob", ".wmv", ".png", ".jpg", ".jpeg", ".tif", ".tiff",
-                   ".bmp", ".webp"}
+#: enum PsnrHvsFileError's kinds as exceptions
+_ERRORS = {"malformed": MalformedY4MError, "truncated": TruncatedFrameError,
+           "unsupported": UnsupportedFormatError, "mismatch": FormatMismatchError,
+           "usage": UsageError, "too_small": PlaneTooSmallError, "nomem": OutOfMemoryError}
 
 
-def check_bitdepth(depth: int) -> Optional[str]:
-    """None for 8, 10, 12, else the CLI's reason (13-16 bits get their own)."""
-    if depth in (8, 10, 12):
+def _error(st: _lib.FileStatus) -> Exception:
+    """The exception for a failed file call: its class from the library's kind,
+    its text the library's message in this package's keywords."""
+    kind = _lib.FILE_ERRORS[st.error] if 0 <= st.error < len(_lib.FILE_ERRORS) else "io"
+    text = _pythonize(os.fsdecode(st.message))
+    return _ERRORS.get(kind, InputError)(text, errno=st.errnum or None)
+
+
+def _c_format(fmt: "Format") -> _lib.Format:
+    return _lib.Format(fmt.width, fmt.height, _lib.LAYOUTS[fmt.pixel_format], fmt.bitdepth)
+
+
+def _py_format(f: _lib.Format) -> "Format":
+    return Format(f.width, f.height, _lib.LAYOUT_NAMES[f.layout], f.bitdepth)
+
+
+def check_bitdepth(depth: int, library: Any = None) -> Optional[str]:
+    """None for 8, 10, 12, else the library's reason (13-16 bits get their own)."""
+    st = _lib.FileStatus()
+    if _lib.load_library(library).c.check_bitdepth(depth, ctypes.byref(st)) == 0:
         return None
-    if 12 < depth <= 16:
-        return (f"bit depth {depth} is not supported: 13-16 bits are not, because libvmaf's "
-                "psnr_hvs accepts at most 12 bits and its f32 numerics are only defined up to 12")
-    return f"bit depth {depth} is not supported (expected 8, 10 or 12)"
+    return os.fsdecode(st.message)
 
 
 @dataclass(frozen=True)
@@ -90,7 +82,7 @@ class Format:
 @dataclass(frozen=True)
 class Geometry:
     """Stored plane sizes (chroma rounded up, as FFmpeg writes odd sizes) and
-    the sizes libvmaf scores (rounded down): tools/input/geometry.c."""
+    the sizes libvmaf scores (rounded down): the library's psnrhvs_geometry()."""
     bytes_per_sample: int
     stored: Tuple[Tuple[int, int], ...]  # (rows, columns) per plane
     scored: Tuple[Tuple[int, int], ...]
@@ -104,38 +96,22 @@ class Geometry:
         return sum(self.plane_bytes)
 
     @classmethod
-    def of(cls, fmt: Format) -> "Geometry":
-        w, h = fmt.width, fmt.height
-        planes = [((h, w), (h, w))]
-        if fmt.pixel_format == "420":
-            planes += [(((h + 1) >> 1, (w + 1) >> 1), (h >> 1, w >> 1))] * 2
-        elif fmt.pixel_format == "422":
-            planes += [((h, (w + 1) >> 1), (h, w >> 1))] * 2
-        elif fmt.pixel_format == "444":
-            planes += [((h, w), (h, w))] * 2
-        return cls(2 if fmt.bitdepth > 8 else 1, tuple(p[0] for p in planes),
-                   tuple(p[1] for p in planes))
-
-
-def _parse_dimension(text: str) -> int:
-    """tools/input/y4m.c's parse_dimension: -1 malformed, -2 overflow, else the value."""
-    if not text:
-        return -1
-    v = 0
-    for ch in text:
-        if not "0" <= ch <= "9":
-            return -1
-        v = v * 10 + ord(ch) - 48
-        if v > INT_MAX:
-            return -2
-    return v if v else -1
+    def of(cls, fmt: Format, library: Any = None) -> "Geometry":
+        g = _lib.Geometry()
+        c = _c_format(fmt)
+        if _lib.load_library(library).c.geometry(ctypes.byref(c), ctypes.byref(g)) < 0:
+            raise UsageError(f"invalid format {fmt}")
+        n = g.num_planes
+        return cls(g.bytes_per_sample,
+                   tuple((g.stored_h[p], g.stored_w[p]) for p in range(n)),
+                   tuple((g.scored_h[p], g.scored_w[p]) for p in range(n)))
 
 
 class VideoFile:
     """One input, memory-mapped. ``format`` is the Y4M header's (None for raw
     until set_format()); read() returns the next frame's planes as views."""
 
-    def __init__(self, path: PathLike):
+    def __init__(self, path: PathLike, library: Any = None):
         self.path = os.fspath(path)
         self.name = self.path
         self.frames_read = 0
@@ -143,15 +119,20 @@ class VideoFile:
         self.geometry: Optional[Geometry] = None
         #: the colour range a Y4M header declares (XCOLORRANGE): "limited", "full" or None
         self.colour_range: Optional[str] = None
-        if os.path.isdir(self.path):
-            raise InputError(f"cannot read {self.name}: Is a directory")
-        try:
-            self.size = os.path.getsize(self.path)
-            with open(self.path, "rb") as f:
-                head = f.read(16)
-        except OSError as e:
-            raise InputError(f"cannot open {self.name}: {e.strerror}", errno=e.errno) from None
+        self._lib = _lib.load_library(library)
+        self._f = ctypes.c_void_p()
+        st = _lib.FileStatus()
+        if self._lib.c.file_open(ctypes.byref(self._f), os.fsencode(self.path),
+                                 ctypes.byref(st)) < 0:
+            raise _error(st)
+        info = _lib.FileInfo()
+        self._lib.c.file_info(self._f, ctypes.byref(info))
+        self.is_y4m = bool(info.y4m)
+        if self.is_y4m:
+            self.format = _py_format(info.format)
+            self.colour_range = info.colour.range.decode() or None
         # A zero-length file cannot be mapped; it simply has no frames.
+        self.size = os.path.getsize(self.path)
         self._mm: Optional[mmap.mmap] = None
         self.data = np.zeros(0, np.uint8)
         if self.size:
@@ -160,85 +141,16 @@ class VideoFile:
             if hasattr(self._mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
                 self._mm.madvise(mmap.MADV_SEQUENTIAL)
             self.data = np.frombuffer(self._mm, dtype=np.uint8)
-        self.pos = 0
+        self.pos = info.header_bytes
         self._released = 0
-        self.is_y4m = head[:10] == Y4M_MAGIC
-        if not self.is_y4m and self.path[-4:] in (".y4m", ".Y4M"):
-            raise MalformedY4MError(f'malformed Y4M {self.name}: missing "YUV4MPEG2 " magic')
-        if self.is_y4m:
-            self._open_y4m()
 
-    def _line(self, pos: int) -> Tuple[int, bytes]:
-        """read_line() of y4m.c at pos: (length or -1 EOF / -2 no newline / -3 too long, line)."""
-        if pos >= self.size:
-            return -1, b""
-        window = self.data[pos:pos + Y4M_MAX_LINE].tobytes()
-        nl = window.find(b"\n")
-        if nl >= 0:
-            return nl, window[:nl]
-        return (-3 if len(window) == Y4M_MAX_LINE else -2), b""
+    def close(self) -> None:
+        if self._f:
+            self._lib.c.file_close(ctypes.byref(self._f))
 
-    def _open_y4m(self) -> None:
-        n, line = self._line(10)
-        if n == -3:
-            raise MalformedY4MError(f"malformed Y4M {self.name}: header too long "
-                                    f"(over {Y4M_MAX_LINE} bytes)")
-        if n < 0:
-            raise MalformedY4MError(f"malformed Y4M {self.name}: header does not end with a "
-                                    "newline")
-        self.pos = 10 + n + 1
-        w = h = None
-        pf, depth = "420", 8
-        # C strings: a NUL ends the header as far as the C reader is concerned.
-        text = line.split(b"\0", 1)[0].decode("latin-1")
-        for tok in text.split(" "):
-            if not tok:
-                continue
-            tag, val = tok[0], tok[1:]
-            if tag in "WH":
-                v = _parse_dimension(val)
-                if v == -2 or v > _lib.MAX_DIMENSION:
-                    raise InputError(f"{'width' if tag == 'W' else 'height'} in {self.name} "
-                                     f"exceeds the maximum of {_lib.MAX_DIMENSION}")
-                if v < 0:
-                    raise MalformedY4MError(f"malformed Y4M {self.name}: bad {tag} tag '{tok}'")
-                if tag == "W":
-                    w = v
-                else:
-                    h = v
-            elif tag == "C":
-                pf, depth = self._colorspace(val)
-            elif tok in ("XCOLORRANGE=FULL", "XCOLORRANGE=LIMITED"):
-                self.colour_range = tok.split("=")[1].lower()
-        if w is None or h is None:
-            raise MalformedY4MError(f"malformed Y4M {self.name}: missing "
-                                    f"{'W (width)' if w is None else 'H (height)'} tag in the "
-                                    "header")
-        self.format = Format(w, h, pf, depth)
-
-    def _colorspace(self, tag: str) -> Tuple[str, int]:
-        for prefix, pf in (("420", "420"), ("422", "422"), ("444", "444"), ("mono", "400")):
-            if not tag.startswith(prefix):
-                continue
-            rest = tag[len(prefix):]
-            depth = 8
-            if not rest or (pf == "420" and rest in ("jpeg", "mpeg2", "paldv")):
-                pass
-            else:
-                if pf != "400":
-                    if rest[0] != "p":
-                        break
-                    rest = rest[1:]
-                depth = _parse_dimension(rest)
-                if depth < 0:
-                    break
-            msg = check_bitdepth(depth)
-            if msg:
-                raise UnsupportedFormatError(f"{msg} (C{tag} in {self.name})")
-            return pf, depth
-        raise MalformedY4MError(
-            f"malformed Y4M {self.name}: unsupported C tag 'C{tag}' (expected 420jpeg, "
-            "420mpeg2, 420paldv, 420, 422, 444, mono or their p10/p12 forms)")
+    def __del__(self) -> None:
+        if getattr(self, "_f", None):
+            self.close()
 
     def release(self) -> None:
         """Drop the pages before the read position from this process's mapping.
@@ -257,19 +169,29 @@ class VideoFile:
             self._released = end
 
     def set_format(self, fmt: Format) -> None:
-        self.geometry = Geometry.of(fmt)
+        st = _lib.FileStatus()
+        c = _c_format(fmt)
+        if self._lib.c.file_set_format(self._f, ctypes.byref(c), ctypes.byref(st)) < 0:
+            raise _error(st)
+        self.geometry = Geometry.of(fmt, self._lib)
         self.format = fmt
 
-    def _payload(self, pos: int) -> Optional[List[np.ndarray]]:
+    def read(self) -> Optional[List[np.ndarray]]:
+        """The next frame's stored planes, None at a clean end, or an InputError."""
         g = self.geometry
         assert g is not None
-        fb = g.frame_bytes
-        left = self.size - pos
-        if left < fb:
-            raise TruncatedFrameError(f"truncated frame {self.frames_read} in {self.name}: "
-                                      f"expected {fb} bytes, got {left}")
+        avail = self.size - self.pos
+        at = self.data.ctypes.data + self.pos if avail > 0 else None
+        header = ctypes.c_size_t()
+        st = _lib.FileStatus()
+        res = self._lib.c.file_locate(self._f, at, max(avail, 0), ctypes.byref(header),
+                                      ctypes.byref(st))
+        if res < 0:
+            raise _error(st)
+        if res == 0:
+            return None
         planes = []
-        off = pos
+        off = self.pos + header.value
         dtype = np.dtype("<u2") if g.bytes_per_sample == 2 else np.dtype(np.uint8)
         for (h, w), nbytes in zip(g.stored, g.plane_bytes):
             view = self.data[off:off + nbytes]
@@ -279,145 +201,88 @@ class VideoFile:
                 view = view.view(dtype)
             planes.append(view.reshape(h, w))
             off += nbytes
-        self.pos = pos + fb
+        self.pos = off
         self.frames_read += 1
         return planes
 
-    def read(self) -> Optional[List[np.ndarray]]:
-        """The next frame's stored planes, None at a clean end, or an InputError."""
-        if not self.is_y4m:
-            if self.pos >= self.size:
-                return None
-            return self._payload(self.pos)
-        n, line = self._line(self.pos)
-        if n == -1:
-            return None
-        if n == -2:
-            raise TruncatedFrameError(f"truncated frame {self.frames_read} in {self.name}: "
-                                      "incomplete FRAME header")
-        if n < 0 or line[:5] != b"FRAME" or (len(line) > 5 and line[5] not in (0x20, 0x00)):
-            raise MalformedY4MError(f"malformed Y4M {self.name}: bad FRAME header at frame "
-                                    f"{self.frames_read}")
-        return self._payload(self.pos + n + 1)
 
-
-def _is_compressed(path: str) -> bool:
+def _is_compressed(path: str, library: Any = None) -> bool:
     """A container, coded stream or image the raw reader would misread as YUV
-    (an image sequence pattern, frames/%05d.png, too)."""
-    p = path.lower()
-    if "%" in p and any(p.endswith(ext) for ext in (".png", ".jpg", ".jpeg", ".tif", ".tiff",
-                                                    ".bmp", ".webp")):
-        return True
-    if any(p.endswith(ext) for ext in _COMPRESSED_EXT):
-        return True
+    (an image sequence pattern, frames/%05d.png, too): the library's probe."""
     try:
         with open(path, "rb") as f:
-            head = f.read(16)
+            head: Optional[bytes] = f.read(16)
     except OSError:
-        return False  # the reader reports it
-    if head[:10] == Y4M_MAGIC:
-        return False
-    return any(head[off:off + len(m)] == m for off, m in _COMPRESSED_MAGIC)
+        head = None  # by name only; the reader reports it
+    what = _lib.load_library(library).c.file_probe(head, len(head or b""), os.fsencode(path))
+    return what is not None and what != b"Y4M"
 
 
 def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],
                     height: Optional[int], pixel_format: Optional[str],
                     bitdepth: Optional[int],
                     common_bitdepth: bool = False) -> Tuple[Format, Format, Format]:
-    """psnrhvs.c's resolve_format(): Y4M headers win, options must agree with
-    them (the depth may differ with common_bitdepth: the options then
-    describe the raw side). Returns the format scored and the two as read."""
-    def agree(f: VideoFile) -> None:
-        h = f.format
-        if h is None:
-            return
-        if width is not None and width != h.width:
-            raise FormatMismatchError(f"width {width} does not match the Y4M header of "
-                                      f"{f.name} (W{h.width})")
-        if height is not None and height != h.height:
-            raise FormatMismatchError(f"height {height} does not match the Y4M header of "
-                                      f"{f.name} (H{h.height})")
-        if pixel_format is not None and pixel_format != h.pixel_format:
-            raise FormatMismatchError(f"pixel_format {pixel_format} does not match the Y4M "
-                                      f"header of {f.name} ({h.pixel_format})")
-        if bitdepth is not None and bitdepth != h.bitdepth and not common_bitdepth:
-            raise FormatMismatchError(f"bitdepth {bitdepth} does not match the Y4M header of "
-                                      f"{f.name} ({h.bitdepth}-bit)")
+    """The library's psnrhvs_format_negotiate(), as the CLI's: Y4M headers win,
+    options must agree with them (the depth may differ with common_bitdepth:
+    the options then describe the raw side). Returns the format scored and
+    the two as read."""
+    opt = _lib.FormatOptions(width or 0, height or 0,
+                             _lib.LAYOUTS[pixel_format] if pixel_format else -1, bitdepth or 0,
+                             0, int(common_bitdepth))
 
-    def raw_side(other: Format) -> Format:
-        return Format(width if width is not None else other.width,
-                      height if height is not None else other.height,
-                      pixel_format if pixel_format is not None else other.pixel_format,
-                      bitdepth if bitdepth is not None else other.bitdepth)
+    def side(f: VideoFile) -> _lib.FormatSide:
+        s = _lib.FormatSide(os.fsencode(f.name), b"the Y4M header" if f.is_y4m else None)
+        if f.format is not None:
+            s.format = _c_format(f.format)
+        return s
 
-    agree(ref)
-    agree(dist)
-    rf, df = ref.format, dist.format
-    if rf is None and df is None:
-        if width is None or height is None:
-            raise UsageError("raw input needs width and height (or use Y4M files)")
-        rf = df = Format(width, height, pixel_format or "420", bitdepth or 8)
-    elif rf is None:
-        rf = raw_side(df)
-    elif df is None:
-        df = raw_side(rf)
-    assert rf is not None and df is not None
-    if (rf.width, rf.height) != (df.width, df.height):
-        raise FormatMismatchError(
-            f"reference and distorted differ in size: {rf.width}x{rf.height} ({ref.name}) vs "
-            f"{df.width}x{df.height} ({dist.name}); use scale=True to scale the distorted to "
-            "the reference size")
-    if rf.pixel_format != df.pixel_format:
-        raise FormatMismatchError(
-            f"reference and distorted differ in pixel format: {rf.pixel_format} ({ref.name}) "
-            f"vs {df.pixel_format} ({dist.name})")
-    if rf.bitdepth != df.bitdepth and not common_bitdepth:
-        lo, hi = sorted((rf.bitdepth, df.bitdepth))
-        raise FormatMismatchError(
-            f"reference and distorted differ in bit depth: {rf.bitdepth} ({ref.name}) vs "
-            f"{df.bitdepth} ({dist.name}); use common_bitdepth=True to shift the {lo}-bit side "
-            f"up to {hi} bits")
-    out = Format(rf.width, rf.height, rf.pixel_format, max(rf.bitdepth, df.bitdepth))
-    return out, rf, df
+    r, d, out, st = side(ref), side(dist), _lib.Format(), _lib.FileStatus()
+    if ref._lib.c.format_negotiate(ctypes.byref(opt), ctypes.byref(r), ctypes.byref(d),
+                                   ctypes.byref(out), ctypes.byref(st)) < 0:
+        raise _error(st)
+    return _py_format(out), _py_format(r.format), _py_format(d.format)
 
 
 def _check_colour(ref: "VideoFile", dist: "VideoFile", mode: Optional[str],
                   quiet: bool) -> None:
-    """tools/input/input.c's input_colour_check() for what Y4M declares: the range."""
-    a, b = ref.colour_range, dist.colour_range
-    if not a or not b or a == b:
-        return
-    diff = f"range {a} vs {b}"
-    if mode == "error":
-        raise FormatMismatchError(
-            f"the reference {ref.name} and the distorted {dist.name} declare different colour: "
-            f"{diff} (colour_mismatch='error'; convert one, or leave the option out to score "
-            "them as they are)")
-    if not quiet:
-        warnings.warn(f"the reference {ref.name} and the distorted {dist.name} declare "
-                      f"different colour: {diff}; scored as they are, as libvmaf does "
-                      "(colour_mismatch='error' makes it an error)", PsnrHvsWarning,
-                      stacklevel=3)
+    """The library's psnrhvs_colour_compare() of what Y4M declares: the range."""
+    a, b = _lib.Colour(), _lib.Colour()
+    a.range, b.range = (ref.colour_range or "").encode(), (dist.colour_range or "").encode()
+    st = _lib.FileStatus()
+    res = ref._lib.c.colour_compare(os.fsencode(ref.name), ctypes.byref(a),
+                                    os.fsencode(dist.name), ctypes.byref(b),
+                                    int(mode == "error"), ctypes.byref(st))
+    if res < 0:
+        raise _error(st)
+    if res and not quiet:
+        warnings.warn(_pythonize(os.fsdecode(st.message)), PsnrHvsWarning, stacklevel=3)
 
 
-def _shift_up(planes: List[np.ndarray], shift: int) -> List[np.ndarray]:
-    """common_bitdepth: every sample times 2**shift, as the CLI's v << shift
-    (tools/input/convert.c), in 16-bit words."""
-    return [np.left_shift(p.astype(np.uint16), shift) for p in planes]
+def _shift_up(planes: List[np.ndarray], fmt: Format, from_bitdepth: int,
+              library: Any = None) -> List[np.ndarray]:
+    """common_bitdepth: the library's psnrhvs_picture_shift() into new 16-bit
+    planes of fmt (the CLI's v << shift)."""
+    src, dst = _lib.Picture(), _lib.Picture()
+    out = []
+    for p, plane in enumerate(planes):
+        if plane.dtype.itemsize == 2 and not plane.dtype.isnative:
+            plane = plane.astype(np.uint16)  # a big-endian host: samples in its order
+        planes[p] = plane
+        out.append(np.empty(plane.shape, np.uint16))
+        src.data[p], src.stride[p] = plane.ctypes.data, plane.strides[0]
+        dst.data[p], dst.stride[p] = out[p].ctypes.data, out[p].strides[0]
+    c = _c_format(fmt)
+    if _lib.load_library(library).c.picture_shift(ctypes.byref(c), from_bitdepth,
+                                                  ctypes.byref(src), ctypes.byref(dst)) < 0:
+        raise UsageError(f"cannot shift {from_bitdepth}-bit samples to {fmt}")
+    return out
 
 
-def _check_plane_sizes(fmt: Format, enable_chroma: bool) -> None:
-    g = Geometry.of(fmt)
-    h, w = g.scored[0]
-    if w < 8 or h < 8:
-        raise PlaneTooSmallError(f"frame size {fmt.width}x{fmt.height} is smaller than 8x8: "
-                                 "psnr_hvs has no block to score")
-    if enable_chroma and len(g.scored) == 3 and (g.scored[1][1] < 8 or g.scored[1][0] < 8):
-        ch, cw = g.scored[1]
-        raise PlaneTooSmallError(
-            f"chroma planes of {fmt.width}x{fmt.height} {fmt.pixel_format} are {cw}x{ch}, "
-            "smaller than 8x8: psnr_hvs has no block to score in them; use "
-            "enable_chroma=False to score luma only")
+def _check_plane_sizes(fmt: Format, enable_chroma: bool, library: Any = None) -> None:
+    st, c = _lib.FileStatus(), _c_format(fmt)
+    if _lib.load_library(library).c.check_planes(ctypes.byref(c), int(enable_chroma),
+                                                 ctypes.byref(st)) < 0:
+        raise _error(st)
 
 
 def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[PathLike] = None,
@@ -492,9 +357,9 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
     res.backend = backend
     # The CLI's JSON (libvmaf's layout) has no geometry: what a raw or Y4M
     # reference says is what was scored (scale scales the distorted to it).
-    if not _is_compressed(ref):
+    if not _is_compressed(ref, library):
         try:
-            head = VideoFile(ref).format
+            head = VideoFile(ref, library).format
         except InputError:
             head = None
         fmt = head or (Format(width, height, pixel_format or "420", bitdepth or 8)
@@ -549,7 +414,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
         pixel_format = normalize_pixel_format(pixel_format)
     if bitdepth is not None:
         bitdepth = _uint(bitdepth, "bitdepth", 1, 64)
-        msg = check_bitdepth(bitdepth)
+        msg = check_bitdepth(bitdepth, library)
         if msg:
             raise UsageError(msg)
     if frame_cnt is not None:
@@ -571,7 +436,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     opts = dict(enable_chroma=enable_chroma, mask_product=mask_product, backend=backend,
                 threads=threads, isa=isa)
 
-    compressed = _is_compressed(ref_path) or _is_compressed(dist_path)
+    compressed = _is_compressed(ref_path, library) or _is_compressed(dist_path, library)
     if container == "files" and (algo or device_list):
         raise UsageError(f"{'scale' if algo else 'a device list'} needs the psnrhvs CLI "
                          "(container='files' forbids it)")
@@ -589,12 +454,12 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     device = int(device_text)
     opts["device"] = device
 
-    ref = VideoFile(ref_path)
-    dist = VideoFile(dist_path)
+    ref = VideoFile(ref_path, library)
+    dist = VideoFile(dist_path, library)
     fmt, ref_fmt, dist_fmt = _resolve_format(ref, dist, width, height, pixel_format, bitdepth,
                                              common_bitdepth)
     _check_colour(ref, dist, colour_mismatch, quiet)
-    _check_plane_sizes(fmt, enable_chroma)
+    _check_plane_sizes(fmt, enable_chroma, library)
     ref.set_format(ref_fmt)
     dist.set_format(dist_fmt)
     ref_shift, dist_shift = fmt.bitdepth - ref_fmt.bitdepth, fmt.bitdepth - dist_fmt.bitdepth
@@ -633,9 +498,9 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                     break
                 if idx % subsample == 0:
                     if ref_shift:
-                        rp = _shift_up(rp, ref_shift)
+                        rp = _shift_up(rp, fmt, ref_fmt.bitdepth, library)
                     if dist_shift:
-                        dp = _shift_up(dp, dist_shift)
+                        dp = _shift_up(dp, fmt, dist_fmt.bitdepth, library)
                     while not sc.send(rp, dp, idx):
                         got = sc.receive()
                         if got is None:

@@ -31,16 +31,15 @@ _END = object()
 Planes = Union[np.ndarray, Sequence[np.ndarray]]
 
 
-def plane_sizes(width: int, height: int, pixel_format: str) -> List[Tuple[int, int]]:
-    """(height, width) of each plane libvmaf scores: chroma rounded down."""
-    sizes = [(height, width)]
-    if pixel_format == "420":
-        sizes += [(height >> 1, width >> 1)] * 2
-    elif pixel_format == "422":
-        sizes += [(height, width >> 1)] * 2
-    elif pixel_format == "444":
-        sizes += [(height, width)] * 2
-    return sizes
+def plane_sizes(width: int, height: int, pixel_format: str,
+                library: Any = None) -> List[Tuple[int, int]]:
+    """(height, width) of each plane libvmaf scores (chroma rounded down): the
+    library's psnrhvs_geometry()."""
+    f = _lib.Format(width, height, _lib.LAYOUTS[pixel_format], 8)
+    g = _lib.Geometry()
+    if _lib.load_library(library).c.geometry(ctypes.byref(f), ctypes.byref(g)) < 0:
+        raise InvalidArgumentError(f"invalid size {width}x{height}")
+    return [(g.scored_h[p], g.scored_w[p]) for p in range(g.num_planes)]
 
 
 def normalize_pixel_format(pf: Any) -> str:
@@ -124,7 +123,8 @@ class Scorer:
             raise error_from_code(res, "cannot open the scorer", messages[before:])
 
         self.num_planes = 1 if self.pixel_format == "400" or not enable_chroma else 3
-        self.sizes = plane_sizes(self.width, self.height, self.pixel_format)[:self.num_planes]
+        self.sizes = plane_sizes(self.width, self.height, self.pixel_format,
+                                 self._lib)[:self.num_planes]
         self.dtype = np.dtype(np.uint8 if self.bitdepth == 8 else np.uint16)
         self.in_flight = 0
 

@@ -29,7 +29,6 @@ static int uncompressed(const char *const path, char *const err, const size_t er
     uint8_t head[16];
     const size_t n = fread(head, 1, sizeof(head), f);
     fclose(f);
-    if (n >= 10 && !memcmp(head, "YUV4MPEG2 ", 10)) return 1;
     return sniff_compressed(head, n, path) ? 0 : 1;
 }
 

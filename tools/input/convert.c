@@ -76,16 +76,6 @@ struct Converter {
 };
 
 #if HAVE_FFMPEG
-/* Lay out the planes of one frame of g in buf, as input_frame_alloc does. */
-static void lay_out(const PlaneGeometry *const g, uint8_t *const buf, PsnrHvsPicture *const pic) {
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        pic->data[p] = p < g->num_planes ? buf + off : NULL;
-        pic->stride[p] = p < g->num_planes ? (ptrdiff_t)g->stored_w[p] * g->bytes_per_sample : 0;
-        if (p < g->num_planes) off += g->plane_bytes[p];
-    }
-}
-
 static enum AVPixelFormat av_format(const InputFormat *const f) {
     static const enum AVPixelFormat tbl[4][3] = {
         [PSNRHVS_PIXEL_LAYOUT_I420] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10,
@@ -156,34 +146,13 @@ int converter_open(Converter **const out_c, const InputFormat *const in,
                 converter_close(&c);
                 return -1;
             }
-            lay_out(&gm, c->tmp, &c->tmp_pic);
+            psnrhvs_picture_layout(&gm, c->tmp, &c->tmp_pic);
             c->gin = gm; /* the shift reads the scaled picture */
         }
     }
 #endif
     *out_c = c;
     return 0;
-}
-
-/* Each sample moved up by shift bits: an 8-bit v becomes v << 2 at 10 bits. */
-static void shift_up(const Converter *const c, const PsnrHvsPicture *const src,
-                     const PsnrHvsPicture *const dst) {
-    for (int p = 0; p < c->gout.num_planes; p++) {
-        const int w = c->gout.stored_w[p], h = c->gout.stored_h[p];
-        for (int y = 0; y < h; y++) {
-            const uint8_t *const s = (const uint8_t *)src->data[p] + y * src->stride[p];
-            uint16_t *const d =
-                (uint16_t *)(void *)((uint8_t *)(uintptr_t)dst->data[p] + y * dst->stride[p]);
-            if (c->gin.bytes_per_sample == 1)
-                for (int x = 0; x < w; x++) d[x] = (uint16_t)(s[x] << c->shift);
-            else
-                for (int x = 0; x < w; x++) {
-                    uint16_t v;
-                    memcpy(&v, s + 2 * x, 2);
-                    d[x] = (uint16_t)(v << c->shift);
-                }
-        }
-    }
 }
 
 int converter_run(Converter *const c, const PsnrHvsPicture *const src,
@@ -206,10 +175,7 @@ int converter_run(Converter *const c, const PsnrHvsPicture *const src,
         from = &c->tmp_pic;
     }
 #endif
-    if (c->shift) {
-        shift_up(c, from, dst);
-        return 0;
-    }
+    if (c->shift) return psnrhvs_picture_shift(&c->out, c->in.bitdepth, from, dst) < 0 ? -1 : 0;
     /* Same size and depth: a copy (not used by the readers, which skip the converter). */
     for (int p = 0; p < c->gout.num_planes; p++)
         for (int y = 0; y < c->gout.stored_h[p]; y++)

@@ -18,13 +18,6 @@
 #include "input/ffmpeg.h"
 #endif
 
-/* Probed in order; the raw reader accepts anything, so it comes last. */
-static const Demuxer *const demuxers[] = {
-    &demuxer_y4m,
-    &demuxer_yuv,
-    NULL,
-};
-
 void stream_error(InputStream *const s, const char *const fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -66,32 +59,25 @@ size_t stream_read(InputStream *const s, void *const buf, const size_t size) {
     return done;
 }
 
-int stream_read_frame(InputStream *const s, uint8_t *const buf, const size_t frame_bytes,
-                      const unsigned frame_idx, const int eof_ok) {
-    const size_t got = stream_read(s, buf, frame_bytes);
-    if (got == frame_bytes) return 1;
-    if (ferror(s->f)) {
-        stream_error(s, "cannot read %s: %s", s->name, strerror(errno));
-        return -1;
-    }
-    if (!got && eof_ok) return 0;
-    /* A partial last frame is never scored. */
-    stream_error(s, "truncated frame %u in %s: expected %zu bytes, got %zu", frame_idx, s->name,
-                 frame_bytes, got);
-    return -1;
+const char *sniff_compressed(const uint8_t *const data, const size_t size, const char *const path) {
+    const char *const what = psnrhvs_file_probe(data, size, path);
+    return what && strcmp(what, "Y4M") ? what : NULL;
 }
 
-/* ext in lower or upper case (".y4m", ".Y4M"). */
-static int has_extension(const char *const path, const char *const ext) {
-    const size_t len = strlen(path), n = strlen(ext);
-    if (len < n) return 0;
-    int lower = 1, upper = 1;
-    for (size_t i = 0; i < n; i++) {
-        const char c = path[len - n + i], e = ext[i];
-        lower &= c == e;
-        upper &= c == (e >= 'a' && e <= 'z' ? e - 'a' + 'A' : e);
+int input_image_pattern(const char *const path) {
+    /* frames/%05d.png: a printf-style number, as FFmpeg's image2 takes it */
+    const char *const slash = strrchr(path, '/');
+    const char *p = strchr(slash ? slash + 1 : path, '%');
+    const char *const what = p ? psnrhvs_file_probe(NULL, 0, path) : NULL;
+    if (!what || !strstr(what, "image")) return 0;
+    for (p++; *p >= '0' && *p <= '9'; p++) {
     }
-    return lower || upper;
+    return *p == 'd';
+}
+
+int input_file_error(Input *const in, const PsnrHvsFileStatus *const st) {
+    stream_error(&in->s, "%s", st->message);
+    return -1;
 }
 
 /* Probe and open the container of in->s (already opened); compressed inputs
@@ -111,40 +97,38 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
         return -1;
     }
 
-    for (int i = 0; demuxers[i]; i++) {
-        if (demuxers[i]->probe(in->s.peek, in->s.peek_len)) {
-            in->dmx = demuxers[i];
-            break;
-        }
-    }
-    /* A .y4m name without the magic is a broken Y4M, not raw video. */
-    for (int i = 0; demuxers[i]; i++) {
-        const Demuxer *const d = demuxers[i];
-        if (d != in->dmx && d->extension && has_extension(path, d->extension)) {
-            stream_error(&in->s, "malformed %s %s: missing \"%s\" magic", d->label, in->s.name,
-                         d->magic);
-            return -1;
-        }
-    }
     /* Compressed (a container's magic, or its name): FFmpeg decodes it. Never
-     * read as raw samples. */
-    const char *const compressed =
-        in->dmx->magic ? NULL
-        : sniff ? sniff_compressed(in->s.peek, in->s.peek_len, strcmp(path, "-") ? path : NULL)
-                : sniff_compressed(NULL, 0, path);
-    if (compressed) {
-#if HAVE_FFMPEG
-        in->dmx = &demuxer_ffmpeg;
-#else
-        const char *const p = strcmp(path, "-") ? path : "INPUT";
-        stream_error(&in->s,
-                     "psnrhvs was built without FFmpeg: cannot decode %s (%s); convert it "
-                     "to Y4M first with: ffmpeg -i %s -fps_mode passthrough -strict -1 -f "
-                     "yuv4mpegpipe out.y4m",
-                     in->s.name, compressed, p);
-        return -1;
-#endif
+     * read as raw samples. From memory only the name says so (the fuzzers' raw
+     * and Y4M bytes stay raw and Y4M, a .mkv goes to FFmpeg). */
+    const char *what = psnrhvs_file_probe(in->s.peek, in->s.peek_len,
+                                          !sniff              ? NULL
+                                          : strcmp(path, "-") ? path
+                                                              : NULL);
+    if (!sniff && (!what || strcmp(what, "Y4M"))) what = psnrhvs_file_probe(NULL, 0, path);
+    if (!what || !strcmp(what, "Y4M")) {
+        PsnrHvsFileStatus st;
+        if (psnrhvs_file_open_stream(&in->file, in->s.f, in->s.name, in->s.peek + in->s.peek_pos,
+                                     in->s.peek_len - in->s.peek_pos, &st) < 0)
+            return input_file_error(in, &st);
+        in->s.peek_pos = in->s.peek_len; /* the library's now */
+        PsnrHvsFileInfo info;
+        psnrhvs_file_info(in->file, &info);
+        in->has_format = info.y4m;
+        in->nfmt = info.format;
+        in->s.colour = info.colour;
+        return 0;
     }
+#if HAVE_FFMPEG
+    in->dmx = &demuxer_ffmpeg;
+#else
+    const char *const p = strcmp(path, "-") ? path : "INPUT";
+    stream_error(&in->s,
+                 "psnrhvs was built without FFmpeg: cannot decode %s (%s); convert it "
+                 "to Y4M first with: ffmpeg -i %s -fps_mode passthrough -strict -1 -f "
+                 "yuv4mpegpipe out.y4m",
+                 in->s.name, what, p);
+    return -1;
+#endif
     if (in->dmx->priv_data_size && !(in->priv = calloc(1, in->dmx->priv_data_size))) {
         stream_error(&in->s, "out of memory");
         return -1;
@@ -253,38 +237,12 @@ void input_colour(const Input *const in, InputColour *const c) {
 
 int input_colour_check(const Input *const ref, const Input *const dist, const int error,
                        const int quiet) {
-    const InputColour *const a = &ref->s.colour, *const b = &dist->s.colour;
-    const struct {
-        const char *what, *x, *y;
-    } props[] = {
-        {"range", a->range, b->range},
-        {"matrix", a->matrix, b->matrix},
-        {"primaries", a->primaries, b->primaries},
-        {"transfer", a->transfer, b->transfer},
-    };
-    char diff[512] = "";
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-        if (!props[i].x[0] || !props[i].y[0] || !strcmp(props[i].x, props[i].y)) continue;
-        n += (size_t)snprintf(diff + n, n < sizeof(diff) ? sizeof(diff) - n : 0, "%s%s %s vs %s",
-                              n ? ", " : "", props[i].what, props[i].x, props[i].y);
-    }
-    if (!n) return 0;
-    if (error) {
-        fprintf(cli_err(),
-                "psnrhvs: the reference %s and the distorted %s declare different colour: %s "
-                "(--colour_mismatch error; convert one, or leave the option out to score them "
-                "as they are)\n",
-                ref->s.name, dist->s.name, diff);
-        return -1;
-    }
-    if (!quiet)
-        fprintf(cli_err(),
-                "psnrhvs: warning: the reference %s and the distorted %s declare different "
-                "colour: %s; scored as they are, as libvmaf does (--colour_mismatch error makes "
-                "it an error)\n",
-                ref->s.name, dist->s.name, diff);
-    return 0;
+    PsnrHvsFileStatus st;
+    const int res = psnrhvs_colour_compare(ref->s.name, &ref->s.colour, dist->s.name,
+                                           &dist->s.colour, error, &st);
+    if (res < 0 || (res && !quiet))
+        fprintf(cli_err(), "psnrhvs: %s%s\n", res < 0 ? "" : "warning: ", st.message);
+    return res < 0 ? -1 : 0;
 }
 
 const char *input_name(const Input *const in) {
@@ -300,21 +258,17 @@ int input_decoded(const Input *const in) {
 }
 
 long long input_frames_left(const Input *const in) {
-    if (in->dmx->frames_left) return in->dmx->frames_left(in->priv, in->frames_read);
+    if (in->dmx) return in->dmx->frames_left(in->priv, in->frames_read);
     struct stat st;
     const int fd = fileno(in->s.f);
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) return -1;
-    const size_t per_frame = in->ngeo.frame_bytes + in->dmx->frame_header_bytes;
+    PsnrHvsFileInfo info;
+    psnrhvs_file_info(in->file, &info);
+    const size_t per_frame = in->ngeo.frame_bytes + info.frame_header_bytes;
     if (!per_frame) return -1;
-    long long left;
-    if (in->map) {
-        left = (long long)st.st_size - (long long)in->map_pos;
-    } else {
-        const off_t pos = ftello(in->s.f);
-        if (pos < 0) return -1;
-        left =
-            (long long)st.st_size - (long long)pos + (long long)(in->s.peek_len - in->s.peek_pos);
-    }
+    const long long pos =
+        in->map ? (long long)in->map_pos : (long long)psnrhvs_file_offset(in->file);
+    const long long left = (long long)st.st_size - pos;
     return left > 0 ? left / (long long)per_frame : 0;
 }
 
@@ -333,6 +287,7 @@ int input_set_formats(Input *const in, const InputFormat *const read,
     }
     in->nfmt = native;
     in->fmt = *fmt;
+    if (in->file) psnrhvs_file_set_format(in->file, &native, NULL); /* valid: checked above */
     converter_close(&in->conv);
     input_frame_free(&in->scratch);
     if (native.width == fmt->width && native.height == fmt->height &&
@@ -348,14 +303,7 @@ int input_set_formats(Input *const in, const InputFormat *const read,
         fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;
     }
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        const int has = p < in->ngeo.num_planes;
-        in->scratch.pic.data[p] = has ? in->scratch.buf + off : NULL;
-        in->scratch.pic.stride[p] =
-            has ? (ptrdiff_t)in->ngeo.stored_w[p] * in->ngeo.bytes_per_sample : 0;
-        if (has) off += in->ngeo.plane_bytes[p];
-    }
+    psnrhvs_picture_layout(&in->ngeo, in->scratch.buf, &in->scratch.pic);
     return 0;
 }
 
@@ -365,24 +313,14 @@ size_t input_frame_bytes(const Input *const in) {
 
 int input_frame_alloc(const Input *const in, InputFrame *const frame) {
     frame->hold = NULL;
-    /* 16-bit planes are read into place and used as uint16_t: malloc aligns them. */
-    frame->buf = malloc(in->geo.frame_bytes ? in->geo.frame_bytes : 1);
+    /* 16-bit planes are read into place and used as uint16_t: calloc aligns them. */
+    frame->buf = calloc(1, in->geo.frame_bytes ? in->geo.frame_bytes : 1);
     if (!frame->buf) {
         fprintf(cli_err(), "psnrhvs: cannot allocate %zu bytes for a frame of %s\n",
                 in->geo.frame_bytes, in->s.name);
         return -1;
     }
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        if (p < in->geo.num_planes) {
-            frame->pic.data[p] = frame->buf + off;
-            frame->pic.stride[p] = (ptrdiff_t)in->geo.stored_w[p] * in->geo.bytes_per_sample;
-            off += in->geo.plane_bytes[p];
-        } else {
-            frame->pic.data[p] = NULL;
-            frame->pic.stride[p] = 0;
-        }
-    }
+    psnrhvs_picture_layout(&in->geo, frame->buf, &frame->pic);
     return 0;
 }
 
@@ -403,7 +341,7 @@ void input_hold_free(void *const hold) {
 
 int input_device_frames(const Input *const in, DeviceFrames *const df) {
     memset(df, 0, sizeof(*df));
-    if (in->conv || !in->dmx->device_frames || !in->dmx->read_device) return 0;
+    if (in->conv || !in->dmx || !in->dmx->device_frames || !in->dmx->read_device) return 0;
     return in->dmx->device_frames(in->priv, df);
 }
 
@@ -492,14 +430,16 @@ int input_read(Input *const in, InputFrame *const frame) {
         in->frames_read++;
         return 1;
     }
-    /* Converted frames are read into the scratch frame first. */
+    /* Converted frames are read into the scratch frame first. Samples come
+     * in native byte order from the library and from decoders alike. */
     uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
-    const int res = in->dmx->read(in->priv, &in->s, buf, in->ngeo.frame_bytes, in->frames_read);
-    if (res <= 0) return res;
-    if (in->ngeo.bytes_per_sample == 2) {
-        if (!in->dmx->samples_native) input_le16_to_native(buf, in->ngeo.frame_bytes);
-        if (input_check_sample_range(in, buf) < 0) return -1;
-    }
+    PsnrHvsFileStatus st;
+    const int res =
+        in->file ? psnrhvs_file_read(in->file, buf, NULL, &st)
+                 : in->dmx->read(in->priv, &in->s, buf, in->ngeo.frame_bytes, in->frames_read);
+    if (res < 0 && in->file) return input_file_error(in, &st);
+    if (res <= 0) return res < 0 ? -1 : 0;
+    if (in->ngeo.bytes_per_sample == 2 && input_check_sample_range(in, buf) < 0) return -1;
     if (in->conv && converter_run(in->conv, &in->scratch.pic, &frame->pic) < 0) {
         stream_error(&in->s, "cannot convert frame %u of %s", in->frames_read, in->s.name);
         return -1;
@@ -523,8 +463,16 @@ void input_close(Input **const in_p) {
     converter_close(&in->conv);
     input_frame_free(&in->scratch);
     free(in->priv);
+    psnrhvs_file_close(&in->file);
     if (in->map) input_unmap(in);
     if (in->s.f && in->s.f != stdin) fclose(in->s.f);
     free(in);
     *in_p = NULL;
+}
+
+int check_bitdepth(const int bitdepth, char *const msg, const size_t size) {
+    PsnrHvsFileStatus st;
+    if (!psnrhvs_check_bitdepth(bitdepth, &st)) return 0;
+    snprintf(msg, size, "%s", st.message);
+    return -1;
 }

@@ -15,38 +15,24 @@
 #define HAVE_FFMPEG 0 /* built without FFmpeg's libraries (tools/CMakeLists.txt) */
 #endif
 
-/** What a file holds: luma size, chroma layout, bits per sample. */
-typedef struct InputFormat {
-    int width;
-    int height;
-    enum PsnrHvsPixelLayout layout;
-    int bitdepth;
-} InputFormat;
-
-/**
- * Sizes of each plane: as stored in a file (chroma rounded up, the way FFmpeg
- * writes odd sizes) and as libvmaf scores them (chroma rounded down).
- */
-typedef struct PlaneGeometry {
-    int num_planes; ///< 1 for 4:0:0, else 3
-    int bytes_per_sample;
-    int stored_w[3], stored_h[3];
-    int scored_w[3], scored_h[3];
-    size_t plane_bytes[3]; ///< stored plane sizes in bytes
-    size_t frame_bytes;    ///< sum of plane_bytes
-} PlaneGeometry;
+/* The library's raw and Y4M files (include/psnrhvs.h) define the format and
+ * the plane geometry; these are the CLI's names for them. */
+typedef PsnrHvsFormat InputFormat;
+typedef PsnrHvsGeometry PlaneGeometry;
 
 /** @return 0, or -1 when the format is invalid or a frame would not fit in size_t. */
-int plane_geometry(const InputFormat *fmt, PlaneGeometry *g);
+static inline int plane_geometry(const InputFormat *const fmt, PlaneGeometry *const g) {
+    return psnrhvs_geometry(fmt, g) < 0 ? -1 : 0;
+}
 
-/**
- * @return 0 for 8, 10 or 12 bits, else -1 with the reason in msg (13-16 bits
- *         get their own explanation).
- */
+/** @return 0 for 8, 10 or 12 bits, else -1 with the reason in msg. */
 int check_bitdepth(int bitdepth, char *msg, size_t size);
 
 /** "420", "422", "444", "400" */
-const char *layout_name(enum PsnrHvsPixelLayout layout);
+static inline const char *layout_name(const enum PsnrHvsPixelLayout layout) {
+    const char *const s = psnrhvs_layout_string(layout);
+    return s ? s : "?";
+}
 
 /** How compressed inputs are decoded (FFmpeg builds) and converted. */
 typedef struct InputOptions {
@@ -56,17 +42,8 @@ typedef struct InputOptions {
     int quiet;      ///< no warnings
 } InputOptions;
 
-/**
- * The colour an input declares (Y4M's XCOLORRANGE, FFmpeg's color_range,
- * colorspace, color_primaries, color_trc); "" where it declares none. Only
- * compared between the inputs: the samples are scored as they are.
- */
-typedef struct InputColour {
-    char range[16];     ///< "limited" or "full"
-    char matrix[32];    ///< FFmpeg's names: "bt709", "smpte170m", "bt2020nc", ...
-    char primaries[32]; ///< "bt709", "bt470bg", "bt2020", ...
-    char transfer[32];  ///< "bt709", "smpte2084", "arib-std-b67", ...
-} InputColour;
+/** The colour an input declares (the library's PsnrHvsColour). */
+typedef PsnrHvsColour InputColour;
 
 /** A byte stream with a small look-ahead, so stdin can be probed without seeking. */
 typedef struct InputStream {
@@ -84,13 +61,6 @@ typedef struct InputStream {
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
 size_t stream_read(InputStream *s, void *buf, size_t size);
-
-/**
- * Read one frame's samples: 1 when whole; 0 at a clean end of input when
- * eof_ok (nothing read); -1 with s->err set on a read error or a short frame.
- */
-int stream_read_frame(InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx,
-                      int eof_ok);
 
 /**
  * Copy s into buf with control and non-ASCII bytes written visibly ("\\r",
@@ -122,7 +92,8 @@ typedef struct DeviceFrames {
 } DeviceFrames;
 
 /**
- * A reader, in the manner of dav1d's Demuxer. probe() looks at the first bytes;
+ * A decoder, in the manner of dav1d's Demuxer (raw and Y4M files are the
+ * library's, psnrhvs_file_*). probe() looks at the first bytes;
  * open() reads any header and, if the container describes its format, fills
  * fmt and returns 1 (0 when the format must come from the command line);
  * read() reads the frame payload of exactly frame_bytes into buf, returning 1
@@ -131,7 +102,6 @@ typedef struct DeviceFrames {
 typedef struct Demuxer {
     const char *name;
     size_t priv_data_size;
-    size_t frame_header_bytes; ///< bytes before each frame's samples, at least ("FRAME\n")
     int (*probe)(const uint8_t *data, size_t size);
     int (*open)(void *priv, InputStream *s, InputFormat *fmt);
     int (*read)(void *priv, InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx);
@@ -148,14 +118,6 @@ typedef struct Demuxer {
      * keeping them valid (freed with input_hold_free()). */
     int (*read_device)(void *priv, InputStream *s, PsnrHvsPicture *pic, void **hold,
                        unsigned frame_idx);
-    /* A container of a magic number (Y4M): its text, the extension a file
-     * without it may not have, and the name in messages; NULL: none. */
-    const char *magic, *extension, *label;
-    /* Containers that are the samples themselves (raw, Y4M), which a regular
-     * file maps: the bytes before frame frame_idx's samples at data (avail
-     * > 0 bytes), or -1 (reported). NULL: never mapped (decoded). */
-    long long (*frame_header)(InputStream *s, const uint8_t *data, size_t avail,
-                              unsigned frame_idx);
 } Demuxer;
 
 typedef struct Input Input;
@@ -308,16 +270,13 @@ void input_keep_on_device(Input *in);
 /** Free a frame's hold (NULL: nothing); the device planes may then be reused. */
 void input_hold_free(void *hold);
 
-extern const Demuxer demuxer_y4m;
-extern const Demuxer demuxer_yuv;
 #if HAVE_FFMPEG
 extern const Demuxer demuxer_ffmpeg; ///< libavformat + libavcodec (input/ffmpeg.c)
 #endif
 
 /**
- * What the first bytes (or, failing a magic, the file name) say about a
- * compressed input: a short name ("MP4/QuickTime", "Matroska/WebM", "IVF",
- * "H.264", ...) or NULL for raw video (input/sniff.c).
+ * A compressed input's kind (psnrhvs_file_probe(): "MP4/QuickTime", "H.264",
+ * ...), or NULL for raw video and Y4M.
  */
 const char *sniff_compressed(const uint8_t *data, size_t size, const char *path);
 

@@ -13,7 +13,8 @@
 #include "input/input.h"
 
 struct Input {
-    const Demuxer *dmx;
+    PsnrHvsFile *file;  ///< a raw or Y4M input (the library reads it), else NULL
+    const Demuxer *dmx; ///< a decoded one (FFmpeg), else NULL
     void *priv;
     InputStream s;
     int has_format;
@@ -49,6 +50,9 @@ void input_unmap(Input *in);
 
 /** File words are little endian; the library wants native uint16_t. */
 void input_le16_to_native(uint8_t *buf, size_t bytes);
+
+/** Copy the library's message into in's stream. @return -1. */
+int input_file_error(Input *in, const PsnrHvsFileStatus *st);
 
 /** Check frame buf's 16-bit samples against the bit depth. @return 0 or -1 (s.err set). */
 int input_check_sample_range(Input *in, const uint8_t *buf);

@@ -81,14 +81,12 @@ int input_mapping_lost(const Input *const in) {
  * on any failure the input stays on the read() path. */
 void input_try_map(Input *const in, const char *const path) {
     if (!strcmp(path, "-") || getenv("PSNRHVS_NO_MMAP")) return;
-    if (!in->dmx->frame_header) return;
+    if (!in->file) return;
     const int fd = fileno(in->s.f);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
     if ((unsigned long long)st.st_size > SIZE_MAX) return;
-    const off_t pos = ftello(in->s.f);
-    if (pos < 0) return;
-    const size_t logical = (size_t)pos - (in->s.peek_len - in->s.peek_pos);
+    const size_t logical = (size_t)psnrhvs_file_offset(in->file);
     void *const m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) return;
     madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -148,37 +146,17 @@ static size_t mapped_size(const Input *const in) {
     return now < in->map_size ? (size_t)now : in->map_size;
 }
 
-/* The FRAME line at pos, checked as y4m.c's read_line and y4m_read check it.
- * @return bytes up to and including its newline, 0 at a clean end, -1 (s.err set). */
-/* Lay the planes of one frame out from base, as in the file. */
-static void frame_planes(const PlaneGeometry *const g, const uint8_t *const base,
-                         PsnrHvsPicture *const pic) {
-    size_t off = 0;
-    for (int p = 0; p < 3; p++) {
-        const int has = p < g->num_planes;
-        pic->data[p] = has ? base + off : NULL;
-        pic->stride[p] = has ? (ptrdiff_t)g->stored_w[p] * g->bytes_per_sample : 0;
-        if (has) off += g->plane_bytes[p];
-    }
-}
-
 /* input_read() of a mapped file. */
 int input_mapped_read(Input *const in, InputFrame *const frame) {
     const size_t size = mapped_size(in);
     size_t pos = in->map_pos;
     if (pos > size) pos = size;
     const size_t bytes = in->ngeo.frame_bytes;
-    if (pos == size) return 0;
-    const long long h = in->dmx->frame_header(&in->s, in->map + pos, size - pos, in->frames_read);
-    if (h < 0) return -1;
-    const size_t header = (size_t)h;
-    const size_t got = size - pos - header;
-    if (got < bytes) {
-        /* A partial last frame is never scored. */
-        stream_error(&in->s, "truncated frame %u in %s: expected %zu bytes, got %zu",
-                     in->frames_read, in->s.name, bytes, got);
-        return -1;
-    }
+    /* The library checks the FRAME line and that the samples are all there. */
+    size_t header;
+    PsnrHvsFileStatus st;
+    const int res = psnrhvs_file_locate(in->file, in->map + pos, size - pos, &header, &st);
+    if (res <= 0) return res < 0 ? input_file_error(in, &st) : 0;
     const uint8_t *const payload = in->map + pos + header;
     if (prefault(in, payload, bytes) < 0 || mapped_size(in) < pos + header + bytes ||
         input_mapping_lost(in)) {
@@ -203,7 +181,7 @@ int input_mapped_read(Input *const in, InputFrame *const frame) {
         input_le16_to_native(buf, bytes);
         samples = buf;
     }
-    frame_planes(&in->ngeo, samples, &src);
+    psnrhvs_picture_layout(&in->ngeo, samples, &src);
     /* Deferred: the library checks the range of what it scores, and the CLI
      * asks for this message only for a frame it refused. */
     if (in->ngeo.bytes_per_sample == 2 && !(in->defer_range && !copy) &&
@@ -238,7 +216,9 @@ int input_in_place(const Input *const in) {
     const uint16_t probe = 1;
     uint8_t little;
     memcpy(&little, &probe, 1);
-    return little && !in->dmx->frame_header_bytes && in->ngeo.frame_bytes % 2 == 0;
+    PsnrHvsFileInfo info;
+    psnrhvs_file_info(in->file, &info);
+    return little && !info.frame_header_bytes && in->ngeo.frame_bytes % 2 == 0;
 }
 
 void input_unmap(Input *const in) {

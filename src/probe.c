@@ -1,7 +1,7 @@
 /*
- * psnrhvs: telling a compressed file (a container or a coded stream) from raw
- * video, by its first bytes or its name. Built with or without FFmpeg: without
- * it, a compressed input gets a message instead of being read as raw samples.
+ * psnrhvs: telling Y4M, raw video and a compressed file (a container, a coded
+ * stream, an image) apart, by the first bytes or the name: the front-ends
+ * decode compressed files elsewhere (the CLI through FFmpeg), never as raw.
  *
  * Raw YUV has no signature, so only magics that raw video practically never
  * starts with count; where a magic is weak (MPEG-TS's one 0x47 byte, AV1's
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "input/input.h"
+#include "file.h"
 
 /* Annex B H.264 or HEVC: a start code, then the first NAL header of a stream
  * as encoders write it (access unit delimiter, parameter set or SEI). */
@@ -80,17 +80,16 @@ static const char *by_name(const char *const path) {
     return NULL;
 }
 
-int input_image_pattern(const char *const path) {
-    /* frames/%05d.png: a printf-style number, as FFmpeg's image2 takes it */
-    const char *const slash = strrchr(path, '/');
-    const char *p = strchr(slash ? slash + 1 : path, '%');
-    if (!p || !by_name(path) || !strstr(by_name(path), "image")) return 0;
-    for (p++; *p >= '0' && *p <= '9'; p++) {
-    }
-    return *p == 'd';
+int psh_y4m_magic(const uint8_t *const head, const size_t size) {
+    return size >= 10 && !memcmp(head, "YUV4MPEG2 ", 10);
 }
 
-const char *sniff_compressed(const uint8_t *const data, const size_t size, const char *const path) {
-    const char *const what = by_magic(data, size);
+const char *psnrhvs_file_probe(const void *const head, const size_t size, const char *const path) {
+    if (head && psh_y4m_magic(head, size)) return "Y4M";
+    /* A .y4m name without the magic is a broken Y4M, not raw video. */
+    const size_t len = path ? strlen(path) : 0;
+    if (len >= 4 && (!strcmp(path + len - 4, ".y4m") || !strcmp(path + len - 4, ".Y4M")))
+        return "Y4M";
+    const char *const what = head ? by_magic(head, size) : NULL;
     return what ? what : path ? by_name(path) : NULL;
 }
