@@ -7,6 +7,11 @@ set(PSNRHVS_LIB_SOURCES
   file.c
   format.c
   probe.c
+  output/output.c
+  output/xml.c
+  output/json.c
+  output/csv.c
+  output/sub.c
   log.c
   module.c
   dl.c

@@ -69,7 +69,7 @@ int rd_table_detect(const char *const buf, const size_t len) {
 void rd_table_free(RdTable *const t) {
     free(t->name);
     free(t->rate);
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) free(t->metric[k]);
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) free(t->metric[k]);
     for (size_t i = 0; t->label && i < t->n; i++) free(t->label[i]);
     free(t->label);
     memset(t, 0, sizeof(*t));
@@ -95,13 +95,13 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
     CsvRow row = {0};
     char why[256];
     int res = csv_next(&p, end, &line, &row, why, sizeof(why));
-    int col_rate = -1, col_id = -1, col_status = -1, col_key[OUTPUT_NUM_KEYS],
-        pooled[OUTPUT_NUM_KEYS];
-    char pooled_name[OUTPUT_NUM_KEYS][64];
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+    int col_rate = -1, col_id = -1, col_status = -1, col_key[PSNRHVS_NUM_KEYS],
+        pooled[PSNRHVS_NUM_KEYS];
+    char pooled_name[PSNRHVS_NUM_KEYS][64];
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
         col_key[k] = -1, pooled[k] = -1;
         snprintf(pooled_name[k], sizeof(pooled_name[k]), "%s_%s",
-                 output_key_name((enum OutputKey)k), pool ? pool : "mean");
+                 psnrhvs_key_string((enum PsnrHvsKey)k), pool ? pool : "mean");
     }
     size_t cap = 0;
     int ret = -1;
@@ -118,8 +118,8 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
         if (col_is(f, "bitrate")) col_rate = i;
         if (col_is(f, "id")) col_id = i;
         if (col_is(f, "status")) col_status = i;
-        for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
-            if (col_is(f, output_key_name((enum OutputKey)k))) col_key[k] = i;
+        for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
+            if (col_is(f, psnrhvs_key_string((enum PsnrHvsKey)k))) col_key[k] = i;
             if (col_is(f, pooled_name[k])) pooled[k] = i;
         }
     }
@@ -131,7 +131,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
         goto end;
     }
     int any = 0;
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
         if (col_key[k] < 0) col_key[k] = pooled[k];
         any |= col_key[k] >= 0;
     }
@@ -168,7 +168,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
             if (r) t->rate = r;
             if (l) t->label = l;
             int ok = r && l;
-            for (int k = 0; ok && k < OUTPUT_NUM_KEYS; k++) {
+            for (int k = 0; ok && k < PSNRHVS_NUM_KEYS; k++) {
                 if (col_key[k] < 0) continue;
                 double *const m = realloc(t->metric[k], cap * sizeof(double));
                 if (m) t->metric[k] = m;
@@ -188,13 +188,13 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
                      name, label, rate);
             goto end;
         }
-        for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+        for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
             if (col_key[k] < 0) continue;
             const char *const v = col_key[k] < row.n ? row.fields[col_key[k]] : "";
             /* inf: identical frames pooled (a lossless rung) */
             if (!parse_number(v, &t->metric[k][i]) || isnan(t->metric[k][i])) {
                 snprintf(err, err_size, "%s: rung %s: %s '%s' is not a number", name, label,
-                         output_key_name((enum OutputKey)k), v);
+                         psnrhvs_key_string((enum PsnrHvsKey)k), v);
                 goto end;
             }
         }
@@ -236,9 +236,9 @@ static int by_rate(const void *const a, const void *const b) {
 }
 
 /* The curve of key k sorted by rate, checked: x = metric, y = log10(rate). */
-static int curve(const RdTable *const t, const enum OutputKey k, double *const metric,
+static int curve(const RdTable *const t, const enum PsnrHvsKey k, double *const metric,
                  double *const lrate, char *const err, const size_t err_size) {
-    const char *const key = output_key_name(k);
+    const char *const key = psnrhvs_key_string(k);
     if (t->n < BD_MIN_RUNGS || t->n > BD_MAX_RUNGS) {
         if (t->n > BD_MAX_RUNGS) {
             snprintf(err, err_size, "%s has %zu rungs: at most %d", t->name, t->n, BD_MAX_RUNGS);
@@ -385,8 +385,8 @@ static double integral(const enum BdMethod m, const double *const x, const doubl
 }
 
 int bd_compute(const enum BdMethod m, const RdTable *const anchor, const RdTable *const test,
-               const enum OutputKey k, BdResult *const r, char *const err, const size_t err_size) {
-    const char *const key = output_key_name(k);
+               const enum PsnrHvsKey k, BdResult *const r, char *const err, const size_t err_size) {
+    const char *const key = psnrhvs_key_string(k);
     if (!anchor->metric[k] || !test->metric[k]) {
         snprintf(err, err_size, "%s has no %s column",
                  anchor->metric[k] ? test->name : anchor->name, key);
@@ -529,7 +529,7 @@ int bdrate_main(int argc, char *const *argv) {
         }
     }
     int common = 0, failed = 0;
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) common += t[0].metric[k] && t[1].metric[k];
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) common += t[0].metric[k] && t[1].metric[k];
     if (!common) {
         fprintf(stderr, "psnrhvs: bdrate: %s and %s have no metric column in common\n", t[0].name,
                 t[1].name);
@@ -551,11 +551,11 @@ int bdrate_main(int argc, char *const *argv) {
         printf("%-12s %12s %12s  %s\n", "metric", "BD-rate", "BD-metric", "overlap");
     }
     int first = 1;
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
         if (!t[0].metric[k] || !t[1].metric[k]) continue;
-        const char *const key = output_key_name((enum OutputKey)k);
+        const char *const key = psnrhvs_key_string((enum PsnrHvsKey)k);
         BdResult r;
-        const int res = bd_compute(method, &t[0], &t[1], (enum OutputKey)k, &r, err, sizeof(err));
+        const int res = bd_compute(method, &t[0], &t[1], (enum PsnrHvsKey)k, &r, err, sizeof(err));
         if (res < 0) {
             failed = 1;
             fprintf(stderr, "psnrhvs: bdrate: %s: %s\n", key, err);

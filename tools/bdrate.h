@@ -23,11 +23,11 @@ enum BdMethod {
 
 /** One curve: the rungs of a rate table, in file order. */
 typedef struct RdTable {
-    char *name;                      ///< the file's name, for messages
-    size_t n;                        ///< rungs
-    double *rate;                    ///< kbit/s
-    double *metric[OUTPUT_NUM_KEYS]; ///< dB per rung; NULL where the table has no such column
-    char **label;                    ///< each rung's id (an id column) or "line N"
+    char *name;                       ///< the file's name, for messages
+    size_t n;                         ///< rungs
+    double *rate;                     ///< kbit/s
+    double *metric[PSNRHVS_NUM_KEYS]; ///< dB per rung; NULL where the table has no such column
+    char **label;                     ///< each rung's id (an id column) or "line N"
 } RdTable;
 
 /**
@@ -64,7 +64,7 @@ typedef struct BdResult {
  * BD_MIN_RUNGS rungs, a curve that is not monotonic (the metric must rise
  * strictly with the rate), a value that is not finite, no overlap.
  */
-int bd_compute(enum BdMethod m, const RdTable *anchor, const RdTable *test, enum OutputKey k,
+int bd_compute(enum BdMethod m, const RdTable *anchor, const RdTable *test, enum PsnrHvsKey k,
                BdResult *r, char *err, size_t err_size);
 
 /** "pchip", "cubic" */

@@ -384,7 +384,8 @@ static int parse_bitdepth(const char *const arg) {
 
 void cli_parse(const int argc, char *const *const argv, const int parity, CLISettings *const cli,
                PsnrHvsSettings *const lib) {
-    *cli = (CLISettings){.subsample = 1, .precision = NUMFMT_VMAF, .parity = parity};
+    *cli = (CLISettings){
+        .subsample = 1, .precision = PSNRHVS_PRECISION_VMAF, .format = -1, .parity = parity};
     int version = 0, have_gpumask = 0;
     unsigned long long gpumask = 0;
     const char *backends = NULL, *backend = NULL, *aom_ctc = NULL;
@@ -430,13 +431,13 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
         case 'n':
             break; /* libvmaf's --no_prediction: nothing to predict here */
         case ARG_XML:
-            cli->muxer = &muxer_xml;
+            cli->format = PSNRHVS_SCORES_XML;
             break;
         case ARG_JSON:
-            cli->muxer = &muxer_json;
+            cli->format = PSNRHVS_SCORES_JSON;
             break;
         case ARG_CSV:
-            cli->muxer = &muxer_csv;
+            cli->format = PSNRHVS_SCORES_CSV;
             break;
         case ARG_THREADS:
             lib->threads = (int)parse_unsigned(optarg, "--threads", 0, 1024);
@@ -457,7 +458,7 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
             break;
         case ARG_PRECISION:
             cli->precision = !strcmp(optarg, "max")
-                                 ? NUMFMT_MAX
+                                 ? PSNRHVS_PRECISION_MAX
                                  : (int)parse_unsigned(optarg, "--precision", 0, 32);
             break;
         case ARG_FEATURE:
@@ -484,7 +485,7 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
             cli->have_isa = 1;
             break;
         case ARG_SUB:
-            cli->muxer = &muxer_sub;
+            cli->format = PSNRHVS_SCORES_SUB;
             break;
         case 'm':
             cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
@@ -632,7 +633,7 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
         cli_usage_error("--backend %s cannot be combined with parity: list the "
                         "configurations with --backends",
                         backend);
-    if (cli->output || cli->muxer)
+    if (cli->output || cli->format >= 0)
         cli_usage_error("parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
                         "cannot be used with it");
     if (cli->plot) cli_usage_error("--plot cannot be used with parity: it writes no scores");

@@ -18,7 +18,7 @@ typedef struct CLISettings {
     const char *dists[PSNRHVS_MAX_RENDITIONS]; ///< every -d, in order (a ladder when several)
     int num_dists;
     const char *output; ///< NULL: human summary (or the chosen format) on stdout
-    const Muxer *muxer; ///< NULL: not chosen (XML for files, as libvmaf)
+    int format;         ///< an enum PsnrHvsScoreFormat, -1: not chosen (XML for files, as libvmaf)
     int width, height;  ///< 0 when not given
     int bitdepth;       ///< 0 when not given
     int have_layout;
@@ -26,7 +26,7 @@ typedef struct CLISettings {
     unsigned subsample; ///< score frames 0, N, 2N... (1: all; vmaf's 0 is stored as 1)
     unsigned frame_cnt; ///< 0: all
     unsigned frame_skip_ref, frame_skip_dist;
-    int precision; ///< digits after the point, NUMFMT_MAX or NUMFMT_VMAF (default)
+    int precision; ///< psnrhvs_output_write's (default: PSNRHVS_PRECISION_VMAF)
     int have_isa;  ///< --isa given
     int have_cpumask;
     unsigned long long cpumask; ///< vmaf's --cpumask: instruction sets turned off (CLI_CPUMASK_*)

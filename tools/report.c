@@ -92,7 +92,7 @@ static int cmp_worst(const void *const a, const void *const b) {
     const double x = r->y[r->rank_key][i], y = r->y[r->rank_key][j];
     if (x < y) return -1;
     if (x > y) return 1;
-    const unsigned fi = r->s.frames[i].num, fj = r->s.frames[j].num;
+    const unsigned fi = r->s.frames[i].frame_num, fj = r->s.frames[j].frame_num;
     return fi < fj ? -1 : fi > fj;
 }
 
@@ -100,18 +100,18 @@ static int cmp_worst(const void *const a, const void *const b) {
 static int prepare(Rendition *const r, const unsigned worst) {
     const size_t n = r->s.num_frames;
     if (!(r->x = malloc(n * sizeof(double)))) return -1;
-    for (size_t i = 0; i < n; i++) r->x[i] = r->s.frames[i].num;
-    r->rank_key = OUTPUT_KEY_COMBINED;
-    if (!r->s.has_key[OUTPUT_KEY_COMBINED])
-        for (int k = OUTPUT_NUM_KEYS - 1; k >= 0; k--)
-            if (r->s.has_key[k]) r->rank_key = (enum OutputKey)k;
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+    for (size_t i = 0; i < n; i++) r->x[i] = r->s.frames[i].frame_num;
+    r->rank_key = PSNRHVS_KEY_COMBINED;
+    if (!r->s.has_key[PSNRHVS_KEY_COMBINED])
+        for (int k = PSNRHVS_NUM_KEYS - 1; k >= 0; k--)
+            if (r->s.has_key[k]) r->rank_key = (enum PsnrHvsKey)k;
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
         if (!r->s.has_key[k]) continue;
         if (!(r->y[k] = malloc(n * sizeof(double))) || !(r->sorted[k] = malloc(n * sizeof(double))))
             return -1;
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
-            r->y[k][i] = r->s.frames[i].has[k] ? r->s.frames[i].v[k] : NAN;
+            r->y[k][i] = r->s.frames[i].has[k] ? r->s.frames[i].value[k] : NAN;
             if (!isnan(r->y[k][i])) r->sorted[k][m++] = r->y[k][i];
         }
         qsort(r->sorted[k], m, sizeof(double), cmp_double);
@@ -134,9 +134,9 @@ static int prepare(Rendition *const r, const unsigned worst) {
 static void free_rendition(Rendition *const r) {
     free(r->name);
     free(r->x);
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) free(r->y[k]), free(r->sorted[k]);
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) free(r->y[k]), free(r->sorted[k]);
     free(r->worst);
-    scores_free(&r->s);
+    psnrhvs_scores_free(&r->s);
 }
 
 int report_main(int argc, char *const *argv) {
@@ -283,29 +283,30 @@ end:
 
 int plot_write(FILE *const f, const void *const plot_data) {
     const PlotData *const pd = plot_data;
-    const ScoreSet *const s = pd->scores;
+    const PsnrHvsScoreSet *const s = pd->scores;
     double *const x = malloc((s->num_frames ? s->num_frames : 1) * sizeof(double));
-    double *y[OUTPUT_NUM_KEYS] = {NULL};
-    SvgSeries series[OUTPUT_NUM_KEYS];
+    double *y[PSNRHVS_NUM_KEYS] = {NULL};
+    SvgSeries series[PSNRHVS_NUM_KEYS];
     int n = 0, ok = x != NULL;
-    for (size_t i = 0; ok && i < s->num_frames; i++) x[i] = s->frames[i].num;
+    for (size_t i = 0; ok && i < s->num_frames; i++) x[i] = s->frames[i].frame_num;
     /* planes first, the combined score on top */
-    static const enum OutputKey order[OUTPUT_NUM_KEYS] = {OUTPUT_KEY_CR, OUTPUT_KEY_CB,
-                                                          OUTPUT_KEY_Y, OUTPUT_KEY_COMBINED};
-    static const char *const colors[OUTPUT_NUM_KEYS] = {"#2ca02c", "#ff7f0e", "#7f7f7f", "#1f77b4"};
-    for (int c = 0; ok && c < OUTPUT_NUM_KEYS; c++) {
-        const enum OutputKey k = order[c];
+    static const enum PsnrHvsKey order[PSNRHVS_NUM_KEYS] = {PSNRHVS_KEY_CR, PSNRHVS_KEY_CB,
+                                                            PSNRHVS_KEY_Y, PSNRHVS_KEY_COMBINED};
+    static const char *const colors[PSNRHVS_NUM_KEYS] = {"#2ca02c", "#ff7f0e", "#7f7f7f",
+                                                         "#1f77b4"};
+    for (int c = 0; ok && c < PSNRHVS_NUM_KEYS; c++) {
+        const enum PsnrHvsKey k = order[c];
         if (!s->has_key[k]) continue;
         if (!(y[k] = malloc((s->num_frames ? s->num_frames : 1) * sizeof(double)))) {
             ok = 0;
             break;
         }
         for (size_t i = 0; i < s->num_frames; i++)
-            y[k][i] = s->frames[i].has[k] ? s->frames[i].v[k] : NAN;
+            y[k][i] = s->frames[i].has[k] ? s->frames[i].value[k] : NAN;
         series[n++] = (SvgSeries){
-            .label = output_key_name(k),
+            .label = psnrhvs_key_string(k),
             .color = colors[c],
-            .key = output_key_name(k),
+            .key = psnrhvs_key_string(k),
             .rendition = pd->title,
             .x = x,
             .y = y[k],
@@ -328,7 +329,7 @@ int plot_write(FILE *const f, const void *const plot_data) {
         res = svg_chart(f, &c);
     }
     free(x);
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) free(y[k]);
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) free(y[k]);
     if (!ok) fprintf(stderr, "psnrhvs: out of memory\n");
     return res;
 }

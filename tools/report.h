@@ -14,7 +14,7 @@
 int report_main(int argc, char *const *argv);
 
 typedef struct PlotData {
-    const ScoreSet *scores;
+    const PsnrHvsScoreSet *scores;
     const char *title;
 } PlotData;
 

@@ -12,11 +12,11 @@
 #include "svg.h"
 
 /* Charts in this order: the combined score large, the planes below it. */
-static const enum OutputKey chart_keys[OUTPUT_NUM_KEYS] = {
-    OUTPUT_KEY_COMBINED,
-    OUTPUT_KEY_Y,
-    OUTPUT_KEY_CB,
-    OUTPUT_KEY_CR,
+static const enum PsnrHvsKey chart_keys[PSNRHVS_NUM_KEYS] = {
+    PSNRHVS_KEY_COMBINED,
+    PSNRHVS_KEY_Y,
+    PSNRHVS_KEY_CB,
+    PSNRHVS_KEY_CR,
 };
 
 /* Nearest rank: the smallest value with at least p % of the frames at or below it. */
@@ -44,13 +44,13 @@ static void swatch_name(FILE *const f, const Rendition *const r, const int i) {
     fputs("</td>", f);
 }
 
-static int any_has(const Report *const rep, const enum OutputKey k) {
+static int any_has(const Report *const rep, const enum PsnrHvsKey k) {
     for (int i = 0; i < rep->n; i++)
         if (rep->r[i].s.has_key[k]) return 1;
     return 0;
 }
 
-static void write_chart(FILE *const f, const Report *const rep, const enum OutputKey k,
+static void write_chart(FILE *const f, const Report *const rep, const enum PsnrHvsKey k,
                         const int big) {
     SvgSeries series[64];
     size_t marks[64];
@@ -63,7 +63,7 @@ static void write_chart(FILE *const f, const Report *const rep, const enum Outpu
         *s = (SvgSeries){
             .label = r->name,
             .color = svg_color(i),
-            .key = output_key_name(k),
+            .key = psnrhvs_key_string(k),
             .rendition = r->name,
             .x = r->x,
             .y = r->y[k],
@@ -79,13 +79,13 @@ static void write_chart(FILE *const f, const Report *const rep, const enum Outpu
     const SvgChart c = {
         .width = big ? 1200 : 400,
         .height = big ? 340 : 250,
-        .title = output_key_name(k),
+        .title = psnrhvs_key_string(k),
         .x_label = "frame",
         .y_label = "dB",
         .series = series,
         .num_series = n,
     };
-    fprintf(f, "<figure id=\"chart-%s\">\n", output_key_name(k));
+    fprintf(f, "<figure id=\"chart-%s\">\n", psnrhvs_key_string(k));
     svg_chart(f, &c);
     fprintf(f, "</figure>\n");
 }
@@ -113,7 +113,7 @@ static double rd_y(const RdFrame *const fr, const double y) {
     return fr->bottom - (y - fr->y0) / (fr->y1 - fr->y0) * (fr->bottom - fr->top);
 }
 
-static int curve_has(const Report *const rep, const enum OutputKey k) {
+static int curve_has(const Report *const rep, const enum PsnrHvsKey k) {
     for (int i = 0; i < rep->nc; i++)
         if (rep->c[i].t.metric[k]) return 1;
     return 0;
@@ -138,7 +138,7 @@ static void write_rd_tick(FILE *const f, const RdFrame *const fr, const double r
 }
 
 /* One chart of key k: every curve's rungs by rate (log axis), joined in rate order. */
-static void write_rd_chart(FILE *const f, const Report *const rep, const enum OutputKey k,
+static void write_rd_chart(FILE *const f, const Report *const rep, const enum PsnrHvsKey k,
                            const int big) {
     RdFrame fr = {.lx0 = INFINITY, .lx1 = -INFINITY, .y0 = INFINITY, .y1 = -INFINITY};
     for (int i = 0; i < rep->nc; i++) {
@@ -160,7 +160,7 @@ static void write_rd_chart(FILE *const f, const Report *const rep, const enum Ou
     fr.y1 = ceil(fr.y1 / ystep) * ystep;
     const int width = big ? 1200 : 400, height = big ? 380 : 260;
     fr.left = 58, fr.right = width - 14, fr.top = 30, fr.bottom = height - 40;
-    const char *const key = output_key_name(k);
+    const char *const key = psnrhvs_key_string(k);
     fprintf(f,
             "<figure id=\"rd-%s\">\n<svg class=\"chart rd\" data-key=\"%s\" viewBox=\"0 0 %d %d\" "
             "role=\"img\" font-size=\"12\">\n",
@@ -248,7 +248,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
     fputs("</div>\n", f);
     write_rd_chart(f, rep, chart_keys[0], 1);
     fputs("<div class=\"row\">\n", f);
-    for (int c = 1; c < OUTPUT_NUM_KEYS; c++)
+    for (int c = 1; c < PSNRHVS_NUM_KEYS; c++)
         if (curve_has(rep, chart_keys[c])) write_rd_chart(f, rep, chart_keys[c], 0);
     fputs("</div>\n", f);
 
@@ -262,20 +262,20 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
                 "where it scores higher at the same rate.</p>\n",
                 bd_method_name(rep->bd_method));
         fputs("<table id=\"bdrate\">\n<tr><th class=\"l\">curve</th>", f);
-        for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+        for (int c = 0; c < PSNRHVS_NUM_KEYS; c++)
             if (anchor->metric[chart_keys[c]])
                 fprintf(f, "<th>%s BD-rate</th><th>%s BD-metric</th>",
-                        output_key_name(chart_keys[c]), output_key_name(chart_keys[c]));
+                        psnrhvs_key_string(chart_keys[c]), psnrhvs_key_string(chart_keys[c]));
         fputs("</tr>\n", f);
-        char errs[OUTPUT_NUM_KEYS * 16][600];
+        char errs[PSNRHVS_NUM_KEYS * 16][600];
         int nerr = 0;
         for (int i = 1; i < rep->nc; i++) {
             fputs("<tr><td class=\"l\"><span class=\"sw\" style=\"background:", f);
             fprintf(f, "%s\"></span>", svg_color(i));
             xml_text(f, rep->c[i].name);
             fputs("</td>", f);
-            for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
-                const enum OutputKey k = chart_keys[c];
+            for (int c = 0; c < PSNRHVS_NUM_KEYS; c++) {
+                const enum PsnrHvsKey k = chart_keys[c];
                 if (!anchor->metric[k]) continue;
                 if (!rep->c[i].t.metric[k]) {
                     fputs("<td>&#8212;</td><td>&#8212;</td>", f);
@@ -289,7 +289,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
                     fprintf(f, "\">error %d</td><td class=\"bd-error\">&#8212;</td>", nerr + 1);
                     if (nerr < (int)(sizeof(errs) / sizeof(errs[0])))
                         snprintf(errs[nerr++], sizeof(errs[0]), "%s, %s: %s", rep->c[i].name,
-                                 output_key_name(k), err);
+                                 psnrhvs_key_string(k), err);
                     continue;
                 }
                 fprintf(f,
@@ -317,9 +317,9 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
     fputs("<h2>Rungs</h2>\n<table id=\"rungs\">\n<tr><th class=\"l\">curve</th><th "
           "class=\"l\">rung</th><th>kbit/s</th>",
           f);
-    for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+    for (int c = 0; c < PSNRHVS_NUM_KEYS; c++)
         if (curve_has(rep, chart_keys[c]))
-            fprintf(f, "<th>%s</th>", output_key_name(chart_keys[c]));
+            fprintf(f, "<th>%s</th>", psnrhvs_key_string(chart_keys[c]));
     fputs("</tr>\n", f);
     for (int i = 0; i < rep->nc; i++) {
         const RdTable *const t = &rep->c[i].t;
@@ -330,7 +330,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
             fputs("</td><td class=\"l\">", f);
             xml_text(f, t->label[j]);
             fprintf(f, "</td><td>%.3f</td>", t->rate[j]);
-            for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+            for (int c = 0; c < PSNRHVS_NUM_KEYS; c++)
                 if (curve_has(rep, chart_keys[c]))
                     cell(f, t->metric[chart_keys[c]] ? t->metric[chart_keys[c]][j] : NAN);
             fputs("</tr>\n", f);
@@ -396,16 +396,16 @@ int report_write(FILE *const f, const void *const cookie) {
         fprintf(f, "</b> %zu frame%s", r->s.num_frames, r->s.num_frames == 1 ? "" : "s");
         const double mean = r->s.pool[r->rank_key].mean;
         if (isfinite(mean))
-            fprintf(f, ", mean %s %.3f dB", output_key_name(r->rank_key), mean);
+            fprintf(f, ", mean %s %.3f dB", psnrhvs_key_string(r->rank_key), mean);
         else if (!isnan(mean))
-            fprintf(f, ", mean %s %sinf", output_key_name(r->rank_key), mean > 0 ? "+" : "-");
+            fprintf(f, ", mean %s %sinf", psnrhvs_key_string(r->rank_key), mean > 0 ? "+" : "-");
         fputs("</span>\n", f);
     }
     fputs("</div>\n", f);
 
     write_chart(f, rep, chart_keys[0], 1);
     fputs("<div class=\"row\">\n", f);
-    for (int c = 1; c < OUTPUT_NUM_KEYS; c++)
+    for (int c = 1; c < PSNRHVS_NUM_KEYS; c++)
         if (any_has(rep, chart_keys[c])) write_chart(f, rep, chart_keys[c], 0);
     fputs("</div>\n", f);
 
@@ -422,7 +422,7 @@ int report_write(FILE *const f, const void *const cookie) {
                     "</b>: %zu of %zu frames identical to the reference (%s +inf, null in "
                     "JSON): drawn clipped in the +inf band at the top of the charts, each "
                     "marked &#9650;.</li>\n",
-                    r->infinite, r->s.num_frames, output_key_name(r->rank_key));
+                    r->infinite, r->s.num_frames, psnrhvs_key_string(r->rank_key));
         }
         if (r->s.num_planes == 1) {
             fputs("<li class=\"note-luma\"><b>", f);
@@ -443,12 +443,13 @@ int report_write(FILE *const f, const void *const cookie) {
           f);
     for (int i = 0; i < rep->n; i++) {
         const Rendition *const r = &rep->r[i];
-        for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
-            const enum OutputKey k = chart_keys[c];
+        for (int c = 0; c < PSNRHVS_NUM_KEYS; c++) {
+            const enum PsnrHvsKey k = chart_keys[c];
             if (!r->s.has_key[k]) continue;
             fputs("<tr>", f);
             swatch_name(f, r, i);
-            fprintf(f, "<td class=\"l\">%s</td><td>%zu</td>", output_key_name(k), r->num_sorted[k]);
+            fprintf(f, "<td class=\"l\">%s</td><td>%zu</td>", psnrhvs_key_string(k),
+                    r->num_sorted[k]);
             cell(f, r->s.pool[k].mean);
             cell(f, r->s.pool[k].harmonic_mean);
             cell(f, r->s.pool[k].min);
@@ -467,12 +468,12 @@ int report_write(FILE *const f, const void *const cookie) {
     fputs("</tr>\n", f);
     for (int i = 0; i < rep->n; i++) {
         const Rendition *const r = &rep->r[i];
-        for (int c = 0; c < OUTPUT_NUM_KEYS; c++) {
-            const enum OutputKey k = chart_keys[c];
+        for (int c = 0; c < PSNRHVS_NUM_KEYS; c++) {
+            const enum PsnrHvsKey k = chart_keys[c];
             if (!r->s.has_key[k]) continue;
             fputs("<tr>", f);
             swatch_name(f, r, i);
-            fprintf(f, "<td class=\"l\">%s</td>", output_key_name(k));
+            fprintf(f, "<td class=\"l\">%s</td>", psnrhvs_key_string(k));
             for (int p = 0; p < rep->num_percentiles; p++)
                 cell(f, percentile(r->sorted[k], r->num_sorted[k], rep->percentiles[p]));
             fputs("</tr>\n", f);
@@ -489,15 +490,16 @@ int report_write(FILE *const f, const void *const cookie) {
                 i, svg_color(i));
         xml_text(f, r->name);
         fprintf(f, " (lowest %s)</caption>\n<tr><th>#</th><th>frame</th>",
-                output_key_name(r->rank_key));
-        for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+                psnrhvs_key_string(r->rank_key));
+        for (int c = 0; c < PSNRHVS_NUM_KEYS; c++)
             if (r->s.has_key[chart_keys[c]])
-                fprintf(f, "<th>%s</th>", output_key_name(chart_keys[c]));
+                fprintf(f, "<th>%s</th>", psnrhvs_key_string(chart_keys[c]));
         fputs("</tr>\n", f);
         for (size_t w = 0; w < r->num_worst; w++) {
             const size_t idx = r->worst[w];
-            fprintf(f, "<tr><td>%zu</td><td class=\"frame\">%u</td>", w + 1, r->s.frames[idx].num);
-            for (int c = 0; c < OUTPUT_NUM_KEYS; c++)
+            fprintf(f, "<tr><td>%zu</td><td class=\"frame\">%u</td>", w + 1,
+                    r->s.frames[idx].frame_num);
+            for (int c = 0; c < PSNRHVS_NUM_KEYS; c++)
                 if (r->s.has_key[chart_keys[c]]) cell(f, r->y[chart_keys[c]][idx]);
             fputs("</tr>\n", f);
         }

@@ -16,14 +16,14 @@
 typedef struct Rendition {
     const char *path;
     char *name;
-    ScoreSet s;
-    double *x;                  ///< frame numbers
-    double *y[OUTPUT_NUM_KEYS]; ///< per key, NaN where absent
-    double *sorted[OUTPUT_NUM_KEYS];
-    size_t num_sorted[OUTPUT_NUM_KEYS];
+    PsnrHvsScoreSet s;
+    double *x;                   ///< frame numbers
+    double *y[PSNRHVS_NUM_KEYS]; ///< per key, NaN where absent
+    double *sorted[PSNRHVS_NUM_KEYS];
+    size_t num_sorted[PSNRHVS_NUM_KEYS];
     size_t *worst; ///< frame indices, worst first
     size_t num_worst;
-    enum OutputKey rank_key;
+    enum PsnrHvsKey rank_key;
     size_t infinite; ///< frames whose ranking key is +inf
 } Rendition;
 

@@ -323,15 +323,16 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         current_log = outer_log;
         return 1;
     }
-    const Muxer *const muxer = cli.muxer ? cli.muxer : &muxer_xml;
+    const enum PsnrHvsScoreFormat format =
+        cli.format >= 0 ? (enum PsnrHvsScoreFormat)cli.format : PSNRHVS_SCORES_XML;
     if (ladder) {
         /* Names first: a usage error before any file is opened. */
-        if (!cli.output && cli.muxer)
+        if (!cli.output && cli.format >= 0)
             cli_usage_error("--%s with several -d needs -o DIR/ or an -o pattern: the "
                             "renditions' scores would be mixed on stdout",
-                            cli.muxer->name);
+                            psnrhvs_scores_format_string(format));
         for (int r = 0; r < n; r++) rend[r].path = cli.dists[r];
-        score_name_outputs(&cli, muxer, rend, n);
+        score_name_outputs(&cli, format, rend, n);
     }
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
@@ -386,10 +387,10 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     ins[nin++] = (NamedFile){cli.reference, "the reference"};
     for (int r = 0; r < n; r++) {
         ins[nin++] = (NamedFile){cli.dists[r], "the distorted"};
-        out_path[r] = ladder       ? (cli.output ? rend[r].out_name : NULL)
-                      : cli.output ? cli.output
-                      : cli.muxer  ? "-"
-                                   : NULL;
+        out_path[r] = ladder            ? (cli.output ? rend[r].out_name : NULL)
+                      : cli.output      ? cli.output
+                      : cli.format >= 0 ? "-"
+                                        : NULL;
         plot_path[r] = ladder ? (cli.plot ? rend[r].plot_name : NULL) : cli.plot;
         if (out_path[r]) outs[nout++] = (NamedFile){out_path[r], "output file"};
         if (plot_path[r]) outs[nout++] = (NamedFile){plot_path[r], "plot file"};
@@ -576,7 +577,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(sc.ctx), isa ? ":" : "",
              isa ? isa : "");
     for (int r = 0; r < n; r++)
-        if (score_write_rendition(&rend[r], ref, &cli, muxer, engine, elapsed, ladder) < 0)
+        if (score_write_rendition(&rend[r], ref, &cli, format, engine, elapsed, ladder) < 0)
             goto end;
     ret = 0;
     /* Done, every output in place, while a GPU still opens (a short run on

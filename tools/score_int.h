@@ -22,7 +22,7 @@ typedef struct LogState {
 } LogState;
 
 typedef struct Results {
-    OutputFrame *frames;
+    PsnrHvsFrameScore *frames;
     size_t num, cap;
 } Results;
 
@@ -72,10 +72,12 @@ int score_receive(Scorer *sc, Rendition *rend, LogState *log);
 int score_send(Scorer *sc, const FramePair *fp, Rendition *rend, LogState *log);
 
 /** Several -d: each rendition's output and plot name (a usage error exits). */
-int score_name_outputs(const CLISettings *cli, const Muxer *muxer, Rendition *rend, int n);
+int score_name_outputs(const CLISettings *cli, enum PsnrHvsScoreFormat format, Rendition *rend,
+                       int n);
 
 /** Write one rendition's plot and output, or its summary. @return 0 or -1 (reported). */
-int score_write_rendition(Rendition *rd, Input *ref, const CLISettings *cli, const Muxer *muxer,
-                          const char *engine, double elapsed, int labelled);
+int score_write_rendition(Rendition *rd, Input *ref, const CLISettings *cli,
+                          enum PsnrHvsScoreFormat format, const char *engine, double elapsed,
+                          int labelled);
 
 #endif /* PSNRHVS_TOOLS_SCORE_INT_H */

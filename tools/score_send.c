@@ -20,7 +20,7 @@ static int results_reserve(Results *const r, const size_t n) {
     if (n <= r->cap) return 0;
     size_t cap = r->cap ? r->cap * 2 : 64;
     while (cap < n) cap *= 2;
-    OutputFrame *const f = realloc(r->frames, cap * sizeof(*f));
+    PsnrHvsFrameScore *const f = realloc(r->frames, cap * sizeof(*f));
     if (!f) {
         fprintf(cli_err(), "psnrhvs: out of memory\n");
         return -1;

@@ -16,13 +16,19 @@
 #include "score_int.h"
 #include "scores.h"
 
+static int to_stdout(void *const cookie, const char *const data, const size_t size) {
+    (void)cookie;
+    return fwrite(data, 1, size, stdout) != size;
+}
+
 /* Several -d: each rendition's output and plot name, checked before any frame is read. */
-int score_name_outputs(const CLISettings *const cli, const Muxer *const muxer,
+int score_name_outputs(const CLISettings *const cli, const enum PsnrHvsScoreFormat format,
                        Rendition *const rend, const int n) {
     char err[512];
     for (int r = 0; r < n; r++) {
-        if (cli->output && output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output,
-                                       rend[r].path, r, muxer->name, err, sizeof(err)) < 0)
+        if (cli->output &&
+            output_name(rend[r].out_name, sizeof(rend[r].out_name), cli->output, rend[r].path, r,
+                        psnrhvs_scores_format_string(format), err, sizeof(err)) < 0)
             cli_usage_error("%s", err);
         if (cli->plot && output_name(rend[r].plot_name, sizeof(rend[r].plot_name), cli->plot,
                                      rend[r].path, r, "svg", err, sizeof(err)) < 0)
@@ -47,12 +53,12 @@ int score_name_outputs(const CLISettings *const cli, const Muxer *const muxer,
 /* Write one rendition's plot (first: a complete output then means a complete
  * plot, batch's resume) and output, or its summary. @return 0 or -1 (reported). */
 int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettings *const cli,
-                          const Muxer *const muxer, const char *const engine, const double elapsed,
-                          const int labelled) {
+                          const enum PsnrHvsScoreFormat format, const char *const engine,
+                          const double elapsed, const int labelled) {
     char version[64];
     snprintf(version, sizeof(version), "psnrhvs-%s", psnrhvs_version());
     const PsnrHvsScore first = rd->results.frames[0].score;
-    OutputData data = {
+    PsnrHvsOutput data = {
         .version = version,
         .engine = engine,
         .width = rd->fmt.width,
@@ -64,9 +70,8 @@ int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettin
         .precision = cli->precision,
         .raw = cli->raw,
     };
-    output_pool(&data);
     if (rd->plot_of) {
-        ScoreSet plot_scores;
+        PsnrHvsScoreSet plot_scores;
         if (scores_from_output(&plot_scores, &data) < 0) {
             fprintf(cli_err(), "psnrhvs: out of memory\n");
             return -1;
@@ -77,12 +82,12 @@ int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettin
         snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
         const PlotData pd = {.scores = &plot_scores, .title = title};
         const int pres = output_commit_with(&rd->plot_of, plot_write, &pd);
-        scores_free(&plot_scores);
+        psnrhvs_scores_free(&plot_scores);
         if (pres < 0) return -1;
     }
-    if (rd->of) return output_commit(&rd->of, muxer, &data);
+    if (rd->of) return output_commit(&rd->of, format, &data);
     if (labelled) printf("%s\n", input_name(rd->in));
-    if (output_summary(stdout, &data) < 0 || fflush(stdout)) {
+    if (psnrhvs_output_summary(&data, to_stdout, NULL) < 0 || fflush(stdout)) {
         fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
         return -1;
     }

@@ -131,6 +131,35 @@ class FormatSide(Structure):
     _fields_ = [("name", c_char_p), ("declared", c_char_p), ("format", Format)]
 
 
+class FrameScore(Structure):
+    _fields_ = [("frame_num", c_uint), ("score", Score)]
+
+
+class Output(Structure):
+    _fields_ = [("version", c_char_p), ("engine", c_char_p), ("width", c_int), ("height", c_int),
+                ("fps", c_double), ("num_planes", c_int), ("precision", c_int), ("raw", c_int),
+                ("frames", POINTER(FrameScore)), ("num_frames", c_size_t),
+                ("reserved", c_uint8 * 32)]
+
+
+class ScoreRow(Structure):
+    _fields_ = [("frame_num", c_uint), ("value", c_double * 4), ("has", c_uint8 * 4),
+                ("raw", c_float * 3), ("has_raw", c_uint8 * 3)]
+
+
+class ScoreSet(Structure):
+    _fields_ = [("format", c_int), ("frames", POINTER(ScoreRow)), ("num_frames", c_size_t),
+                ("has_key", c_int * 4), ("num_planes", c_int), ("pooled_in_file", c_int),
+                ("pool", Pool * 4), ("width", c_int), ("height", c_int), ("nulls", c_size_t),
+                ("fps", c_double), ("version", c_char * 64), ("reserved", c_uint8 * 32)]
+
+
+# int (*write)(void *cookie, const char *data, size_t size)
+WRITE_CALLBACK = CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
+# PsnrHvsOutput.precision
+PRECISION_MAX = -1
+
+
 _PROTOTYPES = {
     "psnrhvs_version": (c_char_p, []),
     "psnrhvs_version_api": (c_uint, []),
@@ -163,6 +192,11 @@ _PROTOTYPES = {
     "psnrhvs_format_negotiate": (c_int, [POINTER(FormatOptions), POINTER(FormatSide),
                                          POINTER(FormatSide), POINTER(Format),
                                          POINTER(FileStatus)]),
+    "psnrhvs_scores_format_from_string": (c_int, [c_char_p]),
+    "psnrhvs_output_write": (c_int, [POINTER(Output), c_int, WRITE_CALLBACK, c_void_p]),
+    "psnrhvs_output_summary": (c_int, [POINTER(Output), WRITE_CALLBACK, c_void_p]),
+    "psnrhvs_scores_parse": (c_int, [POINTER(ScoreSet), c_char_p, c_size_t, POINTER(FileStatus)]),
+    "psnrhvs_scores_free": (None, [POINTER(ScoreSet)]),
 }
 
 
@@ -228,6 +262,39 @@ class Library:
             s.raw[i] = 0.0 if r is None else r
         self.c.raw_to_db(ctypes.byref(s))
         return s
+
+    def write_output(self, out: Output, fmt: Optional[str]) -> str:
+        """A score file's text (fmt "xml", "json", "csv", "sub"; None: the summary)."""
+        pieces: List[bytes] = []
+
+        def take(_cookie, data, size):
+            pieces.append(ctypes.string_at(data, size))
+            return 0
+
+        cb = WRITE_CALLBACK(take)
+        if fmt is None:
+            res = self.c.output_summary(ctypes.byref(out), cb, None)
+        else:
+            f = self.c.scores_format_from_string(fmt.encode())
+            if f < 0:
+                raise ValueError(f"unknown score format {fmt!r}")
+            res = self.c.output_write(ctypes.byref(out), f, cb, None)
+        if res < 0:
+            raise ValueError(f"cannot write the scores ({os.strerror(-res)})")
+        return b"".join(pieces).decode()
+
+    def parse_scores(self, data: bytes):
+        """A score file read: (its ScoreRows, copied; its version; its fps, NaN where none),
+        or ValueError with the library's message."""
+        s = ScoreSet()
+        st = FileStatus()
+        if self.c.scores_parse(ctypes.byref(s), data, len(data), ctypes.byref(st)) < 0:
+            raise ValueError(st.message.decode(errors="replace"))
+        try:
+            rows = [ScoreRow.from_buffer_copy(s.frames[i]) for i in range(s.num_frames)]
+        finally:
+            self.c.scores_free(ctypes.byref(s))
+        return rows, s.version.decode(errors="replace"), s.fps
 
     def __repr__(self) -> str:
         return f"<psnrhvs.Library {self.path} {self.version}>"

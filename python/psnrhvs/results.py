@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Scores as plain Python objects, libvmaf's pooling, and the CLI's JSON layout.
-
-Pooling repeats tools/output/output.c step for step (double sums in frame
-order, no compensation, IEEE division by zero), so the pooled values have the
-bits the CLI writes. Python floats are IEEE doubles and Python never contracts
-a multiply-add, so the same operations in the same order give the same bits.
+"""Scores as plain Python objects. Pooling, the score files' layouts and the
+summary are the library's (psnrhvs_pool, psnrhvs_output_write,
+psnrhvs_scores_parse), so they are the CLI's bytes and bits.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import tempfile
@@ -64,23 +60,10 @@ def pool(values: Sequence[float], library=None) -> Pooled:
     return Pooled(p.min, p.max, p.mean, p.harmonic_mean)
 
 
-def format_number(v: float, precision: Optional[int] = None, json_null: bool = False) -> str:
-    """The CLI's number text: %.17g (precision None, 'max') or %.Nf; inf/nan or JSON null."""
-    if not math.isfinite(v):
-        if json_null:
-            return "null"
-        if math.isnan(v):
-            return "nan"
-        return "inf" if v > 0 else "-inf"
-    if precision is None:
-        return "%.17g" % v
-    return "%.*f" % (precision, v)
-
-
 def format_hexfloat(v: float) -> str:
     """C99 printf's %a of a double: float.hex() without the trailing zero digits."""
     if not math.isfinite(v):
-        return format_number(v)
+        return "nan" if math.isnan(v) else "inf" if v > 0 else "-inf"
     text = v.hex()  # e.g. 0x1.b5e0b40000000p-12
     mant, _, exp = text.partition("p")
     if "." in mant:
@@ -145,56 +128,45 @@ class Result:
         return pd.DataFrame([[getattr(p, s) for s in STATS] for p in self.pooled.values()],
                             columns=list(STATS), index=pd.Index(list(self.pooled), name="key"))
 
-    def summary(self, precision: int = 6) -> str:
+    def _output(self, lib, precision: Optional[int], raw: bool):
+        from . import _lib
+        frames = (_lib.FrameScore * max(len(self.frames), 1))()
+        for dst, fr in zip(frames, self.frames):
+            dst.frame_num = fr.frame
+            sc = dst.score
+            sc.num_planes = fr.num_planes
+            sc.psnr_hvs_y, sc.psnr_hvs = fr.psnr_hvs_y, fr.psnr_hvs
+            sc.psnr_hvs_cb = fr.psnr_hvs_cb or 0.0
+            sc.psnr_hvs_cr = fr.psnr_hvs_cr or 0.0
+            for i, r in enumerate((fr.raw_y, fr.raw_cb, fr.raw_cr)):
+                sc.raw[i] = 0.0 if r is None else r
+        out = _lib.Output(version=self.version.encode(), width=self.width or 0,
+                          height=self.height or 0, fps=self.fps, num_planes=self.num_planes,
+                          precision=_lib.PRECISION_MAX if precision is None else precision,
+                          raw=int(raw), frames=frames, num_frames=len(self.frames))
+        out._keep = frames
+        return out
+
+    def summary(self, precision: int = 6, library=None) -> str:
         """The CLI's summary (what it prints without -o)."""
-        n = len(self.frames)
-        lines = [f"{n} frame{'' if n == 1 else 's'}, {self.width}x{self.height}"]
-        for k, p in self.pooled.items():
-            lines.append("%-12s mean %s  min %s  max %s  harmonic_mean %s" % (
-                k, *(format_number(getattr(p, s), precision) for s in
-                     ("mean", "min", "max", "harmonic_mean"))))
-        return "\n".join(lines) + "\n"
+        from ._lib import load_library
+        lib = load_library(library)
+        return lib.write_output(self._output(lib, precision, False), None)
 
     def __str__(self) -> str:
         return self.summary()
 
-    def to_json(self, precision: Optional[int] = None, raw: bool = True) -> str:
+    def to_json(self, precision: Optional[int] = None, raw: bool = True, library=None) -> str:
         """libvmaf's JSON layout, byte for byte as ``psnrhvs --json --precision max --raw``
         writes it (precision None) apart from the measured fps."""
-        num = lambda v: format_number(v, precision, json_null=True)  # noqa: E731
-        out = ["{\n", f'  "version": "{self.version}",\n', '  "fps": %.2f,\n' % self.fps,
-               '  "frames": [\n']
-        for i, fr in enumerate(self.frames):
-            out.append("    {\n")
-            out.append(f'      "frameNum": {fr.frame},\n')
-            out.append('      "metrics": {\n')
-            entries = [(k, num(getattr(fr, k))) for k in self.keys]
-            if raw:
-                entries += [(k, f'"{format_hexfloat(getattr(fr, k))}"')
-                            for k in RAW_KEYS[:self.num_planes]]
-            for j, (k, v) in enumerate(entries):
-                # libvmaf ends a null entry without a newline: the nulls of an
-                # identical frame share one line.
-                out.append(f'        "{k}": {v}{"," if j + 1 < len(entries) else ""}'
-                           f'{"" if v == "null" else chr(10)}')
-            out.append("      }\n")
-            out.append("    }%s\n" % ("," if i + 1 < len(self.frames) else ""))
-        out.append("  ],\n")
-        out.append('  "pooled_metrics": {\n')
-        keys = list(self.pooled)
-        for j, k in enumerate(keys):
-            p = self.pooled[k]
-            out.append(f'    "{k}": {{\n')
-            out.append(f'      "min": {num(p.min)},\n')
-            out.append(f'      "max": {num(p.max)},\n')
-            out.append(f'      "mean": {num(p.mean)},\n')
-            out.append(f'      "harmonic_mean": {num(p.harmonic_mean)}\n')
-            out.append("    }%s\n" % ("," if j + 1 < len(keys) else ""))
-        out.append("  },\n")
-        out.append('  "aggregate_metrics": {\n')
-        out.append("  }\n")
-        out.append("}\n")
-        return "".join(out)
+        return self.to_text("json", precision, raw, library)
+
+    def to_text(self, fmt: str = "json", precision: Optional[int] = None, raw: bool = True,
+                library=None) -> str:
+        """A score file's text as the CLI writes it: fmt "xml", "json", "csv" or "sub"."""
+        from ._lib import load_library
+        lib = load_library(library)
+        return lib.write_output(self._output(lib, precision, raw), fmt)
 
     def write_json(self, path: "os.PathLike[str] | str", precision: Optional[int] = None,
                    raw: bool = True) -> None:
@@ -224,43 +196,34 @@ def write_atomic(path: "os.PathLike[str] | str", text: str) -> None:
         raise
 
 
-def parse_json(text: str, library=None) -> Result:
-    """A Result from the CLI's JSON (``--json``, best with ``--precision max --raw``).
+def parse_json(text: "str | bytes", library=None) -> Result:
+    """A Result from a score file the CLI (or libvmaf) wrote: JSON, XML, CSV or sub,
+    read by the library (best with ``--precision max --raw``).
 
-    JSON has no infinity: the CLI writes null. With raw scores the dB values
-    are recomputed by the library's own conversion (exact); without them a
-    null is taken as +inf. Pooled values are recomputed from the frames.
+    JSON has no infinity: the CLI writes null, read as +inf. Pooled values are
+    recomputed from the frames.
     """
-    doc = json.loads(text)
+    from ._lib import load_library
+    lib = load_library(library)
+    data = text.encode() if isinstance(text, str) else text
     frames: List[FrameScore] = []
-    lib = None
-    for fr in doc["frames"]:
-        m = fr["metrics"]
-        luma_only = "psnr_hvs_cb" not in m
-        raws = [float.fromhex(m[k]) if isinstance(m.get(k), str) else None for k in RAW_KEYS]
-        vals = {k: m.get(k) for k in KEYS}
-        if any(vals[k] is None for k in (LUMA_KEYS if luma_only else KEYS)):
-            if raws[0] is not None:
-                if lib is None:
-                    from ._lib import load_library
-                    lib = load_library(library)
-                s = lib.raw_to_db(raws, 1 if luma_only else 3)
-                conv = {k: getattr(s, k) for k in KEYS}
-                vals = {k: conv[k] if vals[k] is None else vals[k] for k in KEYS}
-            else:
-                vals = {k: math.inf if vals[k] is None else vals[k] for k in KEYS}
+    rows, version, fps = lib.parse_scores(data)
+    for row in rows:
+        luma_only = not row.has[1]
+        v = [row.value[k] if row.has[k] else math.inf for k in range(4)]
+        raws = [float(row.raw[p]) if row.has_raw[p] else math.nan for p in range(3)]
         frames.append(FrameScore(
-            frame=int(fr["frameNum"]),
-            psnr_hvs_y=float(vals["psnr_hvs_y"]),
-            psnr_hvs_cb=None if luma_only else float(vals["psnr_hvs_cb"]),
-            psnr_hvs_cr=None if luma_only else float(vals["psnr_hvs_cr"]),
-            psnr_hvs=float(vals["psnr_hvs"]),
-            raw_y=raws[0] if raws[0] is not None else math.nan,
-            raw_cb=None if luma_only else (raws[1] if raws[1] is not None else math.nan),
-            raw_cr=None if luma_only else (raws[2] if raws[2] is not None else math.nan),
+            frame=int(row.frame_num),
+            psnr_hvs_y=v[0],
+            psnr_hvs_cb=None if luma_only else v[1],
+            psnr_hvs_cr=None if luma_only else v[2],
+            psnr_hvs=v[3],
+            raw_y=raws[0],
+            raw_cb=None if luma_only else raws[1],
+            raw_cr=None if luma_only else raws[2],
         ))
-    return Result.from_frames(frames, library, fps=float(doc.get("fps", 0.0)),
-                              version=str(doc.get("version", "")))
+    return Result.from_frames(frames, library, fps=fps if math.isfinite(fps) else 0.0,
+                              version=version)
 
 
 def read_json(path: "os.PathLike[str] | str", library=None) -> Result:

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the score writers (tools/output: XML, JSON, CSV, sub, the
+ * Fuzz target: the score writers (the library's src/output: XML, JSON, CSV, sub, the
  * summary, pooling and the number formatter) on fuzzed scores, NaN,
  * infinities, -0, subnormals and values a hair above an integer included:
  *
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "fuzz_target.h"
-#include "output/output.h"
+#include "psnrhvs.h"
 
 #define HEADER_BYTES      3
 #define RECORD_BYTES      49
@@ -205,13 +205,13 @@ static void check_number(const char *const cell, const double v, const int preci
     const double back = strtod(cell, &end);
     if (*end || end == cell) fuzz_broken("a number that does not read back", r);
     const char *const dot = strchr(cell, '.');
-    if (precision < 0 && precision != NUMFMT_VMAF) {
+    if (precision < 0 && precision != PSNRHVS_PRECISION_VMAF) {
         if (back != v) fuzz_broken("%.17g does not round-trip", r);
         return;
     }
     const int digits = dot ? (int)strlen(dot + 1) : 0;
     if (precision >= 0 && digits != precision) fuzz_broken("not the digits asked for", r);
-    if (precision == NUMFMT_VMAF) {
+    if (precision == PSNRHVS_PRECISION_VMAF) {
         const double a = fabs(v);
         const double fraction = a < 2147483648.0 ? a - (double)(int)a : 0.0;
         if (digits != 6 && digits != 16) fuzz_broken("libvmaf's format is %.6f or %.16f", r);
@@ -227,24 +227,30 @@ static void check_number(const char *const cell, const double v, const int preci
         fuzz_broken("a number further from its value than its last digit allows", r);
 }
 
-static void check_csv(char *const text, const OutputData *const d, FuzzOutcome *const r) {
-    const int cols = d->num_keys + (d->raw ? d->num_planes : 0);
+static const enum PsnrHvsKey keys_all[4] = {PSNRHVS_KEY_Y, PSNRHVS_KEY_CB, PSNRHVS_KEY_CR,
+                                            PSNRHVS_KEY_COMBINED};
+static const enum PsnrHvsKey keys_luma[2] = {PSNRHVS_KEY_Y, PSNRHVS_KEY_COMBINED};
+
+static void check_csv(char *const text, const PsnrHvsOutput *const d, FuzzOutcome *const r) {
+    const int num_keys = d->num_planes == 3 ? 4 : 2;
+    const enum PsnrHvsKey *const keys = d->num_planes == 3 ? keys_all : keys_luma;
+    const int cols = num_keys + (d->raw ? d->num_planes : 0);
     char *save = NULL;
     size_t rows = 0;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (line[strlen(line) - 1] != ',') fuzz_broken("a CSV row not ending with ','", r);
         if (!rows++) continue; /* the header */
         if (rows - 2 >= d->num_frames) fuzz_broken("more CSV rows than frames", r);
-        const OutputFrame *const fr = &d->frames[rows - 2];
+        const PsnrHvsFrameScore *const fr = &d->frames[rows - 2];
         char *cell_save = NULL;
         char *cell = strtok_r(line, ",", &cell_save);
         if (!cell || strtoul(cell, NULL, 10) != fr->frame_num) fuzz_broken("a CSV frameNum", r);
         for (int c = 0; c < cols; c++) {
             if (!(cell = strtok_r(NULL, ",", &cell_save))) fuzz_broken("a CSV row too short", r);
-            if (c < d->num_keys)
-                check_number(cell, output_value(&fr->score, d->keys[c]), d->precision, r);
+            if (c < num_keys)
+                check_number(cell, psnrhvs_key_value(&fr->score, keys[c]), d->precision, r);
             else {
-                const double back = strtod(cell, NULL), raw = fr->score.raw[c - d->num_keys];
+                const double back = strtod(cell, NULL), raw = fr->score.raw[c - num_keys];
                 if (!(back == raw || (isnan(back) && isnan(raw))))
                     fuzz_broken("a raw plane score that does not read back", r);
             }
@@ -254,22 +260,26 @@ static void check_csv(char *const text, const OutputData *const d, FuzzOutcome *
     if (rows != d->num_frames + 1) fuzz_broken("not one CSV row per frame", r);
 }
 
+static int to_file(void *const f, const char *const data, const size_t size) {
+    return fwrite(data, 1, size, f) != size;
+}
+
 void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *const r) {
     memset(r, 0, sizeof(*r));
     if (size < HEADER_BYTES) {
         snprintf(r->err, sizeof(r->err), "input shorter than the %d-byte header", HEADER_BYTES);
         return;
     }
-    static const Muxer *const muxers[] = {&muxer_xml, &muxer_json, &muxer_csv, &muxer_sub, NULL};
-    const Muxer *const m = muxers[data[0] % 5];
-    static const int modes[4] = {NUMFMT_VMAF, NUMFMT_MAX, 0, NUMFMT_VMAF};
+    const int m = data[0] % 5; /* an enum PsnrHvsScoreFormat, or 4: the summary */
+    static const int modes[4] = {PSNRHVS_PRECISION_VMAF, PSNRHVS_PRECISION_MAX, 0,
+                                 PSNRHVS_PRECISION_VMAF};
     const int precision = (data[1] & 3) == 2 ? (data[1] >> 2) % 33 : modes[data[1] & 3];
     size_t n = (size - HEADER_BYTES) / RECORD_BYTES;
     if (n > MAX_OUTPUT_FRAMES) n = MAX_OUTPUT_FRAMES;
     r->opened = 1;
     if (!n) return; /* the CLI writes nothing without frames */
 
-    OutputFrame frames[MAX_OUTPUT_FRAMES];
+    PsnrHvsFrameScore frames[MAX_OUTPUT_FRAMES];
     const int luma_only = (data[2] >> 1) & 1;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *const rec = data + HEADER_BYTES + i * RECORD_BYTES;
@@ -287,7 +297,7 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         memcpy(&num, rec + 45, sizeof(num));
         frames[i].frame_num = num;
     }
-    OutputData d = {
+    PsnrHvsOutput d = {
         .version = "psnrhvs-fuzz",
         .width = 16,
         .height = 16,
@@ -298,35 +308,34 @@ void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *
         .precision = precision,
         .raw = data[2] & 1,
     };
-    output_pool(&d);
-
     char *text = NULL;
     size_t len = 0;
     FILE *const f = open_memstream(&text, &len);
     if (!f) return;
-    const int res = m ? m->write(f, &d) : output_summary(f, &d);
+    const int res = m < 4 ? psnrhvs_output_write(&d, (enum PsnrHvsScoreFormat)m, to_file, f)
+                          : psnrhvs_output_summary(&d, to_file, f);
     if (fclose(f) || res < 0) fuzz_broken("a writer failed on a memory stream", r);
     r->frames = (int)n;
     if (strlen(text) != len) fuzz_broken("a NUL byte in the output", r);
 
-    if (m == &muxer_json) {
+    if (m == PSNRHVS_SCORES_JSON) {
         if (!json_valid(text, len)) fuzz_broken("JSON that does not parse", r);
         if (count(text, "\"frameNum\": ") != n) fuzz_broken("not one JSON frame per frame", r);
         /* (raw plane scores are strings: "inf" is fine there) */
         if (!d.raw && (strstr(text, "nan") || strstr(text, "inf")))
             fuzz_broken("a non-finite JSON value other than null", r);
-    } else if (m == &muxer_xml) {
+    } else if (m == PSNRHVS_SCORES_XML) {
         if (count(text, "    <frame frameNum=\"") != n)
             fuzz_broken("not one XML frame per frame", r);
         if (strncmp(text, "<VMAF version=", 14) || len < 8 || strcmp(text + len - 8, "</VMAF>\n"))
             fuzz_broken("XML without its root element", r);
         if (count(text, "\"") % 2) fuzz_broken("XML with an unbalanced quote", r);
-    } else if (m == &muxer_sub) {
+    } else if (m == PSNRHVS_SCORES_SUB) {
         if (count(text, "\n") != n || count(text, "}frame: ") != n)
             fuzz_broken("not one subtitle line per frame", r);
-    } else if (m == &muxer_csv) {
+    } else if (m == PSNRHVS_SCORES_CSV) {
         check_csv(text, &d, r);
-    } else if (count(text, "\n") != (size_t)d.num_keys + 1) {
+    } else if (count(text, "\n") != (size_t)(d.num_planes == 3 ? 5 : 3)) {
         fuzz_broken("not one summary line per key", r);
     }
     r->err[0] = '\0';

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: arbitrary bytes as a score file (libvmaf's XML, JSON, CSV, or
- * psnrhvs's sub) through the reader of psnrhvs report and batch (tools/scores.c),
+ * psnrhvs's sub) through the reader of psnrhvs report and batch (the library's),
  * then the pooled values of every key it found.
  * SPDX-License-Identifier: BSD-2-Clause
  */
@@ -24,20 +24,20 @@ void fuzz_broken(const char *const what, const FuzzOutcome *const r) {
 
 void fuzz_target_run(const uint8_t *const data, const size_t size, FuzzOutcome *const r) {
     memset(r, 0, sizeof(*r));
-    ScoreSet s;
+    PsnrHvsScoreSet s;
     if (scores_parse(&s, (const char *)data, size, r->err, sizeof(r->err)) < 0) {
         if (!r->err[0]) broken("file rejected without a message", r);
         return;
     }
     r->opened = 1;
     r->frames = (int)(s.num_frames < 1000000 ? s.num_frames : 1000000);
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
         PsnrHvsPool p;
-        if (scores_pool_key(&s, (enum OutputKey)k, &p) < 0) continue; /* no memory */
+        if (psnrhvs_scores_pool_key(&s, (enum PsnrHvsKey)k, &p) < 0) continue; /* no memory */
         /* A pooled minimum above the maximum is a broken pooling. */
         if (p.min > p.max) broken("pooled min above max", r);
     }
-    scores_free(&s);
+    psnrhvs_scores_free(&s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {

@@ -58,6 +58,45 @@ int main(void) {
     OFF(PsnrHvsScore, psnr_hvs);
     OFF(PsnrHvsScore, tag);
 
+    SIZE(PsnrHvsFrameScore);
+    OFF(PsnrHvsFrameScore, frame_num);
+    OFF(PsnrHvsFrameScore, score);
+
+    SIZE(PsnrHvsOutput);
+    OFF(PsnrHvsOutput, version);
+    OFF(PsnrHvsOutput, engine);
+    OFF(PsnrHvsOutput, width);
+    OFF(PsnrHvsOutput, height);
+    OFF(PsnrHvsOutput, fps);
+    OFF(PsnrHvsOutput, num_planes);
+    OFF(PsnrHvsOutput, precision);
+    OFF(PsnrHvsOutput, raw);
+    OFF(PsnrHvsOutput, frames);
+    OFF(PsnrHvsOutput, num_frames);
+    OFF(PsnrHvsOutput, reserved);
+
+    SIZE(PsnrHvsScoreRow);
+    OFF(PsnrHvsScoreRow, frame_num);
+    OFF(PsnrHvsScoreRow, value);
+    OFF(PsnrHvsScoreRow, has);
+    OFF(PsnrHvsScoreRow, raw);
+    OFF(PsnrHvsScoreRow, has_raw);
+
+    SIZE(PsnrHvsScoreSet);
+    OFF(PsnrHvsScoreSet, format);
+    OFF(PsnrHvsScoreSet, frames);
+    OFF(PsnrHvsScoreSet, num_frames);
+    OFF(PsnrHvsScoreSet, has_key);
+    OFF(PsnrHvsScoreSet, num_planes);
+    OFF(PsnrHvsScoreSet, pooled_in_file);
+    OFF(PsnrHvsScoreSet, pool);
+    OFF(PsnrHvsScoreSet, width);
+    OFF(PsnrHvsScoreSet, height);
+    OFF(PsnrHvsScoreSet, nulls);
+    OFF(PsnrHvsScoreSet, fps);
+    OFF(PsnrHvsScoreSet, version);
+    OFF(PsnrHvsScoreSet, reserved);
+
     printf("api_version %u\n",
            (unsigned)((PSNRHVS_API_VERSION_MAJOR << 16) | (PSNRHVS_API_VERSION_MINOR << 8) |
                       PSNRHVS_API_VERSION_PATCH));

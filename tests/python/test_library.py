@@ -35,7 +35,9 @@ def layout(tmp_path_factory):
 
 
 STRUCTS = {"PsnrHvsLogger": _lib.Logger, "PsnrHvsSettings": _lib.Settings,
-           "PsnrHvsPicture": _lib.Picture, "PsnrHvsScore": _lib.Score}
+           "PsnrHvsPicture": _lib.Picture, "PsnrHvsScore": _lib.Score,
+           "PsnrHvsFrameScore": _lib.FrameScore, "PsnrHvsOutput": _lib.Output,
+           "PsnrHvsScoreRow": _lib.ScoreRow, "PsnrHvsScoreSet": _lib.ScoreSet}
 
 
 def test_struct_layout_matches_the_header(layout):
@@ -210,3 +212,21 @@ def test_hexfloat_like_c():
     assert f(1.0) == "0x1p+0"
     assert f(float.fromhex("0x1.b5e0b4p-12")) == "0x1.b5e0b4p-12"
     assert f(-2.5) == "-0x1.4p+1"
+
+
+def test_score_files_round_trip():
+    """Every layout the library writes reads back to the same frames (inf and f32 raw included)."""
+    inf = float("inf")
+    frames = [psnrhvs.FrameScore(0, 28.0625, 33.5, 31.25, 29.75, 2.0**-9, 2.0**-11, 3 * 2.0**-12),
+              psnrhvs.FrameScore(2, inf, inf, inf, inf, 0.0, 0.0, 0.0)]
+    r = psnrhvs.Result.from_frames(frames, version="v1", fps=30.0, width=16, height=8)
+    for fmt in ("xml", "json", "csv", "sub"):
+        back = psnrhvs.parse_json(r.to_text(fmt))
+        assert back.frames == frames, fmt
+        assert back.pooled == r.pooled, fmt
+    assert psnrhvs.parse_json(r.to_text("xml")).version == "v1"
+    assert r.summary().startswith("2 frames, 16x8\npsnr_hvs_y   mean ")
+    with pytest.raises(ValueError, match="unknown score format"):
+        r.to_text("yaml")
+    with pytest.raises(ValueError, match="XML ends early"):
+        psnrhvs.parse_json(r.to_text("xml")[:-20])

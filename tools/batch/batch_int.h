@@ -57,8 +57,8 @@ typedef struct Job {
     double start, seconds;
     /* read back from the output */
     size_t num_frames;
-    int has_key[OUTPUT_NUM_KEYS];
-    PsnrHvsPool pool[OUTPUT_NUM_KEYS];
+    int has_key[PSNRHVS_NUM_KEYS];
+    PsnrHvsPool pool[PSNRHVS_NUM_KEYS];
 } Job;
 
 typedef struct GpuSlot {

@@ -149,12 +149,13 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
             output = v;
             break;
         case COL_FORMAT: {
-            const Muxer *const m = output_muxer(v);
+            const int f = psnrhvs_scores_format_from_string(v);
             char names[64];
-            if (!m)
+            if (f < 0)
                 batch_usage_error("%s line %u: unknown format '%s' (expected %s)", file, row->line,
-                                  v, output_muxer_names(names, sizeof(names)));
-            format = m->name; /* the table's: the row's text does not last */
+                                  v, output_format_names(names, sizeof(names)));
+            /* the library's: the row's text does not last */
+            format = psnrhvs_scores_format_string((enum PsnrHvsScoreFormat)f);
             break;
         }
         case COL_PLOT:
@@ -239,7 +240,8 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
     j->reference = resolve_path(b, reference);
     j->distorted = resolve_path(b, distorted);
     j->output = resolve_path(b, output);
-    j->format = format ? format : output_muxer_for_path(output)->name;
+    j->format =
+        format ? format : psnrhvs_scores_format_string(psnrhvs_scores_format_for_path(output));
     if (j->device >= 0 && (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU))
         batch_usage_error(
             "%s line %u: a device without a GPU backend (cuda, opencl, hip or vulkan)", file,

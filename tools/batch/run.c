@@ -101,20 +101,20 @@ void batch_find_gpus(Batch *const b, const char *const spec) {
  * that is cut short or in another format. Its pooled values fill the summary.
  */
 static int read_back(Job *const j, char *const why, const size_t why_size) {
-    ScoreSet s;
+    PsnrHvsScoreSet s;
     if (scores_read(&s, j->output, why, why_size) < 0) return -1;
-    if (strcmp(scores_format_name(s.format), j->format)) {
+    if (strcmp(psnrhvs_scores_format_string(s.format), j->format)) {
         snprintf(why, why_size, "%s holds %s, the job asks for %s", j->output,
-                 scores_format_name(s.format), j->format);
-        scores_free(&s);
+                 psnrhvs_scores_format_string(s.format), j->format);
+        psnrhvs_scores_free(&s);
         return -1;
     }
     j->num_frames = s.num_frames;
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
         j->has_key[k] = s.has_key[k];
         j->pool[k] = s.pool[k];
     }
-    scores_free(&s);
+    psnrhvs_scores_free(&s);
     return 0;
 }
 

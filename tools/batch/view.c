@@ -132,9 +132,9 @@ int batch_summary_write(FILE *const f, const void *const cookie) {
     fputs("id,status,reference,distorted,output,format,frames,device,threads,seconds,bitrate,"
           "bitrate_source",
           f);
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++)
         for (int s = 0; s < 4; s++)
-            fprintf(f, ",%s_%s", output_key_name((enum OutputKey)k), stat_names[s]);
+            fprintf(f, ",%s_%s", psnrhvs_key_string((enum PsnrHvsKey)k), stat_names[s]);
     fputs(",message\n", f);
     for (int i = 0; i < b->num_jobs; i++) {
         const Job *const j = &b->jobs[i];
@@ -163,7 +163,7 @@ int batch_summary_write(FILE *const f, const void *const cookie) {
             fprintf(f, "%s,%s", shortest(buf, sizeof(buf), br.kbps), br.source);
         else
             fputc(',', f);
-        for (int k = 0; k < OUTPUT_NUM_KEYS; k++) {
+        for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
             const double v[4] = {j->pool[k].min, j->pool[k].max, j->pool[k].mean,
                                  j->pool[k].harmonic_mean};
             for (int s = 0; s < 4; s++) {

@@ -25,22 +25,6 @@ void stream_error(InputStream *const s, const char *const fmt, ...) {
     va_end(ap);
 }
 
-const char *visible(char *const buf, const size_t size, const char *const s) {
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
-        if (*p >= 0x20 && *p < 0x7f)
-            buf[n++] = (char)*p;
-        else if (*p == '\r')
-            n += (size_t)snprintf(buf + n, size - n, "\\r");
-        else if (*p == '\t')
-            n += (size_t)snprintf(buf + n, size - n, "\\t");
-        else
-            n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
-    }
-    if (size) buf[n < size ? n : size - 1] = '\0';
-    return buf;
-}
-
 size_t stream_read(InputStream *const s, void *const buf, const size_t size) {
     uint8_t *dst = buf;
     size_t done = 0;

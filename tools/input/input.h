@@ -62,11 +62,6 @@ typedef struct InputStream {
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
 size_t stream_read(InputStream *s, void *buf, size_t size);
 
-/**
- * Copy s into buf with control and non-ASCII bytes written visibly ("\\r",
- * "\\x01"), for messages that quote what a file holds. @return buf.
- */
-const char *visible(char *buf, size_t size, const char *s);
 
 /** Set s->err (printf format). */
 #ifdef __GNUC__

@@ -614,19 +614,38 @@ done:
     return res;
 }
 
-typedef struct MuxerCall {
-    const Muxer *m;
-    const OutputData *d;
-} MuxerCall;
+typedef struct FormatCall {
+    enum PsnrHvsScoreFormat f;
+    const PsnrHvsOutput *o;
+} FormatCall;
 
-static int muxer_call(FILE *const f, const void *const cookie) {
-    const MuxerCall *const c = cookie;
-    return c->m->write(f, c->d);
+static int to_file(void *const f, const char *const data, const size_t size) {
+    return fwrite(data, 1, size, f) != size;
 }
 
-int output_commit(OutputFile **const of_p, const Muxer *const m, const OutputData *const d) {
-    const MuxerCall c = {m, d};
-    return output_commit_with(of_p, muxer_call, &c);
+static int format_call(FILE *const f, const void *const cookie) {
+    const FormatCall *const c = cookie;
+    return psnrhvs_output_write(c->o, c->f, to_file, f) < 0 ? -1 : 0;
+}
+
+int output_commit(OutputFile **const of_p, const enum PsnrHvsScoreFormat f,
+                  const PsnrHvsOutput *const o) {
+    const FormatCall c = {f, o};
+    return output_commit_with(of_p, format_call, &c);
+}
+
+const char *output_format_names(char *const buf, const size_t size) {
+    buf[0] = '\0';
+    for (int i = 0; psnrhvs_scores_format_string((enum PsnrHvsScoreFormat)i); i++) {
+        const int last = !psnrhvs_scores_format_string((enum PsnrHvsScoreFormat)(i + 1));
+        const size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s",
+                 !i     ? ""
+                 : last ? " or "
+                        : ", ",
+                 psnrhvs_scores_format_string((enum PsnrHvsScoreFormat)i));
+    }
+    return buf;
 }
 
 int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, const void *cookie),

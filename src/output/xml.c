@@ -1,12 +1,46 @@
 /*
- * psnrhvs: reading libvmaf's XML back into a ScoreSet (tools/scores.c picks the
- * layout; tools/output/xml.c writes it).
+ * psnrhvs: libvmaf's XML layout: written and read back.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "output/reader.h"
+#include "output/layout.h"
+
+static void xml_write(Out *const out, const Sheet *const s) {
+    char buf[NUMFMT_SIZE];
+    out_printf(out, "<VMAF version=\"%s\">\n", s->o->version);
+    out_printf(out, "  <params qualityWidth=\"%d\" qualityHeight=\"%d\" />\n", s->o->width,
+               s->o->height);
+    out_printf(out, "  <fyi fps=\"%.2f\" />\n", s->o->fps);
+    out_printf(out, "  <frames>\n");
+    for (size_t i = 0; i < s->o->num_frames; i++) {
+        const PsnrHvsFrameScore *const fr = &s->o->frames[i];
+        out_printf(out, "    <frame frameNum=\"%u\"", fr->frame_num);
+        for (int k = 0; k < s->num_keys; k++)
+            out_printf(out, " %s=\"%s\"", psnrhvs_key_string(s->keys[k]),
+                       numfmt(buf, psnrhvs_key_value(&fr->score, s->keys[k]), s->o->precision, 0));
+        if (s->o->raw)
+            for (int p = 0; p < s->o->num_planes; p++)
+                out_printf(out, " %s=\"%s\"", raw_names[p], rawfmt(buf, fr->score.raw[p]));
+        out_printf(out, " />\n");
+    }
+    out_printf(out, "  </frames>\n");
+    out_printf(out, "  <pooled_metrics>\n");
+    for (int k = 0; k < s->num_keys; k++) {
+        const PsnrHvsPool *const p = &s->pool[s->keys[k]];
+        out_printf(out, "    <metric name=\"%s\"", psnrhvs_key_string(s->keys[k]));
+        out_printf(out, " min=\"%s\"", numfmt(buf, p->min, s->o->precision, 0));
+        out_printf(out, " max=\"%s\"", numfmt(buf, p->max, s->o->precision, 0));
+        out_printf(out, " mean=\"%s\"", numfmt(buf, p->mean, s->o->precision, 0));
+        out_printf(out, " harmonic_mean=\"%s\"", numfmt(buf, p->harmonic_mean, s->o->precision, 0));
+        out_printf(out, " />\n");
+    }
+    out_printf(out, "  </pooled_metrics>\n");
+    out_printf(out, "  <aggregate_metrics />\n");
+    out_printf(out, "</VMAF>\n");
+}
 
 /* libvmaf's elements, attribute by attribute. */
 
@@ -49,8 +83,7 @@ static int attr_is(const XmlAttr *const a, const char *const name) {
     return a->name_len == strlen(name) && !memcmp(a->name, name, a->name_len);
 }
 
-int parse_xml(Parser *const ps) {
-    size_t cap = 0;
+static int parse_xml(Parser *const ps) {
     int root = 0, closed = 0, frames = 0;
     XmlAttr a;
     int r;
@@ -88,11 +121,17 @@ int parse_xml(Parser *const ps) {
             if (!TAG_IS("VMAF"))
                 return reader_fail(ps, "not libvmaf's XML: the root is not <VMAF>");
             root = 1;
+            while ((r = xml_attr(ps, &a)) > 0)
+                if (attr_is(&a, "version"))
+                    snprintf(ps->s->version, sizeof(ps->s->version), "%.*s",
+                             (int)(a.value_len < 63 ? a.value_len : 63), a.value);
+            if (r < 0) return -1;
+            continue;
         }
         if (TAG_IS("frames")) frames = 1;
         if (TAG_IS("frame")) {
-            double v[OUTPUT_NUM_KEYS];
-            int have[OUTPUT_NUM_KEYS] = {0}, have_num = 0;
+            double v[NUM_FIELDS];
+            int have[NUM_FIELDS] = {0}, have_num = 0;
             unsigned num = 0;
             while ((r = xml_attr(ps, &a)) > 0) {
                 if (attr_is(&a, "frameNum")) {
@@ -101,19 +140,16 @@ int parse_xml(Parser *const ps) {
                     have_num = 1;
                     continue;
                 }
-                const int k = reader_key_of(a.name, a.name_len);
+                const int k = reader_field_of(a.name, a.name_len);
                 if (k < 0) continue;
                 if (reader_number(a.value, a.value_len, &v[k]) < 0)
-                    return reader_fail(ps, "bad %s value \"%.*s\"", output_key_name(k),
+                    return reader_fail(ps, "bad %s value \"%.*s\"", reader_field_name(k),
                                        (int)(a.value_len > 40 ? 40 : a.value_len), a.value);
                 have[k] = 1;
             }
             if (r < 0) return -1;
             if (!have_num) return reader_fail(ps, "a frame without frameNum");
-            ScoreFrame *const f = reader_new_frame(ps, &cap, num);
-            if (!f) return -1;
-            for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
-                if (have[k]) reader_set_value(ps->s, f, k, v[k]);
+            if (reader_add_frame(ps, num, v, have) < 0) return -1;
         } else if (TAG_IS("metric")) {
             PsnrHvsPool pool = {NAN, NAN, NAN, NAN};
             int k = -1;
@@ -133,6 +169,10 @@ int parse_xml(Parser *const ps) {
                 ps->s->pool[k] = pool;
                 ps->s->pooled_in_file = 1;
             }
+        } else if (TAG_IS("fyi")) {
+            while ((r = xml_attr(ps, &a)) > 0)
+                if (attr_is(&a, "fps")) reader_number(a.value, a.value_len, &ps->s->fps);
+            if (r < 0) return -1;
         } else if (TAG_IS("params")) {
             while ((r = xml_attr(ps, &a)) > 0) {
                 unsigned v;
@@ -153,3 +193,5 @@ int parse_xml(Parser *const ps) {
     if (!frames) return reader_fail(ps, "no <frames> in the XML");
     return 0;
 }
+
+const Layout layout_xml = {.name = "xml", .write = xml_write, .parse = parse_xml};

@@ -1,18 +1,37 @@
 /*
- * psnrhvs: reading libvmaf's CSV back into a ScoreSet (tools/scores.c picks the
- * layout; tools/output/csv.c writes it).
+ * psnrhvs: libvmaf's CSV layout (per-frame rows, each ending with a comma): written and read back.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#include <math.h>
 #include <string.h>
 
-#include "output/reader.h"
+#include "output/layout.h"
+
+static void csv_write(Out *const out, const Sheet *const s) {
+    char buf[NUMFMT_SIZE];
+    out_printf(out, "Frame,");
+    for (int k = 0; k < s->num_keys; k++) out_printf(out, "%s,", psnrhvs_key_string(s->keys[k]));
+    if (s->o->raw)
+        for (int p = 0; p < s->o->num_planes; p++) out_printf(out, "%s,", raw_names[p]);
+    out_printf(out, "\n");
+    for (size_t i = 0; i < s->o->num_frames; i++) {
+        const PsnrHvsFrameScore *const fr = &s->o->frames[i];
+        out_printf(out, "%u,", fr->frame_num);
+        for (int k = 0; k < s->num_keys; k++)
+            out_printf(out, "%s,",
+                       numfmt(buf, psnrhvs_key_value(&fr->score, s->keys[k]), s->o->precision, 0));
+        if (s->o->raw)
+            for (int p = 0; p < s->o->num_planes; p++)
+                out_printf(out, "%s,", rawfmt(buf, fr->score.raw[p]));
+        out_printf(out, "\n");
+    }
+}
 
 /* libvmaf's: a header row, every row ending with ','. */
 
 #define CSV_MAX_COLUMNS 256
 
-int parse_csv(Parser *const ps) {
-    size_t cap = 0;
+static int parse_csv(Parser *const ps) {
     const char *line = NULL;
     size_t len = 0;
     if (reader_next_line(ps, &line, &len) <= 0)
@@ -24,7 +43,7 @@ int parse_csv(Parser *const ps) {
         const size_t flen = comma ? (size_t)(comma - f) : len - i;
         if (!comma && !flen) break; /* libvmaf's trailing comma */
         if (ncols == CSV_MAX_COLUMNS) return reader_fail(ps, "too many CSV columns");
-        col_key[ncols] = ncols == 0 ? -2 : reader_key_of(f, flen);
+        col_key[ncols] = ncols == 0 ? -2 : reader_field_of(f, flen);
         ncols++;
         i += flen + 1;
     }
@@ -34,8 +53,8 @@ int parse_csv(Parser *const ps) {
     while (reader_next_line(ps, &line, &len) > 0) {
         row++;
         if (!len) continue;
-        double v[OUTPUT_NUM_KEYS];
-        int have[OUTPUT_NUM_KEYS] = {0}, col = 0;
+        double v[NUM_FIELDS];
+        int have[NUM_FIELDS] = {0}, col = 0;
         unsigned num = 0;
         for (size_t i = 0; i <= len && col < ncols; col++) {
             const char *const f = line + i;
@@ -48,17 +67,16 @@ int parse_csv(Parser *const ps) {
             } else if (col_key[col] >= 0) {
                 if (reader_number(f, flen, &v[col_key[col]]) < 0)
                     return reader_fail(ps, "CSV row %u: bad %s value '%.*s'", row,
-                                       output_key_name(col_key[col]), (int)(flen > 40 ? 40 : flen),
-                                       f);
+                                       reader_field_name(col_key[col]),
+                                       (int)(flen > 40 ? 40 : flen), f);
                 have[col_key[col]] = 1;
             }
             i += flen + 1;
         }
         if (col < ncols) return reader_fail(ps, "CSV row %u: %d of %d columns", row, col, ncols);
-        ScoreFrame *const f = reader_new_frame(ps, &cap, num);
-        if (!f) return -1;
-        for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
-            if (have[k]) reader_set_value(ps->s, f, k, v[k]);
+        if (reader_add_frame(ps, num, v, have) < 0) return -1;
     }
     return ps->failed ? -1 : 0;
 }
+
+const Layout layout_csv = {.name = "csv", .write = csv_write, .parse = parse_csv};

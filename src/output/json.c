@@ -1,12 +1,60 @@
 /*
- * psnrhvs: reading libvmaf's JSON back into a ScoreSet (tools/scores.c picks the
- * layout; tools/output/json.c writes it).
+ * psnrhvs: libvmaf's JSON layout: written and read back.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <math.h>
 #include <string.h>
 
-#include "output/reader.h"
+#include "output/layout.h"
+
+static void json_write(Out *const out, const Sheet *const s) {
+    char buf[NUMFMT_SIZE];
+    out_printf(out, "{\n");
+    out_printf(out, "  \"version\": \"%s\",\n", s->o->version);
+    if (isfinite(s->o->fps))
+        out_printf(out, "  \"fps\": %.2f,\n", s->o->fps);
+    else
+        out_printf(out, "  \"fps\": null,\n"); /* as libvmaf */
+    out_printf(out, "  \"frames\": [\n");
+    for (size_t i = 0; i < s->o->num_frames; i++) {
+        const PsnrHvsFrameScore *const fr = &s->o->frames[i];
+        out_printf(out, "    {\n");
+        out_printf(out, "      \"frameNum\": %u,\n", fr->frame_num);
+        out_printf(out, "      \"metrics\": {\n");
+        const int entries = s->num_keys + (s->o->raw ? s->o->num_planes : 0);
+        for (int k = 0; k < s->num_keys; k++) {
+            const double v = psnrhvs_key_value(&fr->score, s->keys[k]);
+            const char *const sep = k + 1 < entries ? "," : "";
+            /* libvmaf ends a null entry without a newline, so the nulls of an
+             * identical frame share one line: the same bytes here. */
+            out_printf(out, "        \"%s\": %s%s%s", psnrhvs_key_string(s->keys[k]),
+                       numfmt(buf, v, s->o->precision, 1), sep, isfinite(v) ? "\n" : "");
+        }
+        /* Hex floats are not JSON numbers: strings, which strtod() parses. */
+        if (s->o->raw)
+            for (int p = 0; p < s->o->num_planes; p++)
+                out_printf(out, "        \"%s\": \"%s\"%s\n", raw_names[p],
+                           rawfmt(buf, fr->score.raw[p]), s->num_keys + p + 1 < entries ? "," : "");
+        out_printf(out, "      }\n");
+        out_printf(out, "    }%s\n", i + 1 < s->o->num_frames ? "," : "");
+    }
+    out_printf(out, "  ],\n");
+    out_printf(out, "  \"pooled_metrics\": {\n");
+    for (int k = 0; k < s->num_keys; k++) {
+        const PsnrHvsPool *const p = &s->pool[s->keys[k]];
+        out_printf(out, "    \"%s\": {\n", psnrhvs_key_string(s->keys[k]));
+        out_printf(out, "      \"min\": %s,\n", numfmt(buf, p->min, s->o->precision, 1));
+        out_printf(out, "      \"max\": %s,\n", numfmt(buf, p->max, s->o->precision, 1));
+        out_printf(out, "      \"mean\": %s,\n", numfmt(buf, p->mean, s->o->precision, 1));
+        out_printf(out, "      \"harmonic_mean\": %s\n",
+                   numfmt(buf, p->harmonic_mean, s->o->precision, 1));
+        out_printf(out, "    }%s\n", k + 1 < s->num_keys ? "," : "");
+    }
+    out_printf(out, "  },\n");
+    out_printf(out, "  \"aggregate_metrics\": {\n");
+    out_printf(out, "  }\n");
+    out_printf(out, "}\n");
+}
 
 /* A strict pull parser, depth-limited. */
 
@@ -198,10 +246,10 @@ static int json_element(Parser *const ps, int *const first) {
     return 1;
 }
 
-static int json_frame(Parser *const ps, size_t *const cap) {
+static int json_frame(Parser *const ps) {
     if (json_expect(ps, '{') < 0) return -1;
-    double v[OUTPUT_NUM_KEYS];
-    int have[OUTPUT_NUM_KEYS] = {0}, have_num = 0;
+    double v[NUM_FIELDS];
+    int have[NUM_FIELDS] = {0}, have_num = 0;
     unsigned num = 0;
     char key[64];
     size_t key_len;
@@ -218,9 +266,17 @@ static int json_frame(Parser *const ps, size_t *const cap) {
             if (json_expect(ps, '{') < 0) return -1;
             int mfirst = 1, mr;
             while ((mr = json_member(ps, &mfirst, key, sizeof(key), &key_len)) > 0) {
-                const int k = key_len < sizeof(key) ? reader_key_of(key, key_len) : -1;
+                const int k = key_len < sizeof(key) ? reader_field_of(key, key_len) : -1;
                 if (k < 0) {
                     if (json_skip(ps, 3) < 0) return -1;
+                } else if (k >= FIELD_RAW) {
+                    /* hex floats are not JSON numbers: the writers quote them */
+                    char text[64];
+                    size_t n;
+                    if (json_string(ps, text, sizeof(text), &n) < 0) return -1;
+                    if (n >= sizeof(text) || reader_number(text, n, &v[k]) < 0)
+                        return reader_fail(ps, "bad %s value", reader_field_name(k));
+                    have[k] = 1;
                 } else {
                     if (json_score(ps, &v[k]) < 0) return -1;
                     have[k] = 1;
@@ -233,11 +289,7 @@ static int json_frame(Parser *const ps, size_t *const cap) {
     }
     if (r < 0) return -1;
     if (!have_num) return reader_fail(ps, "a frame without frameNum");
-    ScoreFrame *const f = reader_new_frame(ps, cap, num);
-    if (!f) return -1;
-    for (int k = 0; k < OUTPUT_NUM_KEYS; k++)
-        if (have[k]) reader_set_value(ps->s, f, k, v[k]);
-    return 0;
+    return reader_add_frame(ps, num, v, have);
 }
 
 static int json_pooled(Parser *const ps) {
@@ -272,8 +324,7 @@ static int json_pooled(Parser *const ps) {
     return 0;
 }
 
-int parse_json(Parser *const ps) {
-    size_t cap = 0;
+static int parse_json(Parser *const ps) {
     int have_frames = 0;
     if (json_expect(ps, '{') < 0) return -1;
     char key[64];
@@ -284,11 +335,25 @@ int parse_json(Parser *const ps) {
             if (json_expect(ps, '[') < 0) return -1;
             int afirst = 1, ar;
             while ((ar = json_element(ps, &afirst)) > 0)
-                if (json_frame(ps, &cap) < 0) return -1;
+                if (json_frame(ps) < 0) return -1;
             if (ar < 0) return -1;
             have_frames = 1;
         } else if (!strcmp(key, "pooled_metrics")) {
             if (json_pooled(ps) < 0) return -1;
+        } else if (!strcmp(key, "version")) {
+            json_ws(ps);
+            if (ps->p < ps->end && *ps->p == '"') {
+                if (json_string(ps, ps->s->version, sizeof(ps->s->version), NULL) < 0) return -1;
+            } else if (json_skip(ps, 1) < 0) {
+                return -1;
+            }
+        } else if (!strcmp(key, "fps")) {
+            json_ws(ps);
+            if (ps->p < ps->end && (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))) {
+                if (json_number(ps, &ps->s->fps) < 0) return -1;
+            } else if (json_skip(ps, 1) < 0) {
+                return -1;
+            }
         } else if (json_skip(ps, 1) < 0) {
             return -1;
         }
@@ -299,3 +364,5 @@ int parse_json(Parser *const ps) {
     if (!have_frames) return reader_fail(ps, "no \"frames\" in the JSON");
     return 0;
 }
+
+const Layout layout_json = {.name = "json", .write = json_write, .parse = parse_json};
