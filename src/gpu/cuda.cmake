@@ -46,7 +46,7 @@ endif()
 set(PSNRHVS_CUDA_KERNEL_FLAGS ${PSNRHVS_CUDA_NUMERICS_FLAGS} ${gencode} ${hip_paths_defs}
     CACHE INTERNAL "nvcc flags of src/gpu/kernels.cu")
 
-add_library(psh_cuda_kernels OBJECT ../gpu/kernels.cu)
+add_library(psh_cuda_kernels OBJECT kernels.cu)
 # The architectures are in PSNRHVS_CUDA_KERNEL_FLAGS, not added again by CMake.
 set_target_properties(psh_cuda_kernels PROPERTIES CUDA_ARCHITECTURES OFF
                                                       CUDA_STANDARD 17
@@ -60,7 +60,7 @@ target_include_directories(psh_cuda_kernels PRIVATE ${PROJECT_SOURCE_DIR}/includ
                                                         ${PROJECT_SOURCE_DIR}/src)
 
 # The host, an object library of its own: bench/cuda drives its stages too.
-add_library(psnrhvs_cuda_host OBJECT ../gpu/gpu_backend.c)
+add_library(psnrhvs_cuda_host OBJECT gpu_backend.c)
 psnrhvs_numerics(psnrhvs_cuda_host)
 target_include_directories(psnrhvs_cuda_host PRIVATE ${PROJECT_SOURCE_DIR}/include
                                                      ${PROJECT_SOURCE_DIR}/src)
