@@ -521,7 +521,9 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     unsigned idx = 0;
     FramePair fp;
     int read_res;
+    double wait_s = 0, t_wait = score_now_seconds();
     while ((read_res = pair_reader_next(pr, &fp)) > 0) {
+        wait_s += score_now_seconds() - t_wait;
         if (!t_first_frame) t_first_frame = score_now_seconds();
         idx = fp.idx;
         /* Keep frames in flight: send until the queue is full, then take the oldest. */
@@ -533,6 +535,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             fprintf(cli_err(), "psnrhvs: interrupted\n");
             goto end;
         }
+        t_wait = score_now_seconds();
         if (show_progress || e->progress) {
             const double t = score_now_seconds();
             if (t - last_progress >= 0.25) {
@@ -563,6 +566,14 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
                 (t_open_start - t0) * 1e3, (opener.done - t_open_start) * 1e3,
                 psnrhvs_backend_name(sc.ctx), (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3,
                 (score_now_seconds() - t0) * 1e3);
+    if (timing) {
+        double reading, waiting;
+        pair_reader_times(pr, &reading, &waiting);
+        fprintf(cli_err(),
+                "psnrhvs: timing: frames: waiting for the reader %.1f ms, in send %.1f ms, in "
+                "receive %.1f ms; the reader reading %.1f ms, waiting for room %.1f ms\n",
+                wait_s * 1e3, sc.send_s * 1e3, sc.recv_s * 1e3, reading * 1e3, waiting * 1e3);
+    }
     if (show_progress && idx) progress(idx, total, start, 1);
     if (e->progress) e->progress(e->cookie, idx, total);
     for (int r = 0; r < n; r++) {

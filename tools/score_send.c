@@ -62,7 +62,9 @@ int score_receive(Scorer *const sc, Rendition *const rend, LogState *const log) 
     const unsigned before = log->count;
     const int mute = log->mute;
     if (sc->defer) log->mute = 1, log->last[0] = '\0';
+    const double t0 = score_now_seconds();
     const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
+    sc->recv_s += score_now_seconds() - t0;
     log->mute = mute;
     /* Scored (or refused): the GPU frames it read may be reused. */
     if (sc->holds) score_free_holds(&sc->ring[sc->received % sc->ring_size]);
@@ -107,8 +109,10 @@ int score_send(Scorer *const sc, const FramePair *const fp, Rendition *const ren
     }
     for (;;) {
         const unsigned before = log->count;
+        const double t0 = score_now_seconds();
         const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
                                            : psnrhvs_send(c, fp->ref, fp->dist, tag);
+        sc->send_s += score_now_seconds() - t0;
         if (!res) {
             /* The library reads GPU frames until the frame is received. */
             if (sc->holds) {

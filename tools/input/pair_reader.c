@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "msg.h"
 #include "input/pair_reader.h"
@@ -58,6 +59,7 @@ struct PairReader {
     /* written by the reader before done, read by the main thread after */
     EndNote notes[MAX_DISTS];
     int num_notes;
+    double reading, waiting; ///< under lock: the reader's seconds reading, and waiting for room
     char err[512];
 };
 
@@ -178,6 +180,12 @@ static void note_end(PairReader *const pr, const Input *const ended, const Input
     if (pr->num_notes < MAX_DISTS) pr->notes[pr->num_notes++] = (EndNote){ended, longer, idx};
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void *reader_thread(void *const arg) {
     PairReader *const pr = arg;
     /* Skipped frames go through slot 0: nothing is published yet. */
@@ -195,12 +203,14 @@ static void *reader_thread(void *const arg) {
     }
     unsigned active = (1u << pr->n) - 1;
     for (unsigned idx = 0; !pr->s.frame_cnt || idx < pr->s.frame_cnt; idx++) {
+        const double t0 = now_s();
         pthread_mutex_lock(&pr->lock);
         while (pr->count == pr->depth && !pr->stop) pthread_cond_wait(&pr->freed, &pr->lock);
         const int stop = pr->stop;
         PairSlot *const sl = &pr->slot[(pr->head + pr->count) % pr->depth];
         pthread_mutex_unlock(&pr->lock);
         if (stop) break;
+        const double t1 = now_s();
 
         /* Every side is read at once, each distorted input on a thread: one
          * thread copies frames out of the page cache at a few GB/s, less
@@ -236,7 +246,10 @@ static void *reader_thread(void *const arg) {
         if (!active) break;
         sl->idx = idx;
         sl->active = active;
+        const double t2 = now_s();
         pthread_mutex_lock(&pr->lock);
+        pr->waiting += t1 - t0;
+        pr->reading += t2 - t1;
         pr->count++;
         pthread_cond_signal(&pr->filled);
         pthread_mutex_unlock(&pr->lock);
@@ -287,6 +300,13 @@ int pair_reader_next(PairReader *const pr, FramePair *const pair) {
                     pr->notes[i].idx);
     pr->num_notes = 0; /* warn once */
     return status;
+}
+
+void pair_reader_times(PairReader *const pr, double *const reading, double *const waiting) {
+    pthread_mutex_lock(&pr->lock);
+    *reading = pr->reading;
+    *waiting = pr->waiting;
+    pthread_mutex_unlock(&pr->lock);
 }
 
 void pair_reader_release(PairReader *const pr) {

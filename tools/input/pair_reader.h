@@ -59,6 +59,9 @@ int pair_reader_start(PairReader *pr);
  */
 int pair_reader_next(PairReader *pr, FramePair *pair);
 
+/** Seconds the reader spent reading frames, and waiting for room in its ring. */
+void pair_reader_times(PairReader *pr, double *reading, double *waiting);
+
 /** Done with the pair from pair_reader_next(). */
 void pair_reader_release(PairReader *pr);
 
