@@ -8,7 +8,8 @@
 #   libvmaf's vmaf --threads 16 on the same files (built here in the same
 #   call from .device/vmaf); the host-to-device bandwidth (cuda_bench);
 #   batch in one process against the fork-per-job batch of the earlier tree
-#   (.device/old); NVDEC and CPU decoding of 4K encodes with the default
+#   (.device/old); where the frames of 480-frame 4K runs wait
+#   (PSNRHVS_TIMING=1, mapped with and without prefault, read()); NVDEC and CPU decoding of 4K encodes with the default
 #   and pinned backends (bench/hwaccel_gpu.sh, .device/ffmpeg).
 #
 # Here:   CLIP_FRAMES=120 bench/ffmpeg_carry.sh build .device/ffmpeg
@@ -156,6 +157,21 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ]; then
     st=$(calc "360 / (${T[uhd10-480-default]} - ${T[uhd10-120-default]})")
     say "3840x2160 10-bit: default steady $(printf %.0f "$st") fps = $(calc "100 * $st / $H2D10" | xargs printf %.1f)% of the h2d limit ($H2D10 frame pairs/s)"
 fi
+
+step "where the frames wait, 480 frames (PSNRHVS_TIMING=1; one run each; s, then the timing line)"
+for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" "uhd10 10 cuda PSNRHVS_NO_MMAP=1" \
+    "uhd10 10 cuda16" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 cuda PSNRHVS_MAP_PREFAULT=0"; do
+    set -- $c
+    flags=(--backend cuda)
+    [ "$3" = cuda16 ] && flags=(--backend cuda --threads 16)
+    [ "$3" = default ] && flags=()
+    v=$(timed env PSNRHVS_TIMING=1 ${4:-} "$P" -r $W/$1_ref.yuv -d $W/$1_dist.yuv -w 3840 -h 2160 \
+        -b $2 "${flags[@]}" --frame_cnt 480 -q --json --precision max --raw -o $L/wait.json)
+    say "$c: $v s"
+    grep "timing:" $L/run.log | sed 's/^/  /' | tee -a "$S" >/dev/null
+    cmp -s <(grep -v '"fps"' $L/wait.json) <(grep -v '"fps"' $L/$1-480-cuda.json) ||
+        say "  outputs DIFFER from the grid's cuda run"
+done
 
 if [ -x "$BO/tools/psnrhvs" ] && [ "${OLD_BENCH:-1}" = 1 ]; then
     step "the earlier tree's CLI, --backend cuda and --backend cpu --threads 16, 3840x2160 8-bit (median of $REPS)"

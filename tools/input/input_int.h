@@ -36,6 +36,7 @@ struct Input {
     size_t page;
     int guard;       ///< its slot in the SIGBUS guard, -1 when none
     int defer_range; ///< in-place 16-bit frames: the range is checked on request
+    int prefault;    ///< mapped: fault each frame's pages in on the reader thread
     int on_device;   ///< frames handed out on the GPU (input_keep_on_device)
 };
 

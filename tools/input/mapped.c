@@ -107,6 +107,10 @@ void input_try_map(Input *const in, const char *const path) {
     }
     pthread_mutex_unlock(&guard_lock);
     in->map_pos = logical;
+    /* PSNRHVS_MAP_PREFAULT=0: the pages fault in where the frame is first
+     * read (the library's packing threads) instead of on the reader thread. */
+    const char *const pf = getenv("PSNRHVS_MAP_PREFAULT");
+    in->prefault = !pf || strcmp(pf, "0");
     const long page = sysconf(_SC_PAGESIZE);
     in->page = page > 0 ? (size_t)page : 4096;
 }
@@ -158,8 +162,8 @@ int input_mapped_read(Input *const in, InputFrame *const frame) {
     const int res = psnrhvs_file_locate(in->file, in->map + pos, size - pos, &header, &st);
     if (res <= 0) return res < 0 ? input_file_error(in, &st) : 0;
     const uint8_t *const payload = in->map + pos + header;
-    if (prefault(in, payload, bytes) < 0 || mapped_size(in) < pos + header + bytes ||
-        input_mapping_lost(in)) {
+    if ((in->prefault && prefault(in, payload, bytes) < 0) ||
+        mapped_size(in) < pos + header + bytes || input_mapping_lost(in)) {
         stream_error(&in->s, "truncated frame %u in %s: the file was cut short while being read",
                      in->frames_read, in->s.name);
         return -1;
