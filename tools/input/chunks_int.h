@@ -96,7 +96,8 @@ typedef struct Worker {
     struct Chunks *c;
     pthread_t th;
     int started;
-    Run *run; ///< worker 0: chunk 0's run, in the input's own decoder
+    Run *run;   ///< worker 0: chunk 0's run, in the input's own decoder
+    int joined; ///< a session of its gave a frame (worker 0: run 0 did)
     AVPacket *pkt;
     AVFrame *frame;
 } Worker;
@@ -136,9 +137,14 @@ struct Chunks {
     Worker w[MAX_SESSIONS];
     int nw;
 
+    int first_out; ///< run 0 gave a frame or ended: the other workers may open sessions
+    int opening;   ///< workers past that gate whose session gave no frame yet
+
     int timing;
     double t_open, t_first, open_ms;
-    int runs, absorbed, given_up, sessions_opened;
+    double t_decoded;             ///< run 0's first frame out, 0 none
+    double join_ms[MAX_SESSIONS]; ///< each other worker's first frame out, after t_open
+    int runs, absorbed, given_up, sessions_opened, joined;
     long long tail_packets;
 };
 
@@ -160,6 +166,10 @@ void chunks_make_plan(Plan *p, const AVFormatContext *fc, int stream, const AVCo
 
 /** The bytes of frames that runs ahead may queue, every input's together. */
 size_t chunks_frame_budget(const Plan *p, int device);
+
+/** A symbol of libcuda.so.1 once FFmpeg has loaded it (never loaded here, no
+ * CUDA headers either); NULL: not loaded, or no such symbol. */
+void *chunks_cuda_sym(const char *name);
 
 /* ---- chunks_session.c: what the decoder sessions share ---- */
 

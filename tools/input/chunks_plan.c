@@ -1,7 +1,7 @@
 /*
  * psnrhvs: decoding in keyframe chunks: the plan: how many sessions, their
  * threads and the chunks' size (from the environment and the container),
- * and the memory budget for frames queued ahead.
+ * the memory budget for frames queued ahead, and the CUDA driver's symbols.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <dlfcn.h>
@@ -95,19 +95,28 @@ void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int 
     if (p->keyframes > 0 && p->keyframes < p->sessions) p->sessions = p->keyframes;
 }
 
+/* ---- the CUDA driver, as FFmpeg loaded it ---------------------------------- */
+
+void *chunks_cuda_sym(const char *const name) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static void *lib; /* kept open: the symbols outlive FFmpeg's own reference */
+    pthread_mutex_lock(&lock);
+    if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *const l = lib;
+    pthread_mutex_unlock(&lock);
+    return l ? dlsym(l, name) : NULL;
+}
+
 /* ---- the memory budget for frames of runs ahead ---------------------------- */
 
-/* A GPU's memory, from the driver FFmpeg opened (no CUDA headers here). */
+/* A GPU's memory, from the driver FFmpeg opened. */
 static size_t gpu_memory(const int device) {
-    void *const lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!lib) return 0;
-    int (*init)(unsigned) = (int (*)(unsigned))dlsym(lib, "cuInit");
-    int (*get)(int *, int) = (int (*)(int *, int))dlsym(lib, "cuDeviceGet");
-    int (*total)(size_t *, int) = (int (*)(size_t *, int))dlsym(lib, "cuDeviceTotalMem_v2");
+    int (*init)(unsigned) = (int (*)(unsigned))chunks_cuda_sym("cuInit");
+    int (*get)(int *, int) = (int (*)(int *, int))chunks_cuda_sym("cuDeviceGet");
+    int (*total)(size_t *, int) = (int (*)(size_t *, int))chunks_cuda_sym("cuDeviceTotalMem_v2");
     size_t bytes = 0;
     int dev = 0;
     if (!init || !get || !total || init(0) || get(&dev, device) || total(&bytes, dev)) bytes = 0;
-    dlclose(lib);
     return bytes;
 }
 

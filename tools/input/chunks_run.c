@@ -75,8 +75,27 @@ typedef struct Decode {
     int64_t tail_hi;  ///< its leading pictures [tail_key + 1, tail_hi) are the run's
     int tail_seen;
     int leave;    ///< cancelled or closing
+    int joining;  ///< the worker's session has given no frame yet
     Session sess; ///< the decoder's opaque
 } Decode;
+
+/* A worker's session gave its first frame at t_out (now_ms()), or its run
+ * ended without one (0): the sessions waiting to open may go on (take_work). */
+static void note_joined(Decode *const dd, const double t_out) {
+    struct Chunks *const c = dd->c;
+    dd->joining = 0;
+    pthread_mutex_lock(&c->lock);
+    if (dd->r->first == 0) {
+        c->first_out = 1;
+        c->t_decoded = t_out;
+    } else {
+        c->opening--;
+        if (t_out) c->join_ms[c->joined++] = t_out - c->t_open;
+    }
+    dd->w->joined |= t_out != 0;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
 
 static void set_error(Decode *const dd, const int kind, const int err, const char *const what) {
     char last[256];
@@ -218,7 +237,10 @@ static int decode(Decode *const dd, const AVPacket *const pkt) {
             set_error(dd, ERR_RECEIVE, ret, av_err2str(ret));
             return -1;
         }
-        if (take_frame(dd, dd->w->frame) < 0) return -1;
+        const double t_out = dd->joining ? now_ms() : 0;
+        ret = take_frame(dd, dd->w->frame);
+        if (dd->joining) note_joined(dd, t_out); /* once run 0's first frame is queued */
+        if (ret < 0) return -1;
     }
 }
 
@@ -329,6 +351,7 @@ static void run_decode(struct Chunks *const c, Worker *const w, Run *const r) {
     dd.lo = dd.hi = first.start;
     dd.lead_hi = r->first ? first.lead_end : first.start + 1;
     dd.found = r->first == 0;
+    dd.joining = !w->joined;
     dd.dec = r->first ? open_session(c, &first, &dd.sess) : c->dec0;
     if (!dd.dec) {
         if (r->first)
@@ -411,6 +434,7 @@ static void run_decode(struct Chunks *const c, Worker *const w, Run *const r) {
     if (drain && !dd.leave && !r->err && decode(&dd, NULL) >= 0 && !r->err && dd.tail_key >= 0 &&
         !dd.tail_seen)
         set_error(&dd, ERR_SPLIT, AVERROR_BUG, "the next chunk's keyframe did not come out");
+    if (dd.joining) note_joined(&dd, 0.0);
     if (dd.dec) r->end_hbf = dd.dec->has_b_frames;
     if (dd.dec && dd.dec != c->dec0) {
         avcodec_free_context(&dd.dec);
@@ -433,17 +457,32 @@ static void run_decode(struct Chunks *const c, Worker *const w, Run *const r) {
     pthread_mutex_unlock(&c->lock);
 }
 
-/* Under lock: a run for the first chunk nobody decodes yet (read whole, not
- * given up, not too far ahead), NULL when closing. */
-static Run *take_work(struct Chunks *const c) {
+/*
+ * Under lock: a run for the first chunk nobody decodes yet (read whole, not
+ * given up, not too far ahead), NULL when closing. A worker whose session
+ * has given no frame yet waits for run 0's first frame: sessions opened all
+ * at once kept run 0, the scorer's first frames, waiting behind them.
+ * Then NVDEC sessions open one at a time: the driver creates them one after
+ * the other anyway, and the running decoders compete with one creation, not
+ * with a queue of them. CPU sessions all at once: nothing serializes them.
+ */
+static Run *take_work(struct Chunks *const c, Worker *const w) {
     for (;;) {
         if (c->stop) return NULL;
+        if (!w->joined && (!c->first_out || (c->plan.nvdec && c->opening))) {
+            pthread_cond_wait(&c->cond, &c->lock);
+            continue;
+        }
         int j = -1;
-        for (int k = c->cur; k < c->nch && k <= c->cur + c->ahead && c->ch[k].end >= 0; k++)
-            if (!c->ch[k].run && !c->ch[k].bad) {
-                j = k;
-                break;
-            }
+        for (int k = c->cur; k < c->nch && k <= c->cur + c->ahead && c->ch[k].end >= 0; k++) {
+            if (c->ch[k].run || c->ch[k].bad) continue;
+            /* A session yet to open starts past the chunk a busy run reaches
+             * next: that run decodes on into it instead of waiting for the open. */
+            const Run *const before = k ? c->ch[k - 1].run : NULL;
+            if (!w->joined && before && before->state == RUN_BUSY) continue;
+            j = k;
+            break;
+        }
         if (j >= 0) {
             const int ticket = j != c->cur;
             if (!ticket || chunks_ticket_take()) {
@@ -456,6 +495,7 @@ static Run *take_work(struct Chunks *const c) {
                 r->ticket = ticket;
                 c->ch[j].run = r;
                 c->runs++;
+                c->opening += !w->joined;
                 return r;
             }
             /* Other inputs hold every ticket: look again soon. */
@@ -474,7 +514,7 @@ void *chunks_worker_main(void *const arg) {
     for (;;) {
         if (!r) {
             pthread_mutex_lock(&c->lock);
-            r = take_work(c);
+            r = take_work(c, w);
             pthread_mutex_unlock(&c->lock);
             if (!r) break;
         }

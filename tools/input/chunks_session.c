@@ -6,7 +6,6 @@
  * copies.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 
@@ -210,11 +209,9 @@ static struct {
 } cu = {PTHREAD_ONCE_INIT, NULL, NULL, NULL};
 
 static void cu_load(void) {
-    void *const lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!lib) return;
-    cu.push = (int (*)(CUcontext))dlsym(lib, "cuCtxPushCurrent_v2");
-    cu.pop = (int (*)(CUcontext *))dlsym(lib, "cuCtxPopCurrent_v2");
-    cu.sync = (int (*)(CUstream))dlsym(lib, "cuStreamSynchronize");
+    cu.push = (int (*)(CUcontext))chunks_cuda_sym("cuCtxPushCurrent_v2");
+    cu.pop = (int (*)(CUcontext *))chunks_cuda_sym("cuCtxPopCurrent_v2");
+    cu.sync = (int (*)(CUstream))chunks_cuda_sym("cuStreamSynchronize");
 }
 
 int chunks_detach_surface(AVBufferRef **const own, pthread_mutex_t *const lock, AVFrame **const f) {
