@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu/gpu_runtime.h"
 #include "internal.h"
@@ -19,8 +20,15 @@
 
 #define ALIGN 256
 /* Threads packing pictures into pinned memory (settings.threads when set):
- * one thread copies about 5 GB/s, a 2160p pair is 25 MB. */
-#define DEFAULT_PACK_THREADS 8
+ * every core up to 16. One thread copies a few GB/s and a 2160p 10-bit pair
+ * is 50 MB: on the H200's 16 cores, 16 threads packed it in 0.93 ms, 8 in
+ * 1.26 ms, and the copy to the device takes 0.9 ms (bench/RESULTS.md, run s). */
+#define MAX_PACK_THREADS 16
+
+static int pack_threads(void) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_PACK_THREADS ? MAX_PACK_THREADS : (int)n;
+}
 
 typedef struct GpuSlot {
     gpuStream_t stream;
@@ -232,7 +240,7 @@ static int gpu_open(PsnrHvsContext *const c) {
         gpu_close(c);
         return PSNRHVS_ERR(ENODEV);
     }
-    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : DEFAULT_PACK_THREADS);
+    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : pack_threads());
     if (!b->pool) {
         gpu_close(c);
         return PSNRHVS_ERR(ENOMEM);
