@@ -434,6 +434,10 @@ PSNRHVS_API int psnrhvs_file_locate(PsnrHvsFile *f, const void *data, size_t ava
 /** Bytes of the stream consumed so far (its header and the frames read), head included. */
 PSNRHVS_API uint64_t psnrhvs_file_offset(const PsnrHvsFile *f);
 
+/** 16-bit samples as files store them (little endian) into native order, in
+ *  place: for a caller reading frames out of a mapping (a no-op on x86 and ARM). */
+PSNRHVS_API void psnrhvs_file_le16_to_native(void *buf, size_t bytes);
+
 PSNRHVS_API void psnrhvs_file_close(PsnrHvsFile **f);
 
 /**

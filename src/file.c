@@ -346,8 +346,8 @@ static int bad_frame_line(const PsnrHvsFile *const f, const int incomplete,
     return PSNRHVS_ERR(EIO);
 }
 
-/* Samples above 8 bits: files store them little endian. */
-static void le16_to_native(uint8_t *const buf, const size_t bytes) {
+void psnrhvs_file_le16_to_native(void *const data, const size_t bytes) {
+    uint8_t *const buf = data;
     const uint16_t probe = 1;
     uint8_t first;
     memcpy(&first, &probe, 1);
@@ -390,7 +390,7 @@ int psnrhvs_file_read(PsnrHvsFile *const f, void *const buf, PsnrHvsPicture *con
         if (!got && !f->info.y4m) return 0;
         return truncated(f, got, st);
     }
-    if (f->info.geometry.bytes_per_sample == 2) le16_to_native(buf, bytes);
+    if (f->info.geometry.bytes_per_sample == 2) psnrhvs_file_le16_to_native(buf, bytes);
     if (pic) psnrhvs_picture_layout(&f->info.geometry, buf, pic);
     f->frames++;
     return 1;

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "fixture.h"
 
-static int failures;
 static char logged[4096];
 
 static void logger(void *cookie, const char *msg) {
@@ -24,16 +24,6 @@ static void logger(void *cookie, const char *msg) {
     strncat(logged, msg, sizeof(logged) - strlen(logged) - 2);
     strcat(logged, "\n");
 }
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static PsnrHvsSettings settings(int w, int h, int bitdepth) {
     PsnrHvsSettings s;

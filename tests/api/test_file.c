@@ -12,19 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "psnrhvs.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* The status says kind and exactly msg. */
 static void expect(const PsnrHvsFileStatus *const st, const enum PsnrHvsFileError kind,

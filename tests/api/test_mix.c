@@ -15,19 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "test_hooks.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL: " __VA_ARGS__);                                                          \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void sleep_ms(const int ms) {
     const struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};

@@ -23,6 +23,20 @@ import psnrhvs  # noqa: E402
 DATA = Path(os.environ.get("PSNRHVS_TEST_DATA", REPO / "tests" / "data"))
 
 
+def assert_layout_mirrored(layout, structs):
+    """Each ctypes struct has the C struct's size and field offsets, and every
+    field the C program printed (all of them) is mirrored."""
+    import ctypes
+    checked = 0
+    for cname, py in structs.items():
+        assert ctypes.sizeof(py) == layout[f"sizeof {cname}"], cname
+        for field, *_ in py._fields_:
+            key = f"offsetof {cname}.{field}"
+            assert getattr(py, field).offset == layout[key], key
+            checked += 1
+    assert checked == sum(1 for k in layout if k.startswith("offsetof"))
+
+
 def load_goldens():
     return [json.loads(p.read_text()) for p in sorted((DATA / "golden").glob("*.json"))]
 

@@ -2,7 +2,6 @@
 """The ctypes mirror of the library's file API (psnrhvs_file_*, formats) and
 what the package takes from it: the structs' layout, the error kinds as
 exception classes with the library's words, geometry and probe."""
-import ctypes
 import os
 import subprocess
 
@@ -10,7 +9,7 @@ import pytest
 
 import psnrhvs
 from psnrhvs import _lib, files
-from conftest import DATA
+from conftest import DATA, assert_layout_mirrored
 
 pytestmark = pytest.mark.usefixtures("lib")
 
@@ -31,14 +30,7 @@ def layout():
 
 
 def test_struct_layout_matches_the_header(layout):
-    checked = 0
-    for cname, py in STRUCTS.items():
-        assert ctypes.sizeof(py) == layout[f"sizeof {cname}"], cname
-        for field, *_ in py._fields_:
-            key = f"offsetof {cname}.{field}"
-            assert getattr(py, field).offset == layout[key], key
-            checked += 1
-    assert checked == sum(1 for k in layout if k.startswith("offsetof"))
+    assert_layout_mirrored(layout, STRUCTS)
     assert layout["file_errors"] == len(_lib.FILE_ERRORS)
 
 

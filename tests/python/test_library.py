@@ -13,7 +13,8 @@ import pytest
 
 import psnrhvs
 from psnrhvs import _lib
-from conftest import GOLDENS, REPO, assert_same_result, golden_options, golden_paths
+from conftest import (GOLDENS, REPO, assert_layout_mirrored, assert_same_result, golden_options,
+                      golden_paths)
 
 G = {g["name"]: g for g in GOLDENS}
 
@@ -41,15 +42,7 @@ STRUCTS = {"PsnrHvsLogger": _lib.Logger, "PsnrHvsSettings": _lib.Settings,
 
 
 def test_struct_layout_matches_the_header(layout):
-    checked = 0
-    for cname, py in STRUCTS.items():
-        assert ctypes.sizeof(py) == layout[f"sizeof {cname}"], cname
-        for field, *_ in py._fields_:
-            key = f"offsetof {cname}.{field}"
-            assert getattr(py, field).offset == layout[key], key
-            checked += 1
-    # every field of the C structs is mirrored (the program prints them all)
-    assert checked == sum(1 for k in layout if k.startswith("offsetof"))
+    assert_layout_mirrored(layout, STRUCTS)
     assert _lib.Settings.reserved.size == layout["fieldsize PsnrHvsSettings.reserved"] == 48
     assert _lib.Settings.layout.size == layout["fieldsize PsnrHvsSettings.layout"]
     assert _lib.Picture.stride.size == layout["fieldsize PsnrHvsPicture.stride"]

@@ -334,18 +334,6 @@ void input_keep_on_device(Input *const in) {
     in->on_device = input_device_frames(in, &df);
 }
 
-/* File words are little endian; the library wants native uint16_t. */
-void input_le16_to_native(uint8_t *const buf, const size_t bytes) {
-    const uint16_t probe = 1;
-    uint8_t first;
-    memcpy(&first, &probe, 1);
-    if (first) return; /* little-endian host: nothing to do */
-    for (size_t i = 0; i + 1 < bytes; i += 2) {
-        const uint16_t v = (uint16_t)(buf[i] | (buf[i + 1] << 8));
-        memcpy(buf + i, &v, 2);
-    }
-}
-
 /* Samples above 2^bitdepth - 1 would overflow libvmaf's integer DCT (undefined
  * behaviour there, NaN or negative dB here): a message naming the first one
  * of frame `frame` (its packed 16-bit samples at buf). 0 when none is. */

@@ -49,9 +49,6 @@ int input_mapped_read(Input *in, InputFrame *frame);
 /** Unmap in's file and free its guard slot (in->map is set). */
 void input_unmap(Input *in);
 
-/** File words are little endian; the library wants native uint16_t. */
-void input_le16_to_native(uint8_t *buf, size_t bytes);
-
 /** Copy the library's message into in's stream. @return -1. */
 int input_file_error(Input *in, const PsnrHvsFileStatus *st);
 

@@ -182,7 +182,7 @@ int input_mapped_read(Input *const in, InputFrame *const frame) {
     uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
     if (copy) {
         memcpy(buf, payload, bytes);
-        input_le16_to_native(buf, bytes);
+        psnrhvs_file_le16_to_native(buf, bytes);
         samples = buf;
     }
     psnrhvs_picture_layout(&in->ngeo, samples, &src);
