@@ -12,7 +12,10 @@
 #     difference of the two lengths; every run's output (--json --precision
 #     max --raw) compared bit for bit within each pair and length;
 #  3. start-up: process and libraries, each step of opening an input
-#     (bench/decode/startup_bench), and PSNRHVS_TIMING's lines of the CLI.
+#     (bench/decode/startup_bench), and PSNRHVS_TIMING's lines of the CLI;
+#  4. the default backend against the pinned ones on the same encodes, NVDEC
+#     and CPU decoding, without PSNRHVS_TIMING (which keeps the decoders'
+#     close at the end of a run).
 # The tree is built there with CUDA, against the carried FFmpeg (PSNRHVS_FFMPEG_ROOT).
 #
 #   here:  bench/chunks_carry.sh BUILD_DIR          (-> .device/chunks, < 64 MiB with the tree)
@@ -191,6 +194,39 @@ for pr in $CPU_PAIRS; do
     for s in 1 4 7 default; do cli_pair $pr cpu "$s"; done
 done
 REPS=$REPS_NV
+
+E=${ENC_FRAMES:-120}
+step "4. the default backend on encodes, $E frames, without PSNRHVS_TIMING (best of $REPS, s)"
+say "   NVDEC: default and --backend cuda; CPU decoding: default, --backend cpu --threads 16, --backend cuda"
+plain_run() { # pair tag flags... -> best seconds; output in $W/plain_<pair>_<tag>.json
+    local files ref dist pr=$1 tag=$2 best="" t0 t1 rep
+    shift 2
+    files=$(pair_files "$pr")
+    ref=${files% *}
+    dist=${files#* }
+    for rep in $(seq "$REPS"); do
+        t0=$(now)
+        env LD_LIBRARY_PATH="$LDP" "$P" -r "$ref" -d "$dist" "$@" --frame_cnt "$E" -q --json \
+            --precision max --raw -o "$W/plain_${pr}_$tag.json" 2>"$L/plain_${pr}_$tag.err" ||
+            { echo FAIL; return; }
+        t1=$(now)
+        best=$(awk -v a="$t0" -v b="$t1" -v c="${best:-1e9}" 'BEGIN {d = b - a; printf "%.3f", d < c ? d : c}')
+    done
+    echo "$best"
+}
+for pr in $NV_PAIRS; do
+    [ $nvdec = 1 ] && left || break
+    nd=$(plain_run $pr nvdec_default --hwaccel cuda)
+    nc=$(plain_run $pr nvdec_cuda --hwaccel cuda --backend cuda)
+    cd_=$(plain_run $pr cpu_default)
+    cc=$(plain_run $pr cpu_cpu16 --backend cpu --threads 16)
+    cu=$(plain_run $pr cpu_cuda --backend cuda)
+    say "$pr: NVDEC default $nd, cuda $nc; CPU decoding default $cd_, cpu-16 $cc, cuda $cu"
+    for t in nvdec_cuda cpu_default cpu_cpu16 cpu_cuda; do
+        cmp -s <(grep -v '"fps"' "$W/plain_${pr}_nvdec_default.json") <(grep -v '"fps"' "$W/plain_${pr}_$t.json") ||
+            say "  $pr: $t's output DIFFERS from NVDEC default's"
+    done
+done
 
 step "bits: every run of a pair and length, NVDEC and CPU decoding, any sessions"
 python3 - "$W" >>"$S" 2>&1 <<'EOF'
