@@ -535,7 +535,6 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             fprintf(cli_err(), "psnrhvs: interrupted\n");
             goto end;
         }
-        t_wait = score_now_seconds();
         if (show_progress || e->progress) {
             const double t = score_now_seconds();
             if (t - last_progress >= 0.25) {
@@ -544,6 +543,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
                 last_progress = t;
             }
         }
+        t_wait = score_now_seconds();
     }
     /* The frames before a read error are scored first: errors come in frame order. */
     for (;;) {

@@ -16,11 +16,6 @@
 #include "score_int.h"
 #include "scores.h"
 
-static int to_stdout(void *const cookie, const char *const data, const size_t size) {
-    (void)cookie;
-    return fwrite(data, 1, size, stdout) != size;
-}
-
 /* Several -d: each rendition's output and plot name, checked before any frame is read. */
 int score_name_outputs(const CLISettings *const cli, const enum PsnrHvsScoreFormat format,
                        Rendition *const rend, const int n) {
@@ -87,7 +82,7 @@ int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettin
     }
     if (rd->of) return output_commit(&rd->of, format, &data);
     if (labelled) printf("%s\n", input_name(rd->in));
-    if (psnrhvs_output_summary(&data, to_stdout, NULL) < 0 || fflush(stdout)) {
+    if (psnrhvs_output_summary(&data, output_fwrite, stdout) < 0 || fflush(stdout)) {
         fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
         return -1;
     }

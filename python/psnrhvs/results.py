@@ -128,7 +128,8 @@ class Result:
         return pd.DataFrame([[getattr(p, s) for s in STATS] for p in self.pooled.values()],
                             columns=list(STATS), index=pd.Index(list(self.pooled), name="key"))
 
-    def _output(self, lib, precision: Optional[int], raw: bool):
+    def _output(self, precision: Optional[int], raw: bool):
+        """The library's PsnrHvsOutput of these frames (it holds the array it points at)."""
         from . import _lib
         frames = (_lib.FrameScore * max(len(self.frames), 1))()
         for dst, fr in zip(frames, self.frames):
@@ -151,7 +152,7 @@ class Result:
         """The CLI's summary (what it prints without -o)."""
         from ._lib import load_library
         lib = load_library(library)
-        return lib.write_output(self._output(lib, precision, False), None)
+        return lib.write_output(self._output(precision, False), None)
 
     def __str__(self) -> str:
         return self.summary()
@@ -166,7 +167,7 @@ class Result:
         """A score file's text as the CLI writes it: fmt "xml", "json", "csv" or "sub"."""
         from ._lib import load_library
         lib = load_library(library)
-        return lib.write_output(self._output(lib, precision, raw), fmt)
+        return lib.write_output(self._output(precision, raw), fmt)
 
     def write_json(self, path: "os.PathLike[str] | str", precision: Optional[int] = None,
                    raw: bool = True) -> None:

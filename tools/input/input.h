@@ -62,7 +62,6 @@ typedef struct InputStream {
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
 size_t stream_read(InputStream *s, void *buf, size_t size);
 
-
 /** Set s->err (printf format). */
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))

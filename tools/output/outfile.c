@@ -619,13 +619,13 @@ typedef struct FormatCall {
     const PsnrHvsOutput *o;
 } FormatCall;
 
-static int to_file(void *const f, const char *const data, const size_t size) {
+int output_fwrite(void *const f, const char *const data, const size_t size) {
     return fwrite(data, 1, size, f) != size;
 }
 
 static int format_call(FILE *const f, const void *const cookie) {
     const FormatCall *const c = cookie;
-    return psnrhvs_output_write(c->o, c->f, to_file, f) < 0 ? -1 : 0;
+    return psnrhvs_output_write(c->o, c->f, output_fwrite, f) < 0 ? -1 : 0;
 }
 
 int output_commit(OutputFile **const of_p, const enum PsnrHvsScoreFormat f,

@@ -10,6 +10,9 @@
 
 #include "psnrhvs.h"
 
+/** A PsnrHvsWriteCallback onto the FILE * cookie. */
+int output_fwrite(void *f, const char *data, size_t size);
+
 /** "xml, json, csv or sub" into buf, for messages. @return buf */
 const char *output_format_names(char *buf, size_t size);
 
