@@ -8,7 +8,8 @@
 #   libvmaf's vmaf --threads 16 on the same files (built here in the same
 #   call from .device/vmaf); the host-to-device bandwidth (cuda_bench);
 #   batch in one process against the fork-per-job batch of the earlier tree
-#   (.device/old); where the frames of 480-frame 4K runs wait
+#   (.device/old), and with other --gpu-jobs/--gpu-threads (BATCH_VARIANTS);
+#   the GPU reading a mapped file in place (bench/cuda/hostreg_bench.c); where the frames of 480-frame 4K runs wait
 #   (PSNRHVS_TIMING=1, mapped with and without prefault, read()); NVDEC and CPU decoding of 4K encodes with the default
 #   and pinned backends (bench/hwaccel_gpu.sh, .device/ffmpeg).
 #
@@ -104,6 +105,15 @@ for g in "3840 2160 10" "3840 2160 8" "1920 1080 8"; do
         grep -h "RESULT" "$L/cuda_bench_old_$1x$2_$3.log" | sed "s/^/earlier tree: /" | tee -a "$S"
     fi
 done
+step "the GPU reading a mapped page-cached file in place (hostreg_bench: registered, pinned, pageable)"
+if cc -std=c11 -O2 -o /tmp/hostreg_bench "$ROOT/bench/cuda/hostreg_bench.c" -ldl 2>"$L/hostreg_build.log"; then
+    for g in "uhd8 12441600" "uhd10 24883200"; do
+        set -- $g
+        timeout 60 /tmp/hostreg_bench $W/$1_ref.yuv $2 240 2>&1 | sed "s/^RESULT hostreg:/RESULT hostreg $1:/" | tee -a "$S"
+    done
+else
+    say "hostreg_bench: build failed: $(tail -1 "$L/hostreg_build.log")"
+fi
 H2D10=$(awk '/3840x2160 10-bit.*h2d bandwidth/ {for (i = 1; i <= NF; i++) if ($i == "(") print $(i + 1); else if (substr($i, 1, 1) == "(") print substr($i, 2)}' \
     "$L/cuda_bench_3840x2160_10.log" | head -1)
 
@@ -218,7 +228,8 @@ fi
 
 if [ -x "$BO/tools/psnrhvs" ] && left $((DEADLINE - 200)); then
     step "batch: 200 jobs of 60-frame 1920x1080 pairs, in one process against fork per job ($OLDC)"
-    timeout 200 bash "$ROOT/bench/batch/batch_bench.sh" "$P" "$BO/tools/psnrhvs" 200 60 1920 1080 3 2>&1 | tee -a "$S"
+    VARIANTS=${BATCH_VARIANTS:-"--gpu-jobs 1 --gpu-threads 4;--gpu-jobs 1;--gpu-jobs 3;--gpu-threads 12"} \
+        timeout 240 bash "$ROOT/bench/batch/batch_bench.sh" "$P" "$BO/tools/psnrhvs" 200 60 1920 1080 ${BATCH_REPS:-3} 2>&1 | tee -a "$S"
 fi
 
 if [ -x "$ROOT/.device/ffmpeg/psnrhvs" ] && [ "${HW:-1}" = 1 ] && left $((DEADLINE - 90)); then

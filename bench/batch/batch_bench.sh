@@ -5,7 +5,8 @@
 # older tree) in the same run; every output (CSV) identical between the two.
 #   bench/batch/batch_bench.sh NEW_PSNRHVS OLD_PSNRHVS [JOBS] [FRAMES] [W] [H] [REPS]
 # Defaults: 200 jobs, 60 frames, 1920x1080, 3 runs. Lines "what | seconds |
-# fps" on stdout; extra batch flags in BATCH_FLAGS.
+# fps" on stdout; extra batch flags in BATCH_FLAGS; VARIANTS: more runs of
+# the new binary, flag sets separated by ';' ("--gpu-jobs 1;--gpu-jobs 3").
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
 NEW=$1 OLD=$2
@@ -35,17 +36,32 @@ run() { # BINARY DIR: seconds of one batch run, outputs in DIR/out
 median() { tr ' ' '\n' | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 echo "# psnrhvs batch, $(date -u +%FT%TZ), $(nproc) cores, $JOBS jobs of $FRAMES frames ${W}x${H} 8-bit"
 echo "# what | seconds (median of $REPS) | fps over the batch"
-for which in old new; do
-    bin=$OLD
-    [ "$which" = new ] && bin=$NEW
-    times=""
-    for r in $(seq "$REPS"); do times="$times $(run "$bin" "$T/$which")"; done
+measure() { # NAME BINARY FLAGS...: the median of REPS runs, outputs in $T/NAME/out
+    local name=$1 bin=$2 times="" r sec fps
+    shift 2
+    for r in $(seq "$REPS"); do times="$times $(BATCH_FLAGS="${BATCH_FLAGS:-} $*" run "$bin" "$T/$name")"; done
     sec=$(echo $times | median)
     fps=$(awk -v s="$sec" -v n=$((JOBS * FRAMES)) 'BEGIN {printf "%.0f", n / s}')
-    echo "batch $which ($bin) | $sec (runs:$times) | $fps"
-    eval "sec_$which=$sec"
-done
-same=identical
-for i in $(seq "$JOBS"); do cmp -s "$T/old/out/$i.csv" "$T/new/out/$i.csv" || same="DIFFERENT (job $i)"; done
-echo "outputs of the two: $same"
+    echo "batch $name${*:+ ($*)} ($bin) | $sec (runs:$times) | $fps"
+    SEC=$sec
+}
+same() { # NAME: its outputs against the old binary's
+    local i
+    for i in $(seq "$JOBS"); do cmp -s "$T/old/out/$i.csv" "$T/$1/out/$i.csv" || { echo "DIFFERENT (job $i)"; return; }; done
+    echo identical
+}
+measure old "$OLD"
+sec_old=$SEC
+measure new "$NEW"
+sec_new=$SEC
+echo "outputs of the two: $(same new)"
 awk -v o="$sec_old" -v n="$sec_new" 'BEGIN {printf "new / old speed: %.2fx\n", o / n}'
+k=0
+IFS=';' read -ra variants <<<"${VARIANTS:-}"
+for v in "${variants[@]}"; do
+    k=$((k + 1))
+    read -ra flags <<<"$v"
+    measure "v$k" "$NEW" "${flags[@]}"
+    awk -v o="$sec_old" -v n="$SEC" -v f="$v" -v s="$(same "v$k")" \
+        'BEGIN {printf "new (%s) / old speed: %.2fx, outputs %s\n", f, o / n, s}'
+done

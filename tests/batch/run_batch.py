@@ -570,13 +570,17 @@ def test_opencl_slot(ck, tmp, data):
         f.write("id,reference,distorted,output\n")
         for j in jobs:
             f.write("%s,%s,%s,%s.json\n" % (j[0], j[1], j[2], j[0]))
-    p = subprocess.run([ck.psnrhvs, "batch", "--gpus", "opencl:0", "--cores", "1", "-q",
-                        "jobs.csv"], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=600)
+    p = subprocess.run([ck.psnrhvs, "batch", "--gpus", "opencl:0", "--cores", "2",
+                        "--gpu-threads", "2", "-q", "jobs.csv"], cwd=folder,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     s = read_summary(os.path.join(folder, "jobs.summary.csv"))
     devs = [r["device"] for r in s.values()]
     ck.check(p.returncode == 0 and "opencl:0" in devs, "GPU slot: exit %d, devices %r: %r" %
              (p.returncode, devs, p.stderr))
+    # the GPU holds both cores: its jobs have --gpu-threads, no CPU job runs beside them
+    threads = [(r["device"], r["threads"]) for r in s.values()]
+    ck.check(all(t == "2" for d, t in threads if d == "opencl:0"),
+             "--gpu-threads 2: %r" % threads)
     for j in jobs:
         one = os.path.join(folder, "single-%s.json" % j[0])
         ck.run_ok(single_args(folder, j) + ["-o", one], "single run %s" % j[0])
@@ -620,6 +624,8 @@ def test_errors(ck, tmp, data):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     ck.check(p.returncode == 1 and b"cannot open" in p.stderr, "missing jobs file: %r" % p.stderr)
     for args, msg in ((["--jobs", "0", "x.csv"], b"--jobs"), (["--gpus", "metal:0", "j0.csv"], b"--gpus"),
+                      (["--gpu-jobs", "0", "x.csv"], b"--gpu-jobs"),
+                      (["--gpu-threads", "x", "x.csv"], b"--gpu-threads"),
                       ([], b"no jobs file"), (["-", ], b"need --summary"),
                       (["--bogus", "x.csv"], b"unknown option")):
         p = subprocess.run([ck.psnrhvs, "batch"] + args, cwd=folder, stdout=subprocess.PIPE,

@@ -43,7 +43,7 @@ typedef struct Job {
     int status;       ///< the score command's exit status, once done
     _Atomic int done; ///< the thread has finished (finish_job joins it)
     int gpu_slot;     ///< -1: on the CPU budget
-    int cores;        ///< of the budget, while running
+    int cores;        ///< of the budget, while running (its GPU's: 0)
     int threads_used;
     char device_name[32];
     char message[MAX_LINE_BYTES]; ///< the last message line (the error, or a warning)
@@ -64,7 +64,8 @@ typedef struct Job {
 typedef struct GpuSlot {
     enum PsnrHvsBackend backend;
     int device;
-    int busy;
+    int running; ///< its jobs now (at most gpu_jobs)
+    int cores;   ///< of the budget, held while it runs any job
 } GpuSlot;
 
 /* A context kept open for the next job of the same settings. */
@@ -85,7 +86,9 @@ typedef struct Batch {
     int max_cpu_jobs, cpu_jobs;
     int threads; ///< --threads, -1: shared out
     GpuSlot gpu[MAX_GPU_SLOTS];
-    int num_gpus, gpu_cores;
+    int num_gpus;
+    int gpu_cores; ///< threads feeding a GPU (held once for all its jobs)
+    int gpu_jobs;  ///< jobs at once on each GPU
     int force, quiet, tty;
     double start, last_draw;
     int drawn; ///< a progress line is on the terminal

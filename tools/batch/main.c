@@ -55,7 +55,11 @@ static void help(void) {
            "                           among the jobs waiting, at least 1)\n"
            "     --gpus LIST           auto (default: every CUDA and HIP device), none, or\n"
            "                           BACKEND:DEVICE,... (cuda:0,cuda:1,opencl:0); one job\n"
-           "                           per GPU at a time\n"
+           "                           (and its jobs at once: --gpu-jobs)\n"
+           "     --gpu-threads N       threads feeding each GPU (default: the cores shared\n"
+           "                           among the GPUs, at most 16); the rest run CPU jobs\n"
+           "     --gpu-jobs N          jobs at once on each GPU (default 2: one starts or\n"
+           "                           ends while the other streams)\n"
            "     --cores N             the CPU budget (default: the cores this process may use)\n"
            "     --summary FILE        the summary table (default: JOBS.summary.csv)\n"
            "     --force               run every job, complete outputs too\n"
@@ -65,11 +69,22 @@ static void help(void) {
 }
 
 int batch_main(int argc, char *const *argv, const char *const prog) {
-    enum { ARG_THREADS = 256, ARG_GPUS, ARG_CORES, ARG_SUMMARY, ARG_FORCE, ARG_HELP };
+    enum {
+        ARG_THREADS = 256,
+        ARG_GPUS,
+        ARG_GPU_THREADS,
+        ARG_GPU_JOBS,
+        ARG_CORES,
+        ARG_SUMMARY,
+        ARG_FORCE,
+        ARG_HELP
+    };
     static const struct option opts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"threads", required_argument, NULL, ARG_THREADS},
         {"gpus", required_argument, NULL, ARG_GPUS},
+        {"gpu-threads", required_argument, NULL, ARG_GPU_THREADS},
+        {"gpu-jobs", required_argument, NULL, ARG_GPU_JOBS},
         {"cores", required_argument, NULL, ARG_CORES},
         {"summary", required_argument, NULL, ARG_SUMMARY},
         {"force", no_argument, NULL, ARG_FORCE},
@@ -79,7 +94,7 @@ int batch_main(int argc, char *const *argv, const char *const prog) {
     };
     Batch b = {.threads = -1};
     const char *gpus = "auto", *summary = NULL;
-    int cores = 0;
+    int cores = 0, gpu_threads = 0, gpu_jobs = 2;
     opterr = 0;
     optind = 1;
     int o;
@@ -97,6 +112,16 @@ int batch_main(int argc, char *const *argv, const char *const prog) {
             break;
         case ARG_GPUS:
             gpus = optarg;
+            break;
+        case ARG_GPU_THREADS:
+            if (batch_parse_int(optarg, 1, 1024, &gpu_threads) < 0)
+                batch_usage_error("invalid --gpu-threads '%s': expected an integer from 1 to 1024",
+                                  optarg);
+            break;
+        case ARG_GPU_JOBS:
+            if (batch_parse_int(optarg, 1, 64, &gpu_jobs) < 0)
+                batch_usage_error("invalid --gpu-jobs '%s': expected an integer from 1 to 64",
+                                  optarg);
             break;
         case ARG_CORES:
             if (batch_parse_int(optarg, 1, 1024, &cores) < 0)
@@ -166,9 +191,14 @@ int batch_main(int argc, char *const *argv, const char *const prog) {
 
     (void)prog;
     b.cores = cores ? cores : batch_cpu_count();
-    b.gpu_cores = b.num_gpus ? b.cores / (2 * b.num_gpus) : 1;
+    /* A GPU fed by the cores scores 1080p ten times faster than they do
+     * (bench/RESULTS.md): the cores go to the GPUs first, up to what one
+     * GPU's packing uses. */
+    b.gpu_cores = gpu_threads ? gpu_threads : b.num_gpus ? b.cores / b.num_gpus : 1;
+    if (!gpu_threads && b.gpu_cores > 16) b.gpu_cores = 16;
     if (b.gpu_cores < 1) b.gpu_cores = 1;
-    if (b.gpu_cores > 4) b.gpu_cores = 4;
+    if (b.gpu_cores > b.cores) b.gpu_cores = b.cores;
+    b.gpu_jobs = gpu_jobs;
     b.tty = !b.quiet && isatty(STDERR_FILENO);
 
     if (pipe_cloexec(b.done_pipe) || pthread_mutex_init(&b.pool_lock, NULL)) {

@@ -2,8 +2,9 @@
  * psnrhvs: `psnrhvs batch`: running the jobs. Each is the score command
  * (score.c) on a thread of its own; the contexts a job used stay open for
  * the next job of the same settings (a GPU's is opened once for the batch,
- * not once a job). The main thread schedules: one job per GPU, CPU jobs
- * within a budget of cores, until all are done or a signal comes.
+ * not once a job). The main thread schedules: a few jobs per GPU fed by
+ * the cores it holds, CPU jobs within the rest of the budget, until all
+ * are done or a signal comes.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 /* sched_getaffinity, CPU_COUNT */
@@ -54,7 +55,7 @@ int batch_cpu_count(void) {
 static void add_gpu(Batch *const b, const enum PsnrHvsBackend be, const int device) {
     for (int i = 0; i < b->num_gpus; i++)
         if (b->gpu[i].backend == be && b->gpu[i].device == device) return;
-    if (b->num_gpus < MAX_GPU_SLOTS) b->gpu[b->num_gpus++] = (GpuSlot){be, device, 0};
+    if (b->num_gpus < MAX_GPU_SLOTS) b->gpu[b->num_gpus++] = (GpuSlot){be, device, 0, 0};
 }
 
 /* "auto": every CUDA and HIP device (OpenCL and Vulkan list CPUs and the same
@@ -360,9 +361,10 @@ static void finish_job(Batch *const b, Job *const j) {
     j->seconds = batch_now() - j->start;
     for (int i = 0; i < b->running; i++)
         if (b->run_list[i] == j) b->run_list[i] = b->run_list[--b->running];
-    if (j->gpu_slot >= 0)
-        b->gpu[j->gpu_slot].busy = 0;
-    else
+    if (j->gpu_slot >= 0) {
+        GpuSlot *const s = &b->gpu[j->gpu_slot];
+        if (!--s->running) b->cores_used -= s->cores, s->cores = 0;
+    } else
         b->cpu_jobs--;
     b->cores_used -= j->cores;
     char msg[MAX_LINE_BYTES + 64];
@@ -400,14 +402,19 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
                 (s->backend != j->backend || (j->device >= 0 && s->device != j->device)))
                 continue;
             matching++;
-            if (s->busy) continue;
-            const int cores = j->threads >= 0 ? (j->threads ? j->threads : b->cores) : b->gpu_cores;
-            const int need = cores < b->cores ? cores : b->cores;
+            if (s->running >= b->gpu_jobs) continue;
+            /* A job's own threads are its own; else it shares the cores its
+             * GPU holds while any of its jobs runs. */
+            const int own = j->threads >= 0;
+            const int threads = own ? (j->threads ? j->threads : b->cores) : b->gpu_cores;
+            int need = threads < b->cores ? threads : b->cores;
+            if (!own && s->cores) need = 0;
             if (!nothing_running && b->cores_used + need > b->cores) return 0;
             j->gpu_slot = g;
-            j->cores = need;
-            j->threads_used = cores;
-            b->gpu[g].busy = 1;
+            j->cores = own ? need : 0;
+            j->threads_used = threads;
+            b->gpu[g].running++;
+            if (!own) b->gpu[g].cores += need;
             b->cores_used += need;
             snprintf(j->device_name, sizeof(j->device_name), "%s:%d", cli_backend_name(s->backend),
                      s->device);
@@ -463,7 +470,7 @@ static void schedule(Batch *const b) {
         if (b->cores_used >= b->cores && b->running) {
             /* no core left: only a free GPU could take more */
             int free_gpu = 0;
-            for (int g = 0; g < b->num_gpus; g++) free_gpu |= !b->gpu[g].busy;
+            for (int g = 0; g < b->num_gpus; g++) free_gpu |= b->gpu[g].running < b->gpu_jobs;
             if (!free_gpu) break;
         }
     }
