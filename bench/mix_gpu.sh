@@ -58,7 +58,7 @@ fi
 step "builds: this tree (cpu, cuda, opencl, vulkan), the earlier tree, libvmaf (in parallel)"
 (cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON -DPSNRHVS_OPENCL=ON \
     -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF "${vk_args[@]}" &&
-    cmake --build "$B" -j10 --target psnrhvs_cli cuda_bench) >"$L/build_new.log" 2>&1 &
+    cmake --build "$B" -j10 --target psnrhvs_cli cuda_bench ${MIX_TEST_TARGETS:-}) >"$L/build_new.log" 2>&1 &
 p_new=$!
 OLDC=$(cat "$ROOT/.device/old/COMMIT" 2>/dev/null || echo unknown)
 (cmake -S "$ROOT/.device/old" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
@@ -94,6 +94,12 @@ P=$B/tools/psnrhvs
 tee -a "$S" <"$L/devices.txt"
 PSNRHVS_TIMING=1 "$P" -r $W/uhd8_ref.yuv -d $W/uhd8_dist.yuv -w 3840 -h 2160 --frame_cnt 24 -q \
     -o $L/t.xml 2>&1 | sed 's/^/default, 24 frames: /' | tee -a "$S"
+
+if [ -n "${MIX_CTEST_R:-}" ]; then
+    step "tests: ctest -R '$MIX_CTEST_R' (targets: ${MIX_TEST_TARGETS:-})"
+    (cd "$B" && timeout 120 ctest -R "$MIX_CTEST_R" --output-on-failure) >"$L/ctest.log" 2>&1
+    grep -E "tests passed|Failed|FAIL|\*\*\*Failed|Not Run" "$L/ctest.log" | head -20 | tee -a "$S"
+fi
 
 step "host-to-device bandwidth, the library's pinned path and resident kernels (cuda_bench), this tree and the earlier one"
 for g in "3840 2160 10" "3840 2160 8" "1920 1080 8"; do
@@ -178,8 +184,9 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ] && [ -n "${T[uhd10-300-
 fi
 
 step "where the frames wait, 480 frames (PSNRHVS_TIMING=1; one run each; s, then the timing line)"
-for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" "uhd10 10 cuda PSNRHVS_NO_MMAP=1" \
-    "uhd10 10 cuda16" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default"; do
+for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_HOST_REGISTER=0" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" \
+    "uhd10 10 default" "uhd10 10 default PSNRHVS_HOST_REGISTER=0" "uhd8 8 cuda" \
+    "uhd8 8 cuda PSNRHVS_HOST_REGISTER=0" "uhd8 8 default" "uhd8 8 default PSNRHVS_HOST_REGISTER=0"; do
     set -- $c
     flags=(--backend cuda)
     [ "$3" = cuda16 ] && flags=(--backend cuda --threads 16)

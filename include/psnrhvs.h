@@ -250,6 +250,30 @@ PSNRHVS_API int psnrhvs_send_ladder(PsnrHvsContext *c, const PsnrHvsPicture *ref
  */
 PSNRHVS_API int psnrhvs_receive_ladder(PsnrHvsContext *c, PsnrHvsScore *out);
 
+/**
+ * Host memory the caller will send pictures from (settings.memory =
+ * PSNRHVS_MEMORY_HOST_RETAINED), mapped and unchanged while registered: a
+ * mapped file, say. GPU backends that can read host memory where it is
+ * (cuda) page-lock it a window at a time ahead of the frames sent and
+ * upload pictures lying inside it with no copy on the host; the window is
+ * bounded (128 MiB pieces, at most 1 GiB or an eighth of the memory for the
+ * process), so a file larger than memory may be registered whole. Scorers
+ * that join later (auto) take it then; backends without a use for it
+ * ignore it. Thread-safe with the calls of another thread on the context.
+ * @return 0, PSNRHVS_ERR(EINVAL) (no memory, another context setting, a
+ *         range registered already), PSNRHVS_ERR(ENOMEM) (too many ranges).
+ */
+PSNRHVS_API int psnrhvs_host_register(PsnrHvsContext *c, const void *data, size_t size);
+
+/**
+ * Ends a registration of psnrhvs_host_register() (the same data): the
+ * memory is no longer page-locked when it returns (it may be unmapped).
+ * Every frame sent from it must have been received; psnrhvs_close() ends the
+ * context's registrations too.
+ * @return 0 or PSNRHVS_ERR(EINVAL) (not registered with this context).
+ */
+PSNRHVS_API int psnrhvs_host_unregister(PsnrHvsContext *c, const void *data);
+
 /** Free the scorer (waits for frames in flight); sets *c to NULL. */
 PSNRHVS_API void psnrhvs_close(PsnrHvsContext **c);
 

@@ -58,6 +58,10 @@ typedef struct PsnrHvsBackendOps {
     const char *(*context_name)(const PsnrHvsContext *c);
     /* Optional: 1 while devices are still opening (psnrhvs_opening()). */
     int (*opening)(const PsnrHvsContext *c);
+    /* Optional: host memory pictures will come from (psnrhvs_host_register(),
+     * arguments checked); its end. 0 or a PSNRHVS_ERR code. */
+    int (*host_register)(PsnrHvsContext *c, const void *data, size_t size);
+    int (*host_unregister)(PsnrHvsContext *c, const void *data);
 } PsnrHvsBackendOps;
 
 /* The registry (lib.c) lists the backends of the core, by HAVE_OPENCL etc.;

@@ -12,6 +12,9 @@
 #include "backend.h"
 #include "frame.h"
 
+/* Host ranges registered with one context, at most. */
+#define PSH_MAX_HOST_RANGES 16
+
 struct PsnrHvsContext {
     PsnrHvsSettings s;
     PsnrHvsFrameGeometry geom;
@@ -25,6 +28,10 @@ struct PsnrHvsContext {
     uint64_t tags[PSNRHVS_MAX_FRAMES_IN_FLIGHT];
     pthread_mutex_t lock; ///< one public call on the context at a time
     int profile;          ///< log per-stage device times at close (test_hooks.h)
+    /* psnrhvs_host_register()'s ranges, in order (the backends are told). */
+    const void *host_data[PSH_MAX_HOST_RANGES];
+    size_t host_size[PSH_MAX_HOST_RANGES];
+    int num_host;
 };
 
 #if defined(__GNUC__)

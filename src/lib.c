@@ -461,9 +461,55 @@ int psnrhvs_score(PsnrHvsContext *const c, const PsnrHvsPicture *const ref,
     return err;
 }
 
+static int find_host(const PsnrHvsContext *const c, const void *const data) {
+    for (int i = 0; i < c->num_host; i++)
+        if (c->host_data[i] == data) return i;
+    return -1;
+}
+
+int psnrhvs_host_register(PsnrHvsContext *const c, const void *const data, const size_t size) {
+    if (!c || !data || !size) return PSNRHVS_ERR(EINVAL);
+    pthread_mutex_lock(&c->lock);
+    const uintptr_t a = (uintptr_t)data;
+    int err = c->s.memory != PSNRHVS_MEMORY_HOST_RETAINED || size > UINTPTR_MAX - a
+                  ? PSNRHVS_ERR(EINVAL)
+              : c->num_host == PSH_MAX_HOST_RANGES ? PSNRHVS_ERR(ENOMEM)
+                                                   : 0;
+    for (int i = 0; !err && i < c->num_host; i++) { /* overlapping one registered */
+        const uintptr_t b = (uintptr_t)c->host_data[i];
+        if (a < b + c->host_size[i] && b < a + size) err = PSNRHVS_ERR(EINVAL);
+    }
+    if (!err && c->ops->host_register) err = c->ops->host_register(c, data, size);
+    if (!err) {
+        c->host_data[c->num_host] = data;
+        c->host_size[c->num_host++] = size;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+static void host_unregister_locked(PsnrHvsContext *const c, const int i) {
+    if (c->ops->host_unregister) c->ops->host_unregister(c, c->host_data[i]);
+    for (int k = i + 1; k < c->num_host; k++) {
+        c->host_data[k - 1] = c->host_data[k];
+        c->host_size[k - 1] = c->host_size[k];
+    }
+    c->num_host--;
+}
+
+int psnrhvs_host_unregister(PsnrHvsContext *const c, const void *const data) {
+    if (!c) return PSNRHVS_ERR(EINVAL);
+    pthread_mutex_lock(&c->lock);
+    const int i = find_host(c, data);
+    if (i >= 0) host_unregister_locked(c, i);
+    pthread_mutex_unlock(&c->lock);
+    return i >= 0 ? 0 : PSNRHVS_ERR(EINVAL);
+}
+
 void psnrhvs_close(PsnrHvsContext **const pc) {
     if (!pc || !*pc) return;
     PsnrHvsContext *c = *pc;
+    while (c->num_host) host_unregister_locked(c, c->num_host - 1);
     c->ops->close(c);
     pthread_mutex_destroy(&c->lock);
     free(c);

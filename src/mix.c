@@ -101,6 +101,10 @@ typedef struct Mix {
     double t_cpu_sent; ///< the CPU's first frame sent
 
     char name[MAX_CHILDREN * 24];
+    /* psnrhvs_host_register()'s ranges (under lock), for scorers that join later. */
+    const void *host_data[PSH_MAX_HOST_RANGES];
+    size_t host_size[PSH_MAX_HOST_RANGES];
+    int num_host;
 } Mix;
 
 static double now_s(void) {
@@ -131,6 +135,9 @@ static void join(Mix *const m, PsnrHvsContext *c) {
     pthread_mutex_lock(&m->lock);
     const int n = atomic_load(&m->nchild);
     if (n < MAX_CHILDREN && !m->closed) {
+        /* what the caller registered so far (a failure: its frames are copied) */
+        for (int i = 0; c->ops->host_register && i < m->num_host; i++)
+            c->ops->host_register(c, m->host_data[i], m->host_size[i]);
         m->child[n].ctx = c;
         m->child[n].is_cpu = c->ops->id == PSNRHVS_BACKEND_CPU;
         label(m->child[n].label, sizeof(m->child[n].label), c);
@@ -286,6 +293,35 @@ static void *opener_main(void *const arg) {
 static void start_opener(Mix *const m) {
     m->opener_started = !pthread_create(&m->opener, NULL, opener_main, m);
     if (!m->opener_started) opener_main(m);
+}
+
+static int mix_host_register(PsnrHvsContext *const c, const void *const data, const size_t size) {
+    Mix *const m = c->backend;
+    pthread_mutex_lock(&m->lock);
+    m->host_data[m->num_host] = data;
+    m->host_size[m->num_host++] = size;
+    for (int i = 0; i < atomic_load(&m->nchild); i++) {
+        PsnrHvsContext *const k = m->child[i].ctx;
+        if (k->ops->host_register) k->ops->host_register(k, data, size);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return 0;
+}
+
+static int mix_host_unregister(PsnrHvsContext *const c, const void *const data) {
+    Mix *const m = c->backend;
+    pthread_mutex_lock(&m->lock);
+    for (int i = 0; i < atomic_load(&m->nchild); i++) {
+        PsnrHvsContext *const k = m->child[i].ctx;
+        if (k->ops->host_unregister) k->ops->host_unregister(k, data);
+    }
+    int n = 0;
+    for (int i = 0; i < m->num_host; i++)
+        if (m->host_data[i] != data)
+            m->host_data[n] = m->host_data[i], m->host_size[n++] = m->host_size[i];
+    m->num_host = n;
+    pthread_mutex_unlock(&m->lock);
+    return 0;
 }
 
 static void mix_close(PsnrHvsContext *const c) {
@@ -549,4 +585,6 @@ const PsnrHvsBackendOps psh_backend_mix = {
     .isa_name = mix_isa,
     .context_name = mix_name,
     .opening = mix_opening,
+    .host_register = mix_host_register,
+    .host_unregister = mix_host_unregister,
 };

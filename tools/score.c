@@ -317,6 +317,8 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     Scorer sc = {.ctx = NULL};
     Opener opener = {.ctx = NULL};
     PairReader *pr = NULL;
+    const void *registered[1 + PSNRHVS_MAX_RENDITIONS]; ///< psnrhvs_host_register()'s
+    int num_registered = 0;
     InputFormat fmt, ref_fmt;
     if (!rend) {
         fprintf(cli_err(), "psnrhvs: out of memory\n");
@@ -513,6 +515,18 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     }
     if (!sc.ctx) goto end;
     sc.renditions = n;
+    /* The GPUs upload frames from the mapped files themselves, no copy on
+     * the host (PSNRHVS_HOST_REGISTER=0: copied, to compare). */
+    const char *const hr = getenv("PSNRHVS_HOST_REGISTER");
+    if (lib.memory == PSNRHVS_MEMORY_HOST_RETAINED && (!hr || strcmp(hr, "0"))) {
+        for (int r = -1; r < n; r++) {
+            const void *data;
+            size_t size;
+            if (!input_mapping(r < 0 ? ref : rend[r].in, &data, &size) &&
+                !psnrhvs_host_register(sc.ctx, data, size))
+                registered[num_registered++] = data;
+        }
+    }
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     if (e->progress) e->progress(e->cookie, 0, total);
@@ -592,15 +606,18 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             goto end;
     ret = 0;
     /* Done, every output in place, while a GPU still opens (a short run on
-     * auto), or with NVDEC decoders, which take 0.27 s each to destroy on
-     * the H200 (run t): the process ends now, and no thread is left in a
-     * driver while exit tears the libraries down. Sanitizer builds and
-     * PSNRHVS_TIMING runs (the chunks' summary is written at close) close
-     * as usual. */
+     * auto), with a GPU open (its context and pinned memory took 0.12-0.2 s
+     * to tear down after a 4K run, run w), or with NVDEC decoders, which
+     * take 0.27 s each to destroy on the H200 (run t): the process ends
+     * now, and no thread is left in a driver while exit tears the libraries
+     * down. Sanitizer builds and PSNRHVS_TIMING runs with NVDEC (the
+     * chunks' summary is written at close) close as usual. */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    if (!e->keep_process && (psnrhvs_opening(sc.ctx) || (sc.holds && !timing))) {
+    const int on_device = strcmp(psnrhvs_backend_name(sc.ctx), "cpu") != 0;
+    if (!e->keep_process && (psnrhvs_opening(sc.ctx) || (sc.holds ? !timing : on_device))) {
         /* Inputs decoded on the CPU close first: their decoders' last logs
          * (PSNRHVS_TIMING's chunk summary) are written, not cut off. */
+        for (int i = 0; i < num_registered; i++) psnrhvs_host_unregister(sc.ctx, registered[i]);
         if (!sc.holds) {
             pair_reader_close(&pr);
             input_close(&ref);
@@ -617,6 +634,9 @@ end:
     }
     if (opener.started) pthread_join(opener.thread, NULL);
     close_context(e, &opener.ctx);
+    /* Before the files are unmapped (a context of batch's stays open). */
+    for (int i = 0; sc.ctx && i < num_registered; i++)
+        psnrhvs_host_unregister(sc.ctx, registered[i]);
     close_context(e, &sc.ctx);
     /* The contexts are closed: nothing reads the GPU frames still held. */
     for (size_t i = 0; sc.holds && i < sc.ring_size; i++) score_free_holds(&sc.ring[i]);

@@ -60,7 +60,7 @@ target_include_directories(psh_cuda_kernels PRIVATE ${PROJECT_SOURCE_DIR}/includ
                                                         ${PROJECT_SOURCE_DIR}/src)
 
 # The host, an object library of its own: bench/cuda drives its stages too.
-add_library(psnrhvs_cuda_host OBJECT gpu_backend.c)
+add_library(psnrhvs_cuda_host OBJECT gpu_backend.c host_window.c)
 psnrhvs_numerics(psnrhvs_cuda_host)
 target_include_directories(psnrhvs_cuda_host PRIVATE ${PROJECT_SOURCE_DIR}/include
                                                      ${PROJECT_SOURCE_DIR}/src)

@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #include "gpu/gpu_runtime.h"
+#if !PSNRHVS_GPU_HIP
+#include "gpu/host_window.h"
+#endif
 #include "internal.h"
 #include "thread_pool.h"
 
@@ -37,7 +40,11 @@ typedef struct GpuSlot {
     unsigned char *host; ///< pinned: packed frame (host pictures), then each rendition's sums
     void *workspace;     ///< device: packed frame (host pictures), then each job's arrays
     PsnrHvsGpuJob job[PSNRHVS_GPU_MAX_RENDITIONS];       ///< one per rendition
-    PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS]; ///< device pictures, read in place
+    PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS]; ///< pictures read in place
+#if !PSNRHVS_GPU_HIP
+    int in_place;     ///< host pictures uploaded from where they are (host_window.h)
+    PshHostHold hold; ///< the locked memory they are in
+#endif
 } GpuSlot;
 
 typedef struct GpuBackend {
@@ -49,6 +56,8 @@ typedef struct GpuBackend {
     int renditions;      ///< distorted pictures a frame
     size_t frame_bytes;  ///< the packed frame in each slot (device pictures: the reference
                          ///< alone when on the host, else 0)
+    const void *host[PSH_MAX_HOST_RANGES]; ///< ranges registered (host_window.h)
+    int num_host;
     GpuSlot slot[];
 } GpuBackend;
 
@@ -170,10 +179,92 @@ static int fail(const PsnrHvsContext *const c, const gpuError_t e, const char *c
         if (e_ != gpuSuccess) return fail(c, e_, #call);                                           \
     } while (0)
 
+/* ---- host memory uploaded in place (psnrhvs_host_register) ---- */
+
+#if !PSNRHVS_GPU_HIP
+/* Every upload done: no slot reads locked memory any more. */
+static void drain_holds(PsnrHvsContext *const c, GpuBackend *const b) {
+    for (int i = 0; i < c->slots; i++) {
+        GpuSlot *const s = &b->slot[i];
+        if (!s->hold.n) continue;
+        if (s->stream) gpuStreamSynchronize(s->stream);
+        psh_hw_release(&s->hold);
+    }
+}
+
+static int gpu_host_register(PsnrHvsContext *const c, const void *const data, const size_t size) {
+    GpuBackend *const b = c->backend;
+    /* another context's range here: this one's frames are copied */
+    if (b->num_host < PSH_MAX_HOST_RANGES && !psh_hw_register(data, size, b->device))
+        b->host[b->num_host++] = data;
+    return 0;
+}
+
+static int gpu_host_unregister(PsnrHvsContext *const c, const void *const data) {
+    GpuBackend *const b = c->backend;
+    int n = 0;
+    for (int i = 0; i < b->num_host; i++) {
+        if (b->host[i] != data) {
+            b->host[n++] = b->host[i];
+            continue;
+        }
+        gpuSetDevice(b->device);
+        drain_holds(c, b);
+        psh_hw_unregister(data);
+    }
+    b->num_host = n;
+    return 0;
+}
+
+/* Every plane of the frame inside locked memory: held for the slot, 1. */
+static int hold_frame(PsnrHvsContext *const c, GpuSlot *const s, const PsnrHvsPicture *const ref,
+                      const PsnrHvsPicture *const dist) {
+    const PsnrHvsFrameGeometry *const g = &c->geom;
+    for (int side = 0; side <= g->renditions; side++) {
+        const PsnrHvsPicture *const pic = side ? &dist[side - 1] : ref;
+        for (int p = 0; p < g->num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const pl = &g->plane[p];
+            if (pic->stride[p] < (ptrdiff_t)pl->row_bytes ||
+                !psh_hw_hold(&s->hold, pic->data[p],
+                             (size_t)pic->stride[p] * (size_t)(pl->h - 1) + pl->row_bytes)) {
+                psh_hw_release(&s->hold);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The frame's planes, each from where it is into the slot's packed layout. */
+static gpuError_t upload_in_place(const PsnrHvsContext *const c, GpuSlot *const s,
+                                  const PsnrHvsPicture *const ref,
+                                  const PsnrHvsPicture *const dist) {
+    const PsnrHvsFrameGeometry *const g = &c->geom;
+    for (int side = 0; side <= g->renditions; side++) {
+        const PsnrHvsPicture *const pic = side ? &dist[side - 1] : ref;
+        s->pics[side] = *pic;
+        for (int p = 0; p < g->num_planes; p++) {
+            const PsnrHvsPlaneGeometry *const pl = &g->plane[p];
+            const size_t off =
+                side ? pl->dist_off + (size_t)(side - 1) * g->picture_bytes : pl->ref_off;
+            const gpuError_t e =
+                gpuMemcpy2DAsync((unsigned char *)s->workspace + off, pl->row_bytes, pic->data[p],
+                                 (size_t)pic->stride[p], pl->row_bytes, (size_t)pl->h,
+                                 gpuMemcpyHostToDevice, s->stream);
+            if (e != gpuSuccess) return e;
+        }
+    }
+    return gpuSuccess;
+}
+#endif
+
 static void gpu_close(PsnrHvsContext *const c) {
     GpuBackend *const b = c->backend;
     if (!b) return;
     gpuSetDevice(b->device);
+#if !PSNRHVS_GPU_HIP
+    while (b->num_host) gpu_host_unregister(c, b->host[b->num_host - 1]);
+#endif
     for (int i = 0; i < c->slots; i++) {
         GpuSlot *const s = &b->slot[i];
         if (s->stream) gpuStreamSynchronize(s->stream);
@@ -339,11 +430,27 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
         CHECK(c, gpuEventRecord(s->written, 0));
         CHECK(c, gpuStreamWaitEvent(s->stream, s->written));
     } else {
-        /* The slot is free: its last frame was collected, so its stream is
-         * idle and its staging buffer ours. */
-        psh_frame_pack_upload(&c->geom, ref, dist, s->host, b->pool);
-        CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].frame_bytes, gpuMemcpyHostToDevice,
-                                s->stream));
+#if !PSNRHVS_GPU_HIP
+        /* Pictures in memory the caller registered: the upload reads them
+         * there once it is locked, no host copy (host_window.h). */
+        s->in_place = c->s.memory == PSNRHVS_MEMORY_HOST_RETAINED && b->num_host &&
+                      hold_frame(c, s, ref, dist);
+        if (s->in_place) {
+            const gpuError_t e = upload_in_place(c, s, ref, dist);
+            if (e != gpuSuccess) {
+                gpuStreamSynchronize(s->stream);
+                psh_hw_release(&s->hold);
+                return fail(c, e, "uploading a frame");
+            }
+        } else
+#endif
+        {
+            /* The slot is free: its last frame was collected, so its stream
+             * is idle and its staging buffer ours. */
+            psh_frame_pack_upload(&c->geom, ref, dist, s->host, b->pool);
+            CHECK(c, gpuMemcpyAsync(s->workspace, s->host, s->job[0].frame_bytes,
+                                    gpuMemcpyHostToDevice, s->stream));
+        }
     }
     gpuError_t e =
         nr == 1 ? enqueue(&b->kernels, &s->job[0], s->stream, 0, 0) : enqueue_ladder_terms(b, s);
@@ -364,6 +471,12 @@ static int gpu_submit(PsnrHvsContext *const c, const int slot, const PsnrHvsPict
 static int locate_range_error(PsnrHvsContext *const c, GpuBackend *const b, GpuSlot *const s) {
     PsnrHvsRangeError e = {0};
     PsnrHvsPicture pics[1 + PSNRHVS_GPU_MAX_RENDITIONS];
+#if !PSNRHVS_GPU_HIP
+    if (!b->device_pictures && s->in_place) { /* the caller's, unchanged until received */
+        psh_range_check(&c->geom, &s->pics[0], &s->pics[1], &e);
+        return psh_range_report(c, &e);
+    }
+#endif
     if (!b->device_pictures) {
         psh_frame_pictures(&c->geom, s->host, pics);
         psh_range_check(&c->geom, &pics[0], &pics[1], &e);
@@ -410,7 +523,11 @@ static int gpu_collect(PsnrHvsContext *const c, const int slot, float (*sums)[3]
     GpuBackend *const b = c->backend;
     GpuSlot *const s = &b->slot[slot];
     CHECK(c, gpuSetDevice(b->device));
-    CHECK(c, gpuEventSynchronize(s->done));
+    const gpuError_t done = gpuEventSynchronize(s->done);
+#if !PSNRHVS_GPU_HIP
+    psh_hw_release(&s->hold);
+#endif
+    if (done != gpuSuccess) return fail(c, done, "waiting for a frame");
     for (int r = 0; r < b->renditions; r++) {
         float out[4];
         memcpy(out, s->host + b->frame_bytes + (size_t)r * 4 * sizeof(float), sizeof(out));
@@ -475,4 +592,8 @@ const PsnrHvsBackendOps PSNRHVS_GPU_OPS = {
     .close = gpu_close,
     .list_devices = gpu_list_devices,
     .enumerate = gpu_enumerate,
+#if !PSNRHVS_GPU_HIP
+    .host_register = gpu_host_register,
+    .host_unregister = gpu_host_unregister,
+#endif
 };

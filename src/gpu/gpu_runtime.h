@@ -156,11 +156,11 @@ static inline void gpu_describe(int i, int verbose, char *buf, size_t size) {
 #else
 #include <cuda_runtime_api.h>
 
-#define PSNRHVS_GPU_NAME                   "cuda"
-#define PSNRHVS_GPU_RUNTIME                "CUDA"
-#define PSNRHVS_GPU_ID                     PSNRHVS_BACKEND_CUDA
-#define PSNRHVS_GPU_FN(name)               psh_cuda_##name
-#define PSNRHVS_GPU_OPS                    psh_backend_cuda
+#define PSNRHVS_GPU_NAME                            "cuda"
+#define PSNRHVS_GPU_RUNTIME                         "CUDA"
+#define PSNRHVS_GPU_ID                              PSNRHVS_BACKEND_CUDA
+#define PSNRHVS_GPU_FN(name)                        psh_cuda_##name
+#define PSNRHVS_GPU_OPS                             psh_backend_cuda
 
 /* kernels.cu's host stubs, in PsnrHvsGpuKernel order. */
 extern const void *const psh_cuda_kernels[PSNRHVS_GPU_KERNELS];
@@ -168,35 +168,36 @@ extern const void *const psh_cuda_kernels[PSNRHVS_GPU_KERNELS];
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
 typedef cudaEvent_t gpuEvent_t;
-#define gpuSuccess                         cudaSuccess
-#define gpuErrorMemoryAllocation           cudaErrorMemoryAllocation
-#define gpuErrorNoDevice                   cudaErrorNoDevice
-#define gpuErrorInsufficientDriver         cudaErrorInsufficientDriver
-#define gpuErrorInvalidDevice              cudaErrorInvalidDevice
-#define gpuErrorNoKernelImage              cudaErrorNoKernelImageForDevice
-#define gpuMemcpyHostToDevice              cudaMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost              cudaMemcpyDeviceToHost
-#define gpuGetDeviceCount(n)               cudaGetDeviceCount(n)
-#define gpuDeviceGetPCIBusId(b, n, d)      cudaDeviceGetPCIBusId(b, n, d)
-#define PSNRHVS_GPU_VENDOR                 "nvidia"
-#define gpuSetDevice(d)                    cudaSetDevice(d)
-#define gpuMalloc(p, n)                    cudaMalloc(p, n)
-#define gpuFree(p)                         cudaFree(p)
-#define gpuMallocHost(p, n)                cudaMallocHost(p, n)
-#define gpuFreeHost(p)                     cudaFreeHost(p)
-#define gpuMemcpyAsync(d, s, n, k, st)     cudaMemcpyAsync(d, s, n, k, st)
-#define gpuMemsetAsync(p, v, n, st)        cudaMemsetAsync(p, v, n, st)
-#define gpuMemcpy2D(d, dp, s, sp, w, h, k) cudaMemcpy2D(d, dp, s, sp, w, h, k)
-#define gpuStreamCreate(s)                 cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)
-#define gpuStreamDestroy(s)                cudaStreamDestroy(s)
-#define gpuStreamSynchronize(s)            cudaStreamSynchronize(s)
-#define gpuEventCreate(e)                  cudaEventCreateWithFlags(e, cudaEventDisableTiming)
-#define gpuEventDestroy(e)                 cudaEventDestroy(e)
-#define gpuEventRecord(e, s)               cudaEventRecord(e, s)
-#define gpuEventSynchronize(e)             cudaEventSynchronize(e)
-#define gpuStreamWaitEvent(s, e)           cudaStreamWaitEvent(s, e, 0)
-#define gpuGetErrorName(e)                 cudaGetErrorName(e)
-#define gpuGetErrorString(e)               cudaGetErrorString(e)
+#define gpuSuccess                                  cudaSuccess
+#define gpuErrorMemoryAllocation                    cudaErrorMemoryAllocation
+#define gpuErrorNoDevice                            cudaErrorNoDevice
+#define gpuErrorInsufficientDriver                  cudaErrorInsufficientDriver
+#define gpuErrorInvalidDevice                       cudaErrorInvalidDevice
+#define gpuErrorNoKernelImage                       cudaErrorNoKernelImageForDevice
+#define gpuMemcpyHostToDevice                       cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost                       cudaMemcpyDeviceToHost
+#define gpuGetDeviceCount(n)                        cudaGetDeviceCount(n)
+#define gpuDeviceGetPCIBusId(b, n, d)               cudaDeviceGetPCIBusId(b, n, d)
+#define PSNRHVS_GPU_VENDOR                          "nvidia"
+#define gpuSetDevice(d)                             cudaSetDevice(d)
+#define gpuMalloc(p, n)                             cudaMalloc(p, n)
+#define gpuFree(p)                                  cudaFree(p)
+#define gpuMallocHost(p, n)                         cudaMallocHost(p, n)
+#define gpuFreeHost(p)                              cudaFreeHost(p)
+#define gpuMemcpyAsync(d, s, n, k, st)              cudaMemcpyAsync(d, s, n, k, st)
+#define gpuMemsetAsync(p, v, n, st)                 cudaMemsetAsync(p, v, n, st)
+#define gpuMemcpy2D(d, dp, s, sp, w, h, k)          cudaMemcpy2D(d, dp, s, sp, w, h, k)
+#define gpuMemcpy2DAsync(d, dp, s, sp, w, h, k, st) cudaMemcpy2DAsync(d, dp, s, sp, w, h, k, st)
+#define gpuStreamCreate(s)                          cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)
+#define gpuStreamDestroy(s)                         cudaStreamDestroy(s)
+#define gpuStreamSynchronize(s)                     cudaStreamSynchronize(s)
+#define gpuEventCreate(e)                           cudaEventCreateWithFlags(e, cudaEventDisableTiming)
+#define gpuEventDestroy(e)                          cudaEventDestroy(e)
+#define gpuEventRecord(e, s)                        cudaEventRecord(e, s)
+#define gpuEventSynchronize(e)                      cudaEventSynchronize(e)
+#define gpuStreamWaitEvent(s, e)                    cudaStreamWaitEvent(s, e, 0)
+#define gpuGetErrorName(e)                          cudaGetErrorName(e)
+#define gpuGetErrorString(e)                        cudaGetErrorString(e)
 
 static inline int gpu_runtime_load(char *why, size_t size) {
     (void)why, (void)size;

@@ -408,6 +408,10 @@ static void test_retained(void) {
             if (paths[i].backend == PSNRHVS_BACKEND_CPU) CHECK(0, "%s: cannot open", paths[i].name);
             continue;
         }
+        /* Registered host memory: devices that can upload it in place do. */
+        const size_t bytes = (size_t)FRAMES * fx.layout.frame_bytes;
+        CHECK(!psnrhvs_host_register(c, fx.ref, bytes) && !psnrhvs_host_register(c, fx.dist, bytes),
+              "%s: register", paths[i].name);
         int sent = 0, got = 0, same = 1;
         while (got < FRAMES) {
             if (sent < FRAMES) {
@@ -428,7 +432,8 @@ static void test_retained(void) {
         CHECK(same, "%s: retained pictures give other bits", paths[i].name);
         printf("retained: %s, %d frames in flight from the caller's buffers: the same bits\n",
                paths[i].name, s.frames_in_flight);
-        psnrhvs_close(&c);
+        CHECK(!psnrhvs_host_unregister(c, fx.dist), "%s: unregister", paths[i].name);
+        psnrhvs_close(&c); /* ends ref's */
     }
     /* One thread scores in psnrhvs_send: retained or not, the same bits. */
     PsnrHvsSettings s = settings(328, 200, 10);
@@ -449,6 +454,31 @@ static void test_retained(void) {
     fixture_free(&fx);
 }
 
+/* psnrhvs_host_register()'s arguments, on the CPU (which has no use for them). */
+static void test_host_register(void) {
+    static unsigned char buf[17 * 64];
+    PsnrHvsSettings s = settings(64, 64, 8);
+    PsnrHvsContext *c;
+    if (psnrhvs_open(&c, &s)) return;
+    CHECK(psnrhvs_host_register(c, buf, 64) == PSNRHVS_ERR(EINVAL), "memory = host: accepted");
+    psnrhvs_close(&c);
+    s.memory = PSNRHVS_MEMORY_HOST_RETAINED;
+    if (psnrhvs_open(&c, &s)) return;
+    CHECK(psnrhvs_host_register(NULL, buf, 64) == PSNRHVS_ERR(EINVAL), "no context");
+    CHECK(psnrhvs_host_register(c, NULL, 64) == PSNRHVS_ERR(EINVAL), "no data");
+    CHECK(psnrhvs_host_register(c, buf, 0) == PSNRHVS_ERR(EINVAL), "no size");
+    int ok = 1;
+    for (int i = 0; i < 16; i++) ok &= !psnrhvs_host_register(c, buf + 64 * i, 64);
+    CHECK(ok, "16 ranges");
+    CHECK(psnrhvs_host_register(c, buf + 64 * 16, 64) == PSNRHVS_ERR(ENOMEM), "a 17th");
+    CHECK(!psnrhvs_host_unregister(c, buf + 64 * 3), "unregister");
+    CHECK(psnrhvs_host_unregister(c, buf + 64 * 3) == PSNRHVS_ERR(EINVAL), "unregister twice");
+    CHECK(psnrhvs_host_unregister(c, buf + 1) == PSNRHVS_ERR(EINVAL), "unregister another");
+    CHECK(psnrhvs_host_register(c, buf + 64 * 2 + 8, 64) == PSNRHVS_ERR(EINVAL), "overlap");
+    CHECK(!psnrhvs_host_register(c, buf + 64 * 3, 64), "again after unregister");
+    psnrhvs_close(&c); /* with 16 still registered */
+}
+
 int main(int argc, char **argv) {
     const int all = argc < 2;
     for (int i = 1; i < argc || all; i++) {
@@ -458,6 +488,7 @@ int main(int argc, char **argv) {
         if (all || !strcmp(t, "threads")) test_threads();
         if (all || !strcmp(t, "ladder")) test_ladder();
         if (all || !strcmp(t, "retained")) test_retained();
+        if (all || !strcmp(t, "host_register")) test_host_register();
         if (all) break;
     }
     printf("%d failures\n", failures);
