@@ -515,10 +515,11 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     }
     if (!sc.ctx) goto end;
     sc.renditions = n;
-    /* The GPUs upload frames from the mapped files themselves, no copy on
-     * the host (PSNRHVS_HOST_REGISTER=0: copied, to compare). */
+    /* PSNRHVS_HOST_REGISTER=1: CUDA uploads frames from the mapped files
+     * themselves, no copy on the host. Not yet the default: a run stalled
+     * with it on the H200 (bench/RESULTS.md, run x). */
     const char *const hr = getenv("PSNRHVS_HOST_REGISTER");
-    if (lib.memory == PSNRHVS_MEMORY_HOST_RETAINED && (!hr || strcmp(hr, "0"))) {
+    if (lib.memory == PSNRHVS_MEMORY_HOST_RETAINED && hr && !strcmp(hr, "1")) {
         for (int r = -1; r < n; r++) {
             const void *data;
             size_t size;

@@ -235,6 +235,34 @@ static int hold_frame(PsnrHvsContext *const c, GpuSlot *const s, const PsnrHvsPi
     return 1;
 }
 
+/* Rows of w bytes, pitch apart, into dst packed: one copy per locked piece
+ * they lie in, a row across two pieces in two (the runtime refuses a copy
+ * from two registrations). */
+static gpuError_t copy_pieces(unsigned char *dst, const unsigned char *src, const size_t pitch,
+                              const size_t w, const size_t h, const gpuStream_t st) {
+    for (size_t y = 0; y < h;) {
+        const unsigned char *const row = src + y * pitch;
+        const uintptr_t end = psh_hw_piece_end(row);
+        if (!end) return gpuErrorInvalidValue;
+        gpuError_t e;
+        size_t n = 1;
+        if ((uintptr_t)row + w <= end) {
+            n = ((size_t)(end - (uintptr_t)row) - w) / pitch + 1;
+            if (n > h - y) n = h - y;
+            e = gpuMemcpy2DAsync(dst, w, row, pitch, w, n, gpuMemcpyHostToDevice, st);
+        } else {
+            const size_t a = (size_t)(end - (uintptr_t)row);
+            e = gpuMemcpyAsync(dst, row, a, gpuMemcpyHostToDevice, st);
+            if (e == gpuSuccess)
+                e = gpuMemcpyAsync(dst + a, row + a, w - a, gpuMemcpyHostToDevice, st);
+        }
+        if (e != gpuSuccess) return e;
+        dst += n * w;
+        y += n;
+    }
+    return gpuSuccess;
+}
+
 /* The frame's planes, each from where it is into the slot's packed layout. */
 static gpuError_t upload_in_place(const PsnrHvsContext *const c, GpuSlot *const s,
                                   const PsnrHvsPicture *const ref,
@@ -248,9 +276,8 @@ static gpuError_t upload_in_place(const PsnrHvsContext *const c, GpuSlot *const 
             const size_t off =
                 side ? pl->dist_off + (size_t)(side - 1) * g->picture_bytes : pl->ref_off;
             const gpuError_t e =
-                gpuMemcpy2DAsync((unsigned char *)s->workspace + off, pl->row_bytes, pic->data[p],
-                                 (size_t)pic->stride[p], pl->row_bytes, (size_t)pl->h,
-                                 gpuMemcpyHostToDevice, s->stream);
+                copy_pieces((unsigned char *)s->workspace + off, pic->data[p],
+                            (size_t)pic->stride[p], pl->row_bytes, (size_t)pl->h, s->stream);
             if (e != gpuSuccess) return e;
         }
     }

@@ -173,6 +173,7 @@ typedef cudaEvent_t gpuEvent_t;
 #define gpuErrorNoDevice                            cudaErrorNoDevice
 #define gpuErrorInsufficientDriver                  cudaErrorInsufficientDriver
 #define gpuErrorInvalidDevice                       cudaErrorInvalidDevice
+#define gpuErrorInvalidValue                        cudaErrorInvalidValue
 #define gpuErrorNoKernelImage                       cudaErrorNoKernelImageForDevice
 #define gpuMemcpyHostToDevice                       cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost                       cudaMemcpyDeviceToHost

@@ -31,5 +31,8 @@ void psh_hw_unregister(const void *data);
  * threads move on to where p is. */
 int psh_hw_hold(PshHostHold *hold, const void *p, size_t n);
 void psh_hw_release(PshHostHold *hold);
+/* The end of the locked piece p is in (p held), or 0: one upload may not
+ * span two registrations, so the caller splits at it. */
+uintptr_t psh_hw_piece_end(const void *p);
 
 #endif /* PSNRHVS_SRC_GPU_HOST_WINDOW_H */
