@@ -184,9 +184,8 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ] && [ -n "${T[uhd10-300-
 fi
 
 step "where the frames wait, 480 frames (PSNRHVS_TIMING=1; one run each; s, then the timing line)"
-for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_HOST_REGISTER=0" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" \
-    "uhd10 10 default" "uhd10 10 default PSNRHVS_HOST_REGISTER=0" "uhd8 8 cuda" \
-    "uhd8 8 cuda PSNRHVS_HOST_REGISTER=0" "uhd8 8 default" "uhd8 8 default PSNRHVS_HOST_REGISTER=0"; do
+for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" "uhd10 10 cuda PSNRHVS_NO_MMAP=1" \
+    "uhd10 10 cuda16" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default"; do
     set -- $c
     flags=(--backend cuda)
     [ "$3" = cuda16 ] && flags=(--backend cuda --threads 16)

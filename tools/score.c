@@ -317,8 +317,6 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     Scorer sc = {.ctx = NULL};
     Opener opener = {.ctx = NULL};
     PairReader *pr = NULL;
-    const void *registered[1 + PSNRHVS_MAX_RENDITIONS]; ///< psnrhvs_host_register()'s
-    int num_registered = 0;
     InputFormat fmt, ref_fmt;
     if (!rend) {
         fprintf(cli_err(), "psnrhvs: out of memory\n");
@@ -515,19 +513,6 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     }
     if (!sc.ctx) goto end;
     sc.renditions = n;
-    /* PSNRHVS_HOST_REGISTER=1: CUDA uploads frames from the mapped files
-     * themselves, no copy on the host. Not yet the default: a run stalled
-     * with it on the H200 (bench/RESULTS.md, run x). */
-    const char *const hr = getenv("PSNRHVS_HOST_REGISTER");
-    if (lib.memory == PSNRHVS_MEMORY_HOST_RETAINED && hr && !strcmp(hr, "1")) {
-        for (int r = -1; r < n; r++) {
-            const void *data;
-            size_t size;
-            if (!input_mapping(r < 0 ? ref : rend[r].in, &data, &size) &&
-                !psnrhvs_host_register(sc.ctx, data, size))
-                registered[num_registered++] = data;
-        }
-    }
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     if (e->progress) e->progress(e->cookie, 0, total);
@@ -618,7 +603,6 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     if (!e->keep_process && (psnrhvs_opening(sc.ctx) || (sc.holds ? !timing : on_device))) {
         /* Inputs decoded on the CPU close first: their decoders' last logs
          * (PSNRHVS_TIMING's chunk summary) are written, not cut off. */
-        for (int i = 0; i < num_registered; i++) psnrhvs_host_unregister(sc.ctx, registered[i]);
         if (!sc.holds) {
             pair_reader_close(&pr);
             input_close(&ref);
@@ -635,9 +619,6 @@ end:
     }
     if (opener.started) pthread_join(opener.thread, NULL);
     close_context(e, &opener.ctx);
-    /* Before the files are unmapped (a context of batch's stays open). */
-    for (int i = 0; sc.ctx && i < num_registered; i++)
-        psnrhvs_host_unregister(sc.ctx, registered[i]);
     close_context(e, &sc.ctx);
     /* The contexts are closed: nothing reads the GPU frames still held. */
     for (size_t i = 0; sc.holds && i < sc.ring_size; i++) score_free_holds(&sc.ring[i]);

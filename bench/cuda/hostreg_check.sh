@@ -1,9 +1,10 @@
 #!/bin/bash
 # The GPU machine, one short call: psnrhvs_host_register's CUDA path. Builds
 # the CLI and tests/cuda/cuda_host_register, runs the test, then 3840x2160
-# 8-bit 480-frame CLI runs, --backend cuda and the default, with and without
-# PSNRHVS_HOST_REGISTER=1 (whole-run seconds, outputs compared); a run that
-# does not end in 30 s has its threads' kernel stacks and wait channels shown.
+# 8-bit 480-frame CLI runs, --backend cuda and the default (whole-run
+# seconds, outputs compared; PSNRHVS_HOST_REGISTER=1 was the CLI's knob for
+# registering its files, removed after run x); a run that does not end in
+# 30 s has its threads' kernel stacks and wait channels shown.
 #   there: bash bench/cuda/hostreg_check.sh OUT
 # SPDX-License-Identifier: BSD-2-Clause
 set -u

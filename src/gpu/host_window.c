@@ -3,7 +3,8 @@
  * cudaHostRegister locks a page-cached mapping at 37-49 GB/s in large
  * pieces but 12 GB/s a 4K frame at a time, and the upload from a locked
  * mapping runs at the pinned buffer's 53 GB/s, where packing into that
- * buffer first took 16 cores and held 4K to 1,900 frames/s.
+ * buffer first took 16 cores and held 4K to 1,900 frames/s. The CLI does
+ * not register its mapped files yet: its runs stalled doing so (run x).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include "gpu/host_window.h"
@@ -20,8 +21,7 @@
 #define AHEAD      2
 #define MAX_RANGES 64
 #define MAX_CHUNKS 64
-/* One: two registering threads stalled a CLI run on the H200 (run x), the
- * driver's lock against the mapping's, it seems; one locks 37-49 GB/s. */
+/* One locks 37-49 GB/s; two compete for the driver's locks. */
 #define THREADS 1
 
 enum { FREE, LOCKING, LOCKED, UNLOCKING };

@@ -229,9 +229,6 @@ int input_mapped(const Input *in);
  */
 int input_in_place(const Input *in);
 
-/** The mapping of an in-place input (input_in_place()): 0, or -1 for none. */
-int input_mapping(const Input *in, const void **data, size_t *size);
-
 /**
  * For an in-place 16-bit input (no-op otherwise): frames are no longer
  * scanned for samples above the bit depth as they are read; the library

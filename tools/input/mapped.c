@@ -225,13 +225,6 @@ int input_in_place(const Input *const in) {
     return little && !info.frame_header_bytes && in->ngeo.frame_bytes % 2 == 0;
 }
 
-int input_mapping(const Input *const in, const void **const data, size_t *const size) {
-    if (!input_in_place(in)) return -1;
-    *data = in->map;
-    *size = in->map_size;
-    return 0;
-}
-
 void input_unmap(Input *const in) {
     if (in->guard >= 0) { /* no longer ours: the slot is free again */
         pthread_mutex_lock(&guard_lock);
