@@ -18,7 +18,8 @@
 #         commit (with COMMIT); .device/vmaf/libvmaf-*.tar.gz
 # There:  bash bench/mix_gpu.sh OUT_DIR   (carry those four; about 6 minutes;
 #         OLD_BENCH=0 leaves out the earlier tree's cuda_bench and CLI runs,
-#         HW=0 the encodes)
+#         HW=0 the encodes; MIX_TEST_TARGETS and MIX_CTEST_R build and run
+#         those ctest targets there first)
 # Results: OUT_DIR/summary.txt, logs in OUT_DIR/logs.tar.gz.
 # SPDX-License-Identifier: BSD-2-Clause
 set -u

@@ -2,9 +2,10 @@
 # The GPU machine, one short call: psnrhvs_host_register's CUDA path. Builds
 # the CLI and tests/cuda/cuda_host_register, runs the test, then 3840x2160
 # 8-bit 480-frame CLI runs, --backend cuda and the default (whole-run
-# seconds, outputs compared; PSNRHVS_HOST_REGISTER=1 was the CLI's knob for
-# registering its files, removed after run x); a run that does not end in
-# 30 s has its threads' kernel stacks and wait channels shown.
+# seconds, outputs compared); a run that does not end in 30 s has its
+# threads' kernel stacks and wait channels shown. Run x (8871c32) also ran
+# each with PSNRHVS_HOST_REGISTER=1, the CLI's knob for registering its
+# files, since removed.
 #   there: bash bench/cuda/hostreg_check.sh OUT
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
@@ -30,12 +31,12 @@ grep -E "tests passed|FAIL|Failed|compared|identical" $OUT/ctest.log | tee -a "$
 wait
 cat $W/*.yuv >/dev/null
 P=$B/tools/psnrhvs
-run() { # NAME ENV FLAGS...
-    local name=$1 env=$2
-    shift 2
+run() { # NAME FLAGS...
+    local name=$1
+    shift
     local t0 t1 pid
     t0=$(date +%s.%N)
-    env $env PSNRHVS_TIMING=1 $P -r $W/ref.yuv -d $W/dist.yuv -w 3840 -h 2160 "$@" --frame_cnt 480 -q \
+    PSNRHVS_TIMING=1 $P -r $W/ref.yuv -d $W/dist.yuv -w 3840 -h 2160 "$@" --frame_cnt 480 -q \
         --json --precision max --raw -o $OUT/$name.json 2>$OUT/$name.err &
     pid=$!
     for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
@@ -54,12 +55,10 @@ run() { # NAME ENV FLAGS...
 }
 say "== 3840x2160 8-bit 480 frames ($(date +%T))"
 for rep in 1 2; do
-    run cuda-$rep "X=0" --backend cuda
-    run cuda-reg-$rep "PSNRHVS_HOST_REGISTER=1" --backend cuda
-    run default-$rep "X=0"
-    run default-reg-$rep "PSNRHVS_HOST_REGISTER=1"
+    run cuda-$rep --backend cuda
+    run default-$rep
 done
-for f in cuda-reg-1 default-1 default-reg-1 cuda-2 cuda-reg-2; do
+for f in default-1 cuda-2 default-2; do
     [ -f $OUT/$f.json ] && { cmp -s <(grep -v '"fps"' $OUT/cuda-1.json) <(grep -v '"fps"' $OUT/$f.json) &&
         say "$f: same bytes as cuda-1" || say "$f: DIFFERS from cuda-1"; }
 done
