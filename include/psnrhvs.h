@@ -252,16 +252,19 @@ PSNRHVS_API int psnrhvs_receive_ladder(PsnrHvsContext *c, PsnrHvsScore *out);
 
 /**
  * Host memory the caller will send pictures from (settings.memory =
- * PSNRHVS_MEMORY_HOST_RETAINED), mapped and unchanged while registered: a
- * mapped file, say. GPU backends that can read host memory where it is
- * (cuda) page-lock it a window at a time ahead of the frames sent and
- * upload pictures lying inside it with no copy on the host; the window is
- * bounded (128 MiB pieces, at most 1 GiB or an eighth of the memory for the
- * process), so a file larger than memory may be registered whole. Scorers
- * that join later (auto) take it then; backends without a use for it
- * ignore it. Thread-safe with the calls of another thread on the context.
+ * PSNRHVS_MEMORY_HOST_RETAINED): anonymous memory (the heap, an anonymous
+ * mapping), mapped and unchanged while registered. GPU backends that can
+ * read host memory where it is (cuda) page-lock it a window at a time ahead
+ * of the frames sent and upload pictures lying inside it with no copy on
+ * the host; the window is bounded (128 MiB pieces, at most 1 GiB or an
+ * eighth of the memory for the process), so a range larger than memory may
+ * be registered whole. Scorers that join later (auto) take it then;
+ * backends without a use for it ignore it. Thread-safe with the calls of
+ * another thread on the context.
  * @return 0, PSNRHVS_ERR(EINVAL) (no memory, another context setting, a
- *         range registered already), PSNRHVS_ERR(ENOMEM) (too many ranges).
+ *         range registered already), PSNRHVS_ERR(ENOMEM) (too many ranges),
+ *         PSNRHVS_ERR(ENOTSUP) (on Linux: pages of a mapped file, which
+ *         NVIDIA's driver hung page-locking, or /proc/self/maps unreadable).
  */
 PSNRHVS_API int psnrhvs_host_register(PsnrHvsContext *c, const void *data, size_t size);
 

@@ -467,6 +467,35 @@ static int find_host(const PsnrHvsContext *const c, const void *const data) {
     return -1;
 }
 
+/* Does [a, a + size) touch a mapped file's pages (or can that not be told)?
+ * Page-locking them hung in NVIDIA's driver, the process beyond kill -9
+ * (bench/RESULTS.md, run y); so only anonymous memory is registered. */
+static int file_backed(const uintptr_t a, const size_t size) {
+#if defined(__linux__)
+    FILE *const f = fopen("/proc/self/maps", "r");
+    if (!f) return 1;
+    char line[512];
+    int found = 0, at_start = 1;
+    while (!found && fgets(line, sizeof(line), f)) {
+        const int whole = at_start;
+        at_start = strchr(line, '\n') != NULL; /* a long path's rest is no line of its own */
+        unsigned long lo, hi, off, inode;
+        unsigned major, minor;
+        char perms[8];
+        if (whole &&
+            sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &major, &minor,
+                   &inode) == 7 &&
+            lo < a + size && a < hi && inode)
+            found = 1;
+    }
+    fclose(f);
+    return found;
+#else
+    (void)a, (void)size;
+    return 0;
+#endif
+}
+
 int psnrhvs_host_register(PsnrHvsContext *const c, const void *const data, const size_t size) {
     if (!c || !data || !size) return PSNRHVS_ERR(EINVAL);
     pthread_mutex_lock(&c->lock);
@@ -474,6 +503,7 @@ int psnrhvs_host_register(PsnrHvsContext *const c, const void *const data, const
     int err = c->s.memory != PSNRHVS_MEMORY_HOST_RETAINED || size > UINTPTR_MAX - a
                   ? PSNRHVS_ERR(EINVAL)
               : c->num_host == PSH_MAX_HOST_RANGES ? PSNRHVS_ERR(ENOMEM)
+              : file_backed(a, size)               ? PSNRHVS_ERR(ENOTSUP)
                                                    : 0;
     for (int i = 0; !err && i < c->num_host; i++) { /* overlapping one registered */
         const uintptr_t b = (uintptr_t)c->host_data[i];

@@ -1,10 +1,10 @@
 /*
  * See host_window.h. On the H200 (bench/cuda/hostreg_bench.c, run w):
- * cudaHostRegister locks a page-cached mapping at 37-49 GB/s in large
- * pieces but 12 GB/s a 4K frame at a time, and the upload from a locked
- * mapping runs at the pinned buffer's 53 GB/s, where packing into that
- * buffer first took 16 cores and held 4K to 1,900 frames/s. The CLI does
- * not register its mapped files yet: its runs stalled doing so (run x).
+ * cudaHostRegister locks memory at 37-49 GB/s in large pieces but 12 GB/s
+ * a 4K frame at a time, and the upload from locked memory runs at the
+ * pinned buffer's 53 GB/s. Only anonymous memory comes here (lib.c): the
+ * CLI's mapped files stalled in their first cudaHostRegister, for good
+ * (runs x, y).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include "gpu/host_window.h"

@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "check.h"
 #include "fixture.h"
@@ -456,10 +460,15 @@ static void test_retained(void) {
 
 /* psnrhvs_host_register()'s arguments, on the CPU (which has no use for them). */
 static void test_host_register(void) {
-    static unsigned char buf[17 * 64];
+    /* the heap's: a static array may share a page with the executable's data, a file's */
+    unsigned char *const buf = malloc(17 * 64);
     PsnrHvsSettings s = settings(64, 64, 8);
     PsnrHvsContext *c;
-    if (psnrhvs_open(&c, &s)) return;
+    CHECK(buf != NULL, "out of memory");
+    if (!buf || psnrhvs_open(&c, &s)) {
+        free(buf);
+        return;
+    }
     CHECK(psnrhvs_host_register(c, buf, 64) == PSNRHVS_ERR(EINVAL), "memory = host: accepted");
     psnrhvs_close(&c);
     s.memory = PSNRHVS_MEMORY_HOST_RETAINED;
@@ -477,6 +486,22 @@ static void test_host_register(void) {
     CHECK(psnrhvs_host_register(c, buf + 64 * 2 + 8, 64) == PSNRHVS_ERR(EINVAL), "overlap");
     CHECK(!psnrhvs_host_register(c, buf + 64 * 3, 64), "again after unregister");
     psnrhvs_close(&c); /* with 16 still registered */
+    free(buf);
+#if defined(__linux__)
+    /* a mapped file's pages are refused: page-locking them hung NVIDIA's driver */
+    FILE *const f = tmpfile();
+    CHECK(f && !ftruncate(fileno(f), 8192), "a temporary file");
+    void *const map = f ? mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, fileno(f), 0) : MAP_FAILED;
+    CHECK(map != MAP_FAILED, "mapping the temporary file");
+    if (map != MAP_FAILED && !psnrhvs_open(&c, &s)) {
+        CHECK(psnrhvs_host_register(c, (const unsigned char *)map + 4096, 64) ==
+                  PSNRHVS_ERR(ENOTSUP),
+              "a mapped file accepted");
+        psnrhvs_close(&c);
+    }
+    if (map != MAP_FAILED) munmap(map, 8192);
+    if (f) fclose(f);
+#endif
 }
 
 int main(int argc, char **argv) {
