@@ -78,7 +78,17 @@ int score_receive(Scorer *const sc, Rendition *const rend, LogState *const log) 
         return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
     }
     if (!sc->received) sc->first = score_now_seconds();
+    if (sc->defer) { /* the frames before this one are done with */
+        const SentFrame *const f = &sc->ring[sc->received % sc->ring_size];
+        input_done_below(sc->ref_in, f->ref.data[0]);
+        for (int r = 0; r < sc->renditions; r++)
+            if (f->active >> r & 1) input_done_below(sc->dist_in[r], f->dist[r].data[0]);
+    }
     sc->received++;
+    const double t = score_now_seconds();
+    for (int i = 0; i < 2; i++)
+        if (sc->received == sc->mark[i]) sc->marked[i] = t;
+    sc->last = t;
     const unsigned idx = (unsigned)(out[0].tag & 0xffffffffu);
     const unsigned active = (unsigned)(out[0].tag >> 32);
     for (int r = 0; r < sc->renditions; r++) {

@@ -230,6 +230,14 @@ int input_mapped(const Input *in);
 int input_in_place(const Input *in);
 
 /**
+ * An in-place input's frames before p (a picture of it) are scored: the
+ * reader thread drops their pages from the process, a few tens of MB at a
+ * time, so that exit does not unmap the whole file. Any thread; a no-op for
+ * other inputs and pointers.
+ */
+void input_done_below(Input *in, const void *p);
+
+/**
  * For an in-place 16-bit input (no-op otherwise): frames are no longer
  * scanned for samples above the bit depth as they are read; the library
  * refuses such a frame when it scores it, and the caller then asks

@@ -6,6 +6,7 @@
 #ifndef PSNRHVS_TOOLS_INPUT_INPUT_INT_H
 #define PSNRHVS_TOOLS_INPUT_INPUT_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,10 +35,13 @@ struct Input {
     size_t map_size; ///< the file's size when mapped; frames appended later are not read
     size_t map_pos;  ///< where the next frame (its FRAME header for Y4M) starts
     size_t page;
-    int guard;       ///< its slot in the SIGBUS guard, -1 when none
-    int defer_range; ///< in-place 16-bit frames: the range is checked on request
-    int prefault;    ///< mapped: fault each frame's pages in on the reader thread
-    int on_device;   ///< frames handed out on the GPU (input_keep_on_device)
+    int guard;                 ///< its slot in the SIGBUS guard, -1 when none
+    int defer_range;           ///< in-place 16-bit frames: the range is checked on request
+    int prefault;              ///< mapped: fault each frame's pages in on the reader thread
+    _Atomic size_t done_below; ///< mapped: bytes the scorer no longer reads (input_done_below)
+    size_t dropped;            ///< of which the reader thread has unmapped the pages
+    int drop;                  ///< mapped: drop the pages behind (PSNRHVS_MAP_DROP)
+    int on_device;             ///< frames handed out on the GPU (input_keep_on_device)
 };
 
 /** Map a raw or Y4M regular file; on any failure in stays on the read() path. */

@@ -76,6 +76,9 @@ int input_mapping_lost(const Input *const in) {
 
 /* Prefetch this many frames ahead of the one read (MADV_WILLNEED). */
 #define MAP_AHEAD_FRAMES 4
+/* Pages behind the frames scored are dropped this many bytes at a time:
+ * each drop interrupts every core running the process (a TLB flush). */
+#define MAP_DROP_BYTES ((size_t)64 << 20)
 
 /* Map a raw or Y4M regular file (not stdin, not a pipe, not a decoded one);
  * on any failure the input stays on the read() path. */
@@ -113,6 +116,9 @@ void input_try_map(Input *const in, const char *const path) {
     in->prefault = !pf || strcmp(pf, "0");
     const long page = sysconf(_SC_PAGESIZE);
     in->page = page > 0 ? (size_t)page : 4096;
+    /* PSNRHVS_MAP_DROP=0: the pages stay mapped until the file is closed. */
+    const char *const dr = getenv("PSNRHVS_MAP_DROP");
+    in->drop = !dr || strcmp(dr, "0");
 }
 
 /* Fault the pages of [p, p + len) in on this (a reader) thread, so the thread
@@ -150,8 +156,28 @@ static size_t mapped_size(const Input *const in) {
     return now < in->map_size ? (size_t)now : in->map_size;
 }
 
+void input_done_below(Input *const in, const void *const p) {
+    if (!in || !in->map || !in->drop) return;
+    const uintptr_t a = (uintptr_t)p, m = (uintptr_t)in->map;
+    if (a >= m && a - m <= in->map_size)
+        atomic_store_explicit(&in->done_below, (size_t)(a - m), memory_order_relaxed);
+}
+
+/* On the reader thread, which mostly waits for room: the pages of the
+ * frames scored leave the process (the file stays in the page cache, and
+ * a page read again faults back in), where exit would unmap them all at
+ * once, after the outputs are written. */
+static void drop_behind(Input *const in) {
+    const size_t below =
+        atomic_load_explicit(&in->done_below, memory_order_relaxed) / in->page * in->page;
+    if (below < in->dropped + MAP_DROP_BYTES) return;
+    madvise((void *)(uintptr_t)(in->map + in->dropped), below - in->dropped, MADV_DONTNEED);
+    in->dropped = below;
+}
+
 /* input_read() of a mapped file. */
 int input_mapped_read(Input *const in, InputFrame *const frame) {
+    drop_behind(in);
     const size_t size = mapped_size(in);
     size_t pos = in->map_pos;
     if (pos > size) pos = size;
