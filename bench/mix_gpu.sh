@@ -9,9 +9,13 @@
 #   call from .device/vmaf); the host-to-device bandwidth (cuda_bench);
 #   batch in one process against the fork-per-job batch of the earlier tree
 #   (.device/old), and with other --gpu-jobs/--gpu-threads (BATCH_VARIANTS);
-#   the GPU reading a mapped file in place (bench/cuda/hostreg_bench.c); where the frames of 480-frame 4K runs wait
-#   (PSNRHVS_TIMING=1, mapped with and without prefault, read()); NVDEC and CPU decoding of 4K encodes with the default
-#   and pinned backends (bench/hwaccel_gpu.sh, .device/ffmpeg).
+#   a cuda scorer's start-up (bench/cuda/open_bench.c); the GPU reading a
+#   mapped file in place (bench/cuda/hostreg_bench.c, HOSTREG=0 leaves it
+#   out); where the frames of 480-frame 4K runs wait and their steady state
+#   inside the run (PSNRHVS_TIMING=1); A/B whole runs, alternating (AB_LIST,
+#   entries CLIP|FRAMES|NAME|FLAGS|ENV split by ';'); NVDEC and CPU decoding
+#   of 4K encodes with the default and pinned backends (bench/hwaccel_gpu.sh,
+#   .device/ffmpeg).
 #
 # Here:   CLIP_FRAMES=120 bench/ffmpeg_carry.sh build .device/ffmpeg
 #         bench/vulkan_carry.sh; .device/old = git archive of the earlier
@@ -112,8 +116,17 @@ for g in "3840 2160 10" "3840 2160 8" "1920 1080 8"; do
         grep -h "RESULT" "$L/cuda_bench_old_$1x$2_$3.log" | sed "s/^/earlier tree: /" | tee -a "$S"
     fi
 done
-step "the GPU reading a mapped page-cached file in place (hostreg_bench: registered, pinned, pageable)"
-if cc -std=c11 -O2 -o /tmp/hostreg_bench "$ROOT/bench/cuda/hostreg_bench.c" -ldl 2>"$L/hostreg_build.log"; then
+step "a cuda scorer's start-up: the context, pinned and registered buffers (open_bench, 8 x 50 MB)"
+if cc -std=c11 -O2 -o /tmp/open_bench "$ROOT/bench/cuda/open_bench.c" -I/usr/local/cuda/include \
+    -L/usr/local/cuda/lib64 -lcudart 2>"$L/open_build.log"; then
+    timeout 60 /tmp/open_bench 50 8 2>&1 | tee -a "$S"
+else
+    say "open_bench: build failed: $(tail -1 "$L/open_build.log")"
+fi
+[ "${HOSTREG:-1}" = 1 ] && step "the GPU reading a mapped page-cached file in place (hostreg_bench: registered, pinned, pageable)"
+if [ "${HOSTREG:-1}" != 1 ]; then
+    :
+elif cc -std=c11 -O2 -o /tmp/hostreg_bench "$ROOT/bench/cuda/hostreg_bench.c" -ldl 2>"$L/hostreg_build.log"; then
     for g in "uhd8 12441600" "uhd10 24883200"; do
         set -- $g
         timeout 60 /tmp/hostreg_bench $W/$1_ref.yuv $2 240 2>&1 | sed "s/^RESULT hostreg:/RESULT hostreg $1:/" | tee -a "$S"
@@ -185,8 +198,7 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ] && [ -n "${T[uhd10-300-
 fi
 
 step "where the frames wait, 480 frames (PSNRHVS_TIMING=1; one run each; s, then the timing line)"
-for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" "uhd10 10 cuda PSNRHVS_NO_MMAP=1" \
-    "uhd10 10 cuda16" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default"; do
+for c in "uhd10 10 cuda" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default"; do
     set -- $c
     flags=(--backend cuda)
     [ "$3" = cuda16 ] && flags=(--backend cuda --threads 16)
@@ -195,8 +207,37 @@ for c in "uhd10 10 cuda" "uhd10 10 cuda PSNRHVS_MAP_PREFAULT=0" "uhd10 10 cuda P
         -b $2 "${flags[@]}" --frame_cnt 480 -q --json --precision max --raw -o $L/wait.json)
     say "$c: $v s"
     grep "timing:" $L/run.log | sed 's/^/  /' | tee -a "$S" >/dev/null
+    # the steady state inside this run: scores 120 and 300 to 480
+    sl=$(grep "timing: scores:" $L/run.log)
+    if [ -n "$sl" ]; then
+        read -r -a k <<<"$(echo "$sl" | sed 's/[^0-9. ]//g')"
+        say "  steady in the run: ${k[0]} to ${k[4]} $(calc "(${k[4]} - ${k[0]}) / ((${k[5]} - ${k[1]}) / 1000)" | xargs printf %.0f) fps, ${k[2]} to ${k[4]} $(calc "(${k[4]} - ${k[2]}) / ((${k[5]} - ${k[3]}) / 1000)" | xargs printf %.0f) fps${H2D10:+ (h2d limit at 10 bits: $H2D10 pairs/s)}"
+    fi
     cmp -s <(grep -v '"fps"' $L/wait.json) <(grep -v '"fps"' $L/$1-480-cuda.json) ||
         say "  outputs DIFFER from the grid's cuda run"
+done
+
+# A/B entries: CLIP|FRAMES|NAME|FLAGS|ENV (AB_LIST replaces them)
+ab=("uhd8|300|default|" "uhd8|300|cuda|--backend cuda" "uhd8|480|default|" "uhd8|480|cuda|--backend cuda"
+    "uhd10|480|default|" "uhd10|480|cuda|--backend cuda")
+[ -n "${AB_LIST:-}" ] && IFS=';' read -r -a ab <<<"$AB_LIST"
+step "A/B, 3840x2160, whole runs (median of $REPS, alternating): ${ab[*]}"
+declare -A AB
+for r in $(seq "$REPS"); do
+    for x in "${ab[@]}"; do
+        IFS='|' read -r clip n name flags envs <<<"$x"
+        bits=8
+        [ $clip = uhd10 ] && bits=10
+        v=$(timed env ${envs:-X=0} "$P" -r $W/${clip}_ref.yuv -d $W/${clip}_dist.yuv -w 3840 -h 2160 -b $bits \
+            $flags --frame_cnt $n -q --json --precision max --raw -o $L/ab-$clip-$n-$name.json)
+        AB[$clip-$n-$name]="${AB[$clip-$n-$name]:-} $v"
+    done
+done
+for x in "${ab[@]}"; do
+    IFS='|' read -r clip n name flags envs <<<"$x"
+    say "ab $clip $n $name: median $(median ${AB[$clip-$n-$name]}) s (runs:${AB[$clip-$n-$name]})"
+    cmp -s <(grep -v '"fps"' $L/ab-$clip-$n-$name.json) <(grep -v '"fps"' $L/$clip-$n-cuda.json) ||
+        say "  ab $clip $n $name: output DIFFERS from the grid's cuda run"
 done
 
 if [ -x "$BO/tools/psnrhvs" ] && [ "${OLD_BENCH:-1}" = 1 ]; then
