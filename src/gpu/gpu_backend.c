@@ -73,9 +73,11 @@ typedef struct GpuBackend {
 
 /* A slot's pinned buffer: anonymous memory, faulted in (huge pages where
  * the kernel gives them) and registered, not cudaMallocHost: on the H200
- * eight 50 MB buffers took 80-100 ms that way against 226 ms, and 10 ms to
+ * eight 50 MB buffers took 91-113 ms that way against 226 ms, and 10 ms to
  * free against 66 (bench/cuda/open_bench.c, run z); a 4K 10-bit CLI run
- * went from 1.06 s to 0.90 s. cudaMallocHost where it fails. */
+ * went from 1.06 s to 0.90 s. Not inherited by a child process: a write
+ * after fork() would move the parent's page away from the GPU's copies.
+ * cudaMallocHost where it fails. */
 static gpuError_t host_alloc(GpuSlot *const s, const size_t n) {
     const size_t total = n + HUGE_PAGE;
     unsigned char *const base =
@@ -85,6 +87,9 @@ static gpuError_t host_alloc(GpuSlot *const s, const size_t n) {
             base + (HUGE_PAGE - (size_t)((uintptr_t)base % HUGE_PAGE)) % HUGE_PAGE;
 #ifdef MADV_HUGEPAGE
         madvise(p, n, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_DONTFORK
+        madvise(base, total, MADV_DONTFORK);
 #endif
 #ifdef MADV_POPULATE_WRITE
         if (madvise(p, n, MADV_POPULATE_WRITE))
