@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "test_hooks.h"
+#include "thread_start.h"
 
 #define MAX_CHILDREN PSNRHVS_MAX_DEVICES
 
@@ -293,7 +294,7 @@ static void *opener_main(void *const arg) {
 }
 
 static void start_opener(Mix *const m) {
-    m->opener_started = !pthread_create(&m->opener, NULL, opener_main, m);
+    m->opener_started = !psh_thread_create(&m->opener, opener_main, m);
     if (!m->opener_started) opener_main(m);
 }
 

@@ -9,6 +9,7 @@
  * a copy); in exchange jobs can be queued and waited for independently.
  */
 #include "thread_pool.h"
+#include "thread_start.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -106,7 +107,7 @@ PsnrHvsThreadPool *psh_thread_pool_create(int nthreads) {
             if (!start) goto error;
             start->pool = pool;
             start->id = i;
-            if (pthread_create(&pool->threads[i - 1], NULL, worker_main, start)) {
+            if (psh_thread_create(&pool->threads[i - 1], worker_main, start)) {
                 free(start);
                 goto error;
             }

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "thread_start.h"
+
 /* Locked in pieces this large: few calls (each costs about 0.8 ms), and a
  * 4K 10-bit picture (25 MB) spans at most two. */
 #define CHUNK ((uintptr_t)128 << 20)
@@ -170,7 +172,7 @@ int psh_hw_register(const void *const data, const size_t size, const int device)
     const uintptr_t lock = a / page * page, end = a + size;
     const uintptr_t unlock = end > UINTPTR_MAX - page ? end : (end + page - 1) / page * page;
     W.range[slot] = (Range){a, end, lock, unlock, a, 1, 0, device};
-    while (W.threads < THREADS && !pthread_create(&W.thread[W.threads], NULL, registrar, NULL))
+    while (W.threads < THREADS && !psh_thread_create(&W.thread[W.threads], registrar, NULL))
         W.threads++;
     if (!W.threads) W.range[slot].failed = 1; /* no thread: copied */
     pthread_cond_broadcast(&W.work);
