@@ -54,11 +54,14 @@ for run in $runs; do
         flags="-fsanitize=thread -fno-omit-frame-pointer"
         configure_build tsan -DPSNRHVS_OPENCL=OFF "-DCMAKE_C_FLAGS=$flags" \
             "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags"
-        # The deadly signals go to the program's own handlers: cli_signals
-        # checks that they clean up and re-raise.
+        # Not cli_signals: TSan runs a signal's handler at the receiving
+        # thread's next libc call, and about one run in twenty it never ran
+        # it (SIGHUP, SIGPROF, SIGXCPU seen; the main thread waiting on a
+        # condition, nothing left pending in the kernel; 150 signals in the
+        # plain build, none lost). The plain and ASan builds run it.
         TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0 \
             ctest --test-dir "$dir/tsan" -j "$jobs" --output-on-failure \
-            -R "^api_|^golden_isa|^golden_lib_auto_t3|^cpu_sum_modes|^sum_|^cli_"
+            -R "^api_|^golden_isa|^golden_lib_auto_t3|^cpu_sum_modes|^sum_|^cli_" -E "^cli_signals$"
         ;;
     fuzz)
         if ! command -v clang >/dev/null; then
