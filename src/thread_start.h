@@ -1,11 +1,10 @@
 /*
  * psnrhvs: starting the library's threads with the process's signals
- * blocked, so that a signal sent to the process reaches a thread of the
- * application (ThreadSanitizer queues one that lands on a library thread
- * until that thread next calls into libc, which may be never: the CLI's
- * signal test saw SIGPROF and SIGXCPU lost so). Faults stay unblocked: they
- * belong to the thread that faults. Threads a driver starts on these
- * threads inherit the same mask.
+ * blocked, so that a signal sent to the process reaches one of the
+ * application's threads (the CLI's main thread, which removes its
+ * temporary outputs), whatever threads the library runs. Faults stay
+ * unblocked: they belong to the thread that faults. Threads a driver starts
+ * on these threads inherit the same mask.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_SRC_THREAD_START_H
