@@ -64,7 +64,8 @@ int score_receive(Scorer *const sc, Rendition *const rend, LogState *const log) 
     if (sc->defer) log->mute = 1, log->last[0] = '\0';
     const double t0 = score_now_seconds();
     const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
-    sc->recv_s += score_now_seconds() - t0;
+    const double t = score_now_seconds();
+    sc->recv_s += t - t0;
     log->mute = mute;
     /* Scored (or refused): the GPU frames it read may be reused. */
     if (sc->holds) score_free_holds(&sc->ring[sc->received % sc->ring_size]);
@@ -77,7 +78,7 @@ int score_receive(Scorer *const sc, Rendition *const rend, LogState *const log) 
             fprintf(cli_err(), "psnrhvs: scoring failed: %s\n", strerror(-res));
         return res == PSNRHVS_ERR(EAGAIN) ? PSNRHVS_ERR(EIO) : res;
     }
-    if (!sc->received) sc->first = score_now_seconds();
+    if (!sc->received) sc->first = t;
     if (sc->defer) { /* the frames before this one are done with */
         const SentFrame *const f = &sc->ring[sc->received % sc->ring_size];
         input_done_below(sc->ref_in, f->ref.data[0]);
@@ -85,7 +86,6 @@ int score_receive(Scorer *const sc, Rendition *const rend, LogState *const log) 
             if (f->active >> r & 1) input_done_below(sc->dist_in[r], f->dist[r].data[0]);
     }
     sc->received++;
-    const double t = score_now_seconds();
     for (int i = 0; i < 2; i++)
         if (sc->received == sc->mark[i]) sc->marked[i] = t;
     sc->last = t;
