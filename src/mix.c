@@ -24,10 +24,10 @@
 
 #define MAX_CHILDREN PSNRHVS_MAX_DEVICES
 
-/* Frames in flight of a device in a mix with the CPU: as many as it takes
- * alone. Eight, to run further ahead of the CPU's older frames, made 4K
- * default runs 3-6 % slower than four (run za); the CPU rarely keeps a
- * share beside a GPU anyway (MIX_CPU_MIN_SHARE). */
+/* Frames in flight of a device in a mix with the CPU: cuda's own default.
+ * Eight, to run further ahead of the CPU's older frames, made 4K default
+ * runs 3-6 % slower than four (run za); the CPU rarely keeps a share beside
+ * a GPU anyway (MIX_CPU_MIN_SHARE). */
 #define MIX_DEVICE_SLOTS 4
 /* A CPU slower than this share of the devices is not worth measuring: on
  * the H200 a 4K mix trial with a 17 % share cost more than it could gain

@@ -232,8 +232,9 @@ int input_in_place(const Input *in);
 /**
  * An in-place input's frames before p (a picture of it) are scored: the
  * reader thread drops their pages from the process, a few tens of MB at a
- * time, so that exit does not unmap the whole file. Any thread; a no-op for
- * other inputs and pointers.
+ * time, so that the run's resident size stays a few frames' worth instead
+ * of growing with the file. Any thread; a no-op for other inputs and
+ * pointers.
  */
 void input_done_below(Input *in, const void *p);
 
