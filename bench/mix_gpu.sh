@@ -123,16 +123,16 @@ if cc -std=c11 -O2 -o /tmp/open_bench "$ROOT/bench/cuda/open_bench.c" -I/usr/loc
 else
     say "open_bench: build failed: $(tail -1 "$L/open_build.log")"
 fi
-[ "${HOSTREG:-1}" = 1 ] && step "the GPU reading a mapped page-cached file in place (hostreg_bench: registered, pinned, pageable)"
-if [ "${HOSTREG:-1}" != 1 ]; then
-    :
-elif cc -std=c11 -O2 -o /tmp/hostreg_bench "$ROOT/bench/cuda/hostreg_bench.c" -ldl 2>"$L/hostreg_build.log"; then
-    for g in "uhd8 12441600" "uhd10 24883200"; do
-        set -- $g
-        timeout 60 /tmp/hostreg_bench $W/$1_ref.yuv $2 240 2>&1 | sed "s/^RESULT hostreg:/RESULT hostreg $1:/" | tee -a "$S"
-    done
-else
-    say "hostreg_bench: build failed: $(tail -1 "$L/hostreg_build.log")"
+if [ "${HOSTREG:-1}" = 1 ]; then
+    step "the GPU reading a mapped page-cached file in place (hostreg_bench: registered, pinned, pageable)"
+    if cc -std=c11 -O2 -o /tmp/hostreg_bench "$ROOT/bench/cuda/hostreg_bench.c" -ldl 2>"$L/hostreg_build.log"; then
+        for g in "uhd8 12441600" "uhd10 24883200"; do
+            set -- $g
+            timeout 60 /tmp/hostreg_bench $W/$1_ref.yuv $2 240 2>&1 | sed "s/^RESULT hostreg:/RESULT hostreg $1:/" | tee -a "$S"
+        done
+    else
+        say "hostreg_bench: build failed: $(tail -1 "$L/hostreg_build.log")"
+    fi
 fi
 H2D10=$(awk '/3840x2160 10-bit.*h2d bandwidth/ {for (i = 1; i <= NF; i++) if ($i == "(") print $(i + 1); else if (substr($i, 1, 1) == "(") print substr($i, 2)}' \
     "$L/cuda_bench_3840x2160_10.log" | head -1)
