@@ -12,8 +12,10 @@
 #   a cuda scorer's start-up (bench/cuda/open_bench.c); the GPU reading a
 #   mapped file in place (bench/cuda/hostreg_bench.c, HOSTREG=0 leaves it
 #   out); where the frames of 480-frame 4K runs wait and their steady state
-#   inside the run (PSNRHVS_TIMING=1); A/B whole runs, alternating (AB_LIST,
-#   entries CLIP|FRAMES|NAME|FLAGS|ENV split by ';'); NVDEC and CPU decoding
+#   inside the run (PSNRHVS_TIMING=1); what ending a CUDA process costs
+#   (bench/cuda/exit_bench.c); A/B whole runs, alternating (AB_LIST, entries
+#   CLIP|FRAMES|NAME|FLAGS|ENV split by ';', CLIP hd8, uhd8 or uhd10;
+#   BENCH_ENV: cuda_bench's library lines again with it); NVDEC and CPU decoding
 #   of 4K encodes with the default and pinned backends (bench/hwaccel_gpu.sh,
 #   .device/ffmpeg).
 #
@@ -46,7 +48,7 @@ B=/tmp/mix-new BO=/tmp/mix-old W=/tmp/mix-clips
 JOBS=$(nproc)
 
 step machine
-nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max \
+nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max,persistence_mode \
     --format=csv,noheader 2>&1 | tee -a "$S"
 say "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if ldconfig -p | grep -q libnvidia-opencl.so.1; then
@@ -111,6 +113,11 @@ for g in "3840 2160 10" "3840 2160 8" "1920 1080 8"; do
     set -- $g
     "$B/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_$1x$2_$3.log" 2>&1
     grep -h "RESULT" "$L/cuda_bench_$1x$2_$3.log" | tee -a "$S"
+    # BENCH_ENV: the library's lines again with these settings in the environment
+    if [ -n "${BENCH_ENV:-}" ]; then
+        env $BENCH_ENV "$B/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_env_$1x$2_$3.log" 2>&1
+        grep -h "RESULT.*library cuda:" "$L/cuda_bench_env_$1x$2_$3.log" | sed "s/^/$BENCH_ENV: /" | tee -a "$S"
+    fi
     if [ -x "$BO/tests/cuda/cuda_bench" ] && [ "${OLD_BENCH:-1}" = 1 ]; then
         "$BO/tests/cuda/cuda_bench" $1 $2 $3 16 24 400 >"$L/cuda_bench_old_$1x$2_$3.log" 2>&1
         grep -h "RESULT" "$L/cuda_bench_old_$1x$2_$3.log" | sed "s/^/earlier tree: /" | tee -a "$S"
@@ -122,6 +129,13 @@ if cc -std=c11 -O2 -o /tmp/open_bench "$ROOT/bench/cuda/open_bench.c" -I/usr/loc
     timeout 60 /tmp/open_bench 50 8 2>&1 | tee -a "$S"
 else
     say "open_bench: build failed: $(tail -1 "$L/open_build.log")"
+fi
+step "what ending a process that holds a CUDA context costs (exit_bench: _exit to waitpid, 4 x 25 MB)"
+if cc -std=c11 -O2 -o /tmp/exit_bench "$ROOT/bench/cuda/exit_bench.c" -I/usr/local/cuda/include \
+    -L/usr/local/cuda/lib64 -lcudart 2>"$L/exit_build.log"; then
+    timeout 60 /tmp/exit_bench 25 4 3 2>&1 | tee -a "$S"
+else
+    say "exit_bench: build failed: $(tail -1 "$L/exit_build.log")"
 fi
 if [ "${HOSTREG:-1}" = 1 ]; then
     step "the GPU reading a mapped page-cached file in place (hostreg_bench: registered, pinned, pageable)"
@@ -198,10 +212,11 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ] && [ -n "${T[uhd10-300-
 fi
 
 step "where the frames wait, 480 frames (PSNRHVS_TIMING=1; one run each; s, then the timing line)"
-for c in "uhd10 10 cuda" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default"; do
+for c in "uhd10 10 cuda" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default" "uhd8 8 cpu"; do
     set -- $c
     flags=(--backend cuda)
     [ "$3" = cuda16 ] && flags=(--backend cuda --threads 16)
+    [ "$3" = cpu ] && flags=(--backend cpu --threads 16)
     [ "$3" = default ] && flags=()
     v=$(timed env PSNRHVS_TIMING=1 ${4:-} "$P" -r $W/$1_ref.yuv -d $W/$1_dist.yuv -w 3840 -h 2160 \
         -b $2 "${flags[@]}" --frame_cnt 480 -q --json --precision max --raw -o $L/wait.json)
@@ -217,18 +232,37 @@ for c in "uhd10 10 cuda" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default"; do
         say "  outputs DIFFER from the grid's cuda run"
 done
 
+# Clips the CPU alone scores in about 0.4 s: whether the default opened a GPU
+# shows in the time after "all" (a GPU's teardown at exit).
+step "near the CPU's bar: the default, $((REPS + 2)) runs each (PSNRHVS_TIMING=1: whole s, all ms, after all ms)"
+for c in "uhd8 8 120" "uhd10 10 120" "hd8 8 480"; do
+    set -- $c
+    size=(-w 3840 -h 2160)
+    [ $1 = hd8 ] && size=(-w 1920 -h 1080)
+    row="$1 $3:"
+    for r in $(seq $((REPS + 2))); do
+        v=$(timed env PSNRHVS_TIMING=1 "$P" -r $W/$1_ref.yuv -d $W/$1_dist.yuv "${size[@]}" -b $2 \
+            --frame_cnt $3 -q --json --precision max --raw -o $L/bar.json)
+        a=$(sed -n 's/.*all \([0-9.]*\) ms.*/\1/p' $L/run.log | head -1)
+        sc=$(sed -n 's/.*(\([^ ]*\) so far.*/\1/p' $L/run.log | head -1)
+        row="$row $v/${a:-?}/$(calc "$v * 1000 - ${a:-0}" | xargs printf %.0f)($sc)"
+    done
+    say "$row"
+done
+
 # A/B entries: CLIP|FRAMES|NAME|FLAGS|ENV (AB_LIST replaces them)
 ab=("uhd8|300|default|" "uhd8|300|cuda|--backend cuda" "uhd8|480|default|" "uhd8|480|cuda|--backend cuda"
     "uhd10|480|default|" "uhd10|480|cuda|--backend cuda")
 [ -n "${AB_LIST:-}" ] && IFS=';' read -r -a ab <<<"$AB_LIST"
-step "A/B, 3840x2160, whole runs (median of $REPS, alternating): ${ab[*]}"
+step "A/B, whole runs (median of $REPS, alternating): ${ab[*]}"
 declare -A AB
 for r in $(seq "$REPS"); do
     for x in "${ab[@]}"; do
         IFS='|' read -r clip n name flags envs <<<"$x"
-        bits=8
+        bits=8 size=(-w 3840 -h 2160)
         [ $clip = uhd10 ] && bits=10
-        v=$(timed env ${envs:-X=0} "$P" -r $W/${clip}_ref.yuv -d $W/${clip}_dist.yuv -w 3840 -h 2160 -b $bits \
+        [ $clip = hd8 ] && size=(-w 1920 -h 1080)
+        v=$(timed env ${envs:-X=0} "$P" -r $W/${clip}_ref.yuv -d $W/${clip}_dist.yuv "${size[@]}" -b $bits \
             $flags --frame_cnt $n -q --json --precision max --raw -o $L/ab-$clip-$n-$name.json)
         AB[$clip-$n-$name]="${AB[$clip-$n-$name]:-} $v"
     done

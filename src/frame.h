@@ -52,7 +52,7 @@ void psh_frame_pack(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                     const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 
 /* The same into the staging buffer of an upload (a device's DMA reads it
- * next, the CPU does not): large frames are stored past the caches. */
+ * next, the CPU does not): its rows are stored past the caches. */
 void psh_frame_pack_upload(const PsnrHvsFrameGeometry *g, const PsnrHvsPicture *ref,
                            const PsnrHvsPicture *dist, unsigned char *dst, PsnrHvsThreadPool *pool);
 

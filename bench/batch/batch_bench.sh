@@ -6,7 +6,8 @@
 #   bench/batch/batch_bench.sh NEW_PSNRHVS OLD_PSNRHVS [JOBS] [FRAMES] [W] [H] [REPS]
 # Defaults: 200 jobs, 60 frames, 1920x1080, 3 runs. Lines "what | seconds |
 # fps" on stdout; extra batch flags in BATCH_FLAGS; VARIANTS: more runs of
-# the new binary, flag sets separated by ';' ("--gpu-jobs 1;--gpu-jobs 3").
+# the new binary, flag sets separated by ';' ("--gpu-jobs 1;--gpu-jobs 3"),
+# where a word NAME=VALUE is put in the batch's environment instead.
 # SPDX-License-Identifier: BSD-2-Clause
 set -u
 NEW=$1 OLD=$2
@@ -27,9 +28,16 @@ jobs_file() { # DIR: jobs.csv writing into DIR/out
 run() { # BINARY DIR: seconds of one batch run, outputs in DIR/out
     rm -rf "$2"
     jobs_file "$2"
-    local t0 t1
+    local t0 t1 w flags=() envs=(X=0)
+    for w in ${BATCH_FLAGS:-}; do
+        case $w in
+        -*) flags+=("$w") ;;
+        *=*) envs+=("$w") ;;
+        *) flags+=("$w") ;;
+        esac
+    done
     t0=$(date +%s.%N)
-    "$1" batch -q ${BATCH_FLAGS:-} "$2/jobs.csv" >/dev/null 2>"$2/err.txt" || { cat "$2/err.txt" >&2; echo fail; return; }
+    env "${envs[@]}" "$1" batch -q "${flags[@]}" "$2/jobs.csv" >/dev/null 2>"$2/err.txt" || { cat "$2/err.txt" >&2; echo fail; return; }
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
 }
