@@ -58,8 +58,8 @@ static void help(void) {
            "                           (and its jobs at once: --gpu-jobs)\n"
            "     --gpu-threads N       threads feeding each GPU (default: the cores shared\n"
            "                           among the GPUs, at most 16); the rest run CPU jobs\n"
-           "     --gpu-jobs N          jobs at once on each GPU (default 3: one starts or\n"
-           "                           ends while the others stream)\n"
+           "     --gpu-jobs N          jobs at once on each GPU (default 5: some start or\n"
+           "                           end while the others stream)\n"
            "     --cores N             the CPU budget (default: the cores this process may use)\n"
            "     --summary FILE        the summary table (default: JOBS.summary.csv)\n"
            "     --force               run every job, complete outputs too\n"
@@ -94,7 +94,7 @@ int batch_main(int argc, char *const *argv, const char *const prog) {
     };
     Batch b = {.threads = -1};
     const char *gpus = "auto", *summary = NULL;
-    int cores = 0, gpu_threads = 0, gpu_jobs = 3;
+    int cores = 0, gpu_threads = 0, gpu_jobs = 5;
     opterr = 0;
     optind = 1;
     int o;
