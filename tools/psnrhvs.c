@@ -42,18 +42,17 @@ static int list_devices(const int verbose) {
     return ferror(stdout) ? 1 : 0;
 }
 
-/* A scoring run's CUDA context with two hardware queues, not CUDA's eight:
- * it starts in 149-162 ms against 199-298 and ends in 58-72 ms against 85-96
- * (H200), and a 480-frame 4K run took 0.615 s against 0.687 with the same
- * bits (bench/RESULTS.md, run ze). A user's own setting stays. Batch keeps
- * CUDA's: its jobs' streams share one context. Set before any thread starts. */
+/* CUDA contexts with two hardware queues, not CUDA's eight: one starts in
+ * 149-162 ms against 199-298 and ends in 58-72 ms against 85-96 (H200); a
+ * 480-frame 4K run took 0.667 s against 0.814, and a batch of 200 1080p
+ * jobs 3.2 s against 5.1, with the same bits (bench/RESULTS.md, runs ze and
+ * zf). A user's own setting stays. Set before any thread starts. */
 static void cuda_queues(void) {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0);
 }
 
 /* The score command, or parity (the same flags, backends compared). */
 static int score(const int argc, char *const *const argv, const int parity) {
-    cuda_queues();
     CLISettings cli;
     PsnrHvsSettings lib;
     psnrhvs_default_settings(&lib);
@@ -95,6 +94,7 @@ static const struct {
 };
 
 int main(const int argc, char *const *const argv) {
+    cuda_queues();
     for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1, argv[0]);
     return score(argc, argv, 0);
