@@ -14,7 +14,8 @@
 #   out); where the frames of 480-frame 4K runs wait and their steady state
 #   inside the run (PSNRHVS_TIMING=1); what ending a CUDA process costs
 #   (bench/cuda/exit_bench.c); A/B whole runs, alternating (AB_LIST, entries
-#   CLIP|FRAMES|NAME|FLAGS|ENV split by ';', CLIP hd8, uhd8 or uhd10;
+#   CLIP|FRAMES|NAME|FLAGS|ENV split by ';', CLIP hd8, uhd8 or uhd10, or
+#   AB_FILE, a file of them;
 #   BENCH_ENV: cuda_bench's library lines again with it); NVDEC and CPU decoding
 #   of 4K encodes with the default and pinned backends (bench/hwaccel_gpu.sh,
 #   .device/ffmpeg).
@@ -253,6 +254,7 @@ done
 # A/B entries: CLIP|FRAMES|NAME|FLAGS|ENV (AB_LIST replaces them)
 ab=("uhd8|300|default|" "uhd8|300|cuda|--backend cuda" "uhd8|480|default|" "uhd8|480|cuda|--backend cuda"
     "uhd10|480|default|" "uhd10|480|cuda|--backend cuda")
+[ -n "${AB_FILE:-}" ] && AB_LIST=$(tr -d '\n' <"$AB_FILE")
 [ -n "${AB_LIST:-}" ] && IFS=';' read -r -a ab <<<"$AB_LIST"
 step "A/B, whole runs (median of $REPS, alternating): ${ab[*]}"
 declare -A AB
@@ -270,8 +272,11 @@ done
 for x in "${ab[@]}"; do
     IFS='|' read -r clip n name flags envs <<<"$x"
     say "ab $clip $n $name: median $(median ${AB[$clip-$n-$name]}) s (runs:${AB[$clip-$n-$name]})"
-    cmp -s <(grep -v '"fps"' $L/ab-$clip-$n-$name.json) <(grep -v '"fps"' $L/$clip-$n-cuda.json) ||
-        say "  ab $clip $n $name: output DIFFERS from the grid's cuda run"
+    # against the A/B's own cuda entry where there is one, else the grid's
+    ref=$L/ab-$clip-$n-cuda.json
+    [ -f "$ref" ] || ref=$L/$clip-$n-cuda.json
+    cmp -s <(grep -v '"fps"' $L/ab-$clip-$n-$name.json) <(grep -v '"fps"' "$ref") ||
+        say "  ab $clip $n $name: output DIFFERS from $(basename "$ref")"
 done
 
 if [ -x "$BO/tools/psnrhvs" ] && [ "${OLD_BENCH:-1}" = 1 ]; then
