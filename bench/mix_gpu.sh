@@ -198,8 +198,8 @@ for name in hd8 uhd8 uhd10; do
     a=${T[$name-120-default]:-} b=${T[$name-480-default]:-}
     [ -n "$a" ] && [ -n "$b" ] && say "steady, default, $name (120 to 480 frames): $(calc "360 / ($b - $a)" | xargs printf %.0f) fps"
 done
-# 300 and 480 frames both open the GPU (120 frames, and 240 at 8 bits, the
-# CPU alone scores in under 0.7 s), so their difference is the steady state
+# 300 and 480 frames both open the GPU (120 frames the CPU alone scores in
+# about the 0.4 s bar: either way), so their difference is the steady state
 # of one configuration.
 for name in uhd8 uhd10; do
     a=${T[$name-300-default]:-} b=${T[$name-480-default]:-}

@@ -45,12 +45,15 @@
 #define MIX_STABLE      1.1
 #define MIX_MAX_WINDOWS 6
 /* With frames_hint: the CPU's rate is taken on this many frames before any
- * GPU opens, and a clip it scores in less than MIX_CPU_ALONE_S opens none.
- * Run n (H200): the CPU alone beat CUDA alone up to 0.55 s of CPU time
- * (1080p 480 frames, 4K 120), CUDA won from 0.94 s; a GPU's driver that
- * starts for nothing costs its start-up and its teardown at exit. */
+ * GPU opens, and a clip it scores in less than MIX_CPU_ALONE_S opens none:
+ * a GPU's driver that starts for nothing costs its start-up and its
+ * teardown at exit. On the H200 with two queues a context, CUDA alone
+ * matched the CPU alone at 0.40-0.46 s of CPU time (4K 120 frames, 1080p
+ * 480); at 0.65-0.67 s (4K 8-bit 200 frames, 10-bit 180, 1080p 720) the
+ * default took 0.46-0.52 s with a 0.4 s bar against 0.65-0.67 with 0.7,
+ * and at 0.4-0.46 s the two bars were within noise (run zh). */
 #define MIX_RATE_FRAMES 4
-#define MIX_CPU_ALONE_S 0.7
+#define MIX_CPU_ALONE_S 0.4
 /* A few frames a millisecond apart (1080p) rate the CPU badly: one run in
  * five of a 0.42 s clip read it as over 0.7 s and opened a GPU, whose
  * teardown at exit then cost 0.11 s (run zc). A clip within a factor of
@@ -496,17 +499,12 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
             const double alone = rest <= 0 ? 0 : t - m->t_cpu_sent + rest / m->cpu_rate;
             const int sure =
                 t - m->cpu_t0 >= MIX_RATE_SPAN_S || m->cpu_received >= MIX_RATE_MAX_FRAMES;
-            static double bar; /* A/B only, to be removed */
-            if (!bar) {
-                const char *const v = getenv("PSNRHVS_MIX_BAR_S");
-                bar = v ? atof(v) : MIX_CPU_ALONE_S;
-            }
-            if (alone < bar / (sure ? 1 : MIX_CLEAR)) {
+            if (alone < MIX_CPU_ALONE_S / (sure ? 1 : MIX_CLEAR)) {
                 m->deferred = 0;
                 atomic_store(&m->opening, 0);
                 settle(m, 1.0);
                 m->settled_at = UINT64_MAX;
-            } else if (sure || alone > bar * MIX_CLEAR) {
+            } else if (sure || alone > MIX_CPU_ALONE_S * MIX_CLEAR) {
                 m->deferred = 0;
                 start_opener(m);
             }

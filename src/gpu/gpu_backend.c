@@ -11,8 +11,6 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +24,6 @@
 #endif
 #include "internal.h"
 #include "thread_pool.h"
-#include "thread_start.h"
 
 #define ALIGN 256
 /* Threads packing pictures into pinned memory (settings.threads when set):
@@ -41,9 +38,8 @@ static int pack_threads(void) {
 }
 
 typedef struct GpuSlot {
-    void *host_base;   ///< host's mapping (host_reserve), else NULL: cudaMallocHost's
-    size_t host_bytes; ///< its size
-    int registered;    ///< host_base's buffer is registered (host_pin)
+    void *host_base;   ///< host's mapping when registered (host_alloc), else NULL
+    size_t host_bytes; ///< its size, 0 for cudaMallocHost's
     gpuStream_t stream;
     gpuEvent_t done;
     gpuEvent_t written;  ///< device pictures: the legacy default stream's work before submit
@@ -74,10 +70,6 @@ typedef struct GpuBackend {
 #if !PSNRHVS_GPU_HIP
 /* Huge pages for the pinned buffers: faulted in and zeroed in 2 MiB steps. */
 #define HUGE_PAGE ((size_t)2 << 20)
-/* Faulted in this much at a time, so that a failed open stops it soon. */
-#define PREP_STEP ((size_t)8 << 20)
-/* Threads faulting the slots' buffers in (one slot each, at most). */
-#define MAX_PREP_THREADS 8
 
 /* A slot's pinned buffer: anonymous memory, faulted in (huge pages where
  * the kernel gives them) and registered, not cudaMallocHost: on the H200
@@ -85,92 +77,46 @@ typedef struct GpuBackend {
  * free against 66 (bench/cuda/open_bench.c, run z); a 4K 10-bit CLI run
  * went from 1.06 s to 0.90 s. Not inherited by a child process: a write
  * after fork() would move the parent's page away from the GPU's copies.
- * The faulting needs no driver, so it runs on threads while the driver
- * starts the context (host_prep); registering comes after (host_pin),
- * cudaMallocHost where either fails. */
-typedef struct HostPrep {
-    GpuSlot *slot; ///< the first of this thread's slots
-    int count, stride;
-    size_t n;
-    const _Atomic int *stop; ///< the open failed: no more faulting
-    pthread_t thread;
-    int started;
-} HostPrep;
-
-static void host_reserve(GpuSlot *const s, const size_t n, const _Atomic int *const stop) {
+ * cudaMallocHost where it fails. */
+static gpuError_t host_alloc(GpuSlot *const s, const size_t n) {
     const size_t total = n + HUGE_PAGE;
     unsigned char *const base =
         mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) return;
-    unsigned char *const p = base + (HUGE_PAGE - (size_t)((uintptr_t)base % HUGE_PAGE)) % HUGE_PAGE;
+    if (base != MAP_FAILED) {
+        unsigned char *const p =
+            base + (HUGE_PAGE - (size_t)((uintptr_t)base % HUGE_PAGE)) % HUGE_PAGE;
 #ifdef MADV_HUGEPAGE
-    madvise(p, n, MADV_HUGEPAGE);
+        madvise(p, n, MADV_HUGEPAGE);
 #endif
 #ifdef MADV_DONTFORK
-    madvise(base, total, MADV_DONTFORK);
+        madvise(base, total, MADV_DONTFORK);
 #endif
-    for (size_t at = 0; at < n && !atomic_load(stop); at += PREP_STEP) {
-        const size_t len = n - at < PREP_STEP ? n - at : PREP_STEP;
 #ifdef MADV_POPULATE_WRITE
-        if (madvise(p + at, len, MADV_POPULATE_WRITE))
+        if (madvise(p, n, MADV_POPULATE_WRITE))
 #endif
-            memset(p + at, 0, len);
-    }
-    s->host = p;
-    s->host_base = base;
-    s->host_bytes = total;
-}
-
-static void *host_prep(void *const arg) {
-    const HostPrep *const h = arg;
-    for (int i = 0; i < h->count; i++) host_reserve(h->slot + (size_t)i * h->stride, h->n, h->stop);
-    return NULL;
-}
-
-/* Faults the slots' buffers in, on threads when `threads` (joined by
- * host_prep_join), else here. */
-static void host_prep_start(HostPrep *const h, GpuSlot *const slot, const int slots, const size_t n,
-                            const _Atomic int *const stop, const int threads) {
-    const int t = slots < MAX_PREP_THREADS ? slots : MAX_PREP_THREADS;
-    for (int i = 0; i < t; i++) {
-        h[i] = (HostPrep){
-            .slot = &slot[i], .count = (slots - i + t - 1) / t, .stride = t, .n = n, .stop = stop};
-        h[i].started = threads && !psh_thread_create(&h[i].thread, host_prep, &h[i]);
-        if (!h[i].started) host_prep(&h[i]);
-    }
-}
-
-static void host_prep_join(HostPrep *const h, const int slots) {
-    const int t = slots < MAX_PREP_THREADS ? slots : MAX_PREP_THREADS;
-    for (int i = 0; i < t; i++)
-        if (h[i].started) pthread_join(h[i].thread, NULL), h[i].started = 0;
-}
-
-static gpuError_t host_pin(GpuSlot *const s, const size_t n) {
-    if (s->host_base) {
-        if (cudaHostRegister(s->host, n, cudaHostRegisterPortable) == cudaSuccess) {
-            s->registered = 1;
+            memset(p, 0, n);
+        if (cudaHostRegister(p, n, cudaHostRegisterPortable) == cudaSuccess) {
+            s->host = p;
+            s->host_base = base;
+            s->host_bytes = total;
             return gpuSuccess;
         }
         cudaGetLastError(); /* not sticky: clear it */
-        munmap(s->host_base, s->host_bytes);
-        s->host_base = NULL;
-        s->host_bytes = 0;
-        s->host = NULL;
+        munmap(base, total);
     }
     return gpuMallocHost((void **)&s->host, n);
 }
 
 static void host_free(GpuSlot *const s) {
-    if (!s->host_base) {
+    if (!s->host_bytes) {
         gpuFreeHost(s->host);
         return;
     }
-    if (s->registered) cudaHostUnregister(s->host);
+    cudaHostUnregister(s->host);
     munmap(s->host_base, s->host_bytes);
 }
 #else
-static gpuError_t host_pin(GpuSlot *const s, const size_t n) {
+static gpuError_t host_alloc(GpuSlot *const s, const size_t n) {
     return gpuMallocHost((void **)&s->host, n);
 }
 
@@ -460,9 +406,27 @@ static int open_device(PsnrHvsContext *const c) {
 }
 
 static int gpu_open(PsnrHvsContext *const c) {
+    int err = open_device(c);
+    if (err) return err;
     GpuBackend *const b = calloc(1, sizeof(*b) + (size_t)c->slots * sizeof(GpuSlot));
     if (!b) return PSNRHVS_ERR(ENOMEM);
     b->device = c->s.device;
+    c->backend = b;
+    const gpuError_t e = gpu_kernels_load(&b->kernels);
+    if (e != gpuSuccess) {
+        char dev[512];
+        gpu_describe(c->s.device, 1, dev, sizeof(dev));
+        dev[strcspn(dev, "\n")] = '\0';
+        psh_log(c, "%s cannot run this build's kernels: %s (%s)", dev, gpuGetErrorName(e),
+                gpuGetErrorString(e));
+        gpu_close(c);
+        return PSNRHVS_ERR(ENODEV);
+    }
+    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : pack_threads());
+    if (!b->pool) {
+        gpu_close(c);
+        return PSNRHVS_ERR(ENOMEM);
+    }
     PsnrHvsGpuJob plan;
     PSNRHVS_GPU_FN(plan)(&plan, &c->geom);
     /* Host pictures go through a packed frame, pinned and on the device;
@@ -475,52 +439,13 @@ static int gpu_open(PsnrHvsContext *const c) {
                                          : 0;
     const size_t sums = (size_t)b->renditions * 4 * sizeof(float);
     const size_t work = b->frame_bytes + (size_t)b->renditions * plan.workspace_bytes;
-#if !PSNRHVS_GPU_HIP
-    HostPrep prep[MAX_PREP_THREADS];
-    _Atomic int stop = 0;
-    const char *const knob = getenv("PSNRHVS_CUDA_PREP"); /* A/B only, to be removed */
-    const int serial = knob && !strcmp(knob, "serial");
-    if (!serial) host_prep_start(prep, b->slot, c->slots, b->frame_bytes + sums, &stop, 1);
-#endif
-    int err = open_device(c);
-    if (!err) {
-        c->backend = b;
-        const gpuError_t e = gpu_kernels_load(&b->kernels);
-        if (e != gpuSuccess) {
-            char dev[512];
-            gpu_describe(c->s.device, 1, dev, sizeof(dev));
-            dev[strcspn(dev, "\n")] = '\0';
-            psh_log(c, "%s cannot run this build's kernels: %s (%s)", dev, gpuGetErrorName(e),
-                    gpuGetErrorString(e));
-            err = PSNRHVS_ERR(ENODEV);
-        }
-    }
-    if (!err) {
-        b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : pack_threads());
-        if (!b->pool) err = PSNRHVS_ERR(ENOMEM);
-    }
-#if !PSNRHVS_GPU_HIP
-    if (err) atomic_store(&stop, 1);
-    if (serial) host_prep_start(prep, b->slot, err ? 0 : c->slots, b->frame_bytes + sums, &stop, 0);
-    host_prep_join(prep, serial ? 0 : c->slots);
-#endif
-    if (err) {
-        if (c->backend) {
-            gpu_close(c);
-        } else {
-            for (int i = 0; i < c->slots; i++)
-                if (b->slot[i].host_base) munmap(b->slot[i].host_base, b->slot[i].host_bytes);
-            free(b);
-        }
-        return err;
-    }
     for (int i = 0; i < c->slots; i++) {
         GpuSlot *const s = &b->slot[i];
         gpuError_t se;
         if ((se = gpuStreamCreate(&s->stream)) != gpuSuccess ||
             (se = gpuEventCreate(&s->done)) != gpuSuccess ||
             (se = gpuEventCreate(&s->written)) != gpuSuccess ||
-            (se = host_pin(s, b->frame_bytes + sums)) != gpuSuccess ||
+            (se = host_alloc(s, b->frame_bytes + sums)) != gpuSuccess ||
             (se = gpuMalloc(&s->workspace, work)) != gpuSuccess ||
             /* On the slot's stream: the legacy default stream does not order
              * non-blocking ones, and a late memset would wipe the first frame. */
