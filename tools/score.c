@@ -616,8 +616,6 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             pair_reader_close(&pr);
             input_close(&ref);
             for (int r = 0; r < n; r++) input_close(&rend[r].in);
-            /* A/B only, to be removed */
-            if (getenv("PSNRHVS_EXIT_CLOSE") && !psnrhvs_opening(sc.ctx)) close_context(e, &sc.ctx);
         }
         if (!fflush(NULL)) _exit(0);
     }
