@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fftest  # noqa: E402
 
 FRAMES = 48
+REUSED = [0]  # runs decoded in a flushed session, every split run together
 SRC = ["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25,noise=alls=20:allf=t+u",
        "-frames:v", str(FRAMES)]
 GOP = ["-g", "8", "-keyint_min", "8", "-sc_threshold", "0"]
@@ -94,6 +95,12 @@ def split_stats(err):
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+def session_stats(err):
+    """(decoders opened, runs in a flushed one) from the 'decode chunks' line, or None."""
+    m = re.search(r"(\d+) decoders opened in [0-9.]+ ms \((\d+) runs in one flushed\)", err)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def same_frames(ck, what, a, b, names):
     if a is None or b is None:
         return False
@@ -105,10 +112,12 @@ def same_frames(ck, what, a, b, names):
         what, bad[:8], names[0], names[1]))
 
 
-def check_split(ck, enc, extra, what, expect_chunks=3):
+def check_split(ck, enc, extra, what, expect_chunks=3, reuse=False):
     """Frames of 3 and 8 sessions vs one session vs ffmpeg, and that it split.
     With 8 every chunk gets a session of its own, the last one too; with 3 the
-    runs also decode on through chunks nobody has taken yet."""
+    runs also decode on through chunks nobody has taken yet, and a worker's
+    session, flushed, decodes its next run. reuse: no chunk needs options of
+    its own (not H.264), so no more decoders open than sessions."""
     one, _ = frame_hashes(ck, enc, ONE, what + " (one session)")
     ref = ffmpeg_hashes(ck, enc)
     same_frames(ck, what, one, ref, ("1 session", "ffmpeg"))
@@ -126,6 +135,14 @@ def check_split(ck, enc, extra, what, expect_chunks=3):
                  (st[1] >= 2 if expect_chunks > 1 else st[0] == 1),
                  "%s (%s): not decoded in chunks as expected: %s" % (what, tag, err.strip()))
         ck.check("warning" not in err, "%s (%s): warnings: %s" % (what, tag, err.strip()))
+        ss = session_stats(err)
+        ck.check(ss is not None, "%s (%s): no session counts: %s" % (what, tag, err.strip()))
+        if ss and st:
+            REUSED[0] += ss[1]
+            # Worker 0 decodes chunk 0 in the input's decoder, then opens its own.
+            ck.check(not reuse or ss[0] <= int(n),
+                     "%s (%s): %d decoders opened for %d sessions: %s" % (
+                         what, tag, ss[0], int(n), err.strip()))
     return split
 
 
@@ -150,7 +167,7 @@ def main():
         if not ck.has(encoder):
             continue
         enc = ck.encode(SRC, out, codec)
-        hashes = check_split(ck, enc, extra, name)
+        hashes = check_split(ck, enc, extra, name, reuse=encoder != "libx264")
         if hashes:
             score_split(ck, ["-r", ref], enc, name, len(hashes))
         ran += 1
@@ -233,6 +250,7 @@ def main():
                 frames, pooled, _ = fftest.clitest.parse_json_output(f.read())
             b = ck.via_pipe(["-r", refc], d, "ladder rendition %d" % i)
             ck.same_scores((frames, pooled), b, "ladder rendition %d: split vs y4m pipe" % i)
+    ck.check(not ran or REUSED[0] > 0, "no run was decoded in a flushed session")
     ck.finish()
 
 

@@ -100,6 +100,12 @@ typedef struct Worker {
     int joined; ///< a session of its gave a frame (worker 0: run 0 did)
     AVPacket *pkt;
     AVFrame *frame;
+    /* Its session, flushed between runs: opening and closing one for every
+     * chunk cost NVDEC more than the chunk's decoding. */
+    AVCodecContext *dec; ///< NULL: none open
+    Session sess;        ///< dec's opaque
+    int x264_build;      ///< dec's option (H.264)
+    int corrupt;         ///< dec outputs pictures before a recovery point (H.264)
 } Worker;
 
 struct Chunks {
@@ -144,7 +150,7 @@ struct Chunks {
     double t_open, t_first, open_ms;
     double t_decoded;             ///< run 0's first frame out, 0 none
     double join_ms[MAX_SESSIONS]; ///< each other worker's first frame out, after t_open
-    int runs, absorbed, given_up, sessions_opened, joined;
+    int runs, absorbed, given_up, sessions_opened, sessions_reused, joined;
     long long tail_packets;
 };
 
@@ -191,6 +197,7 @@ void chunks_lock_get_format(AVCodecContext *dec, AVCodecContext *t);
 void chunks_session_add(Session *s);
 void chunks_session_remove(Session *s);
 void chunks_session_unmute(Session *s);
+void chunks_session_mute(Session *s);
 
 /** get_buffer2 of a CPU session: buffers from its input's FramePool. */
 int chunks_pooled_get_buffer(AVCodecContext *avctx, AVFrame *f, int flags);

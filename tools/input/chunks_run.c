@@ -74,9 +74,8 @@ typedef struct Decode {
     int64_t tail_key; ///< the next chunk's keyframe, decoded at the end, -1 none
     int64_t tail_hi;  ///< its leading pictures [tail_key + 1, tail_hi) are the run's
     int tail_seen;
-    int leave;    ///< cancelled or closing
-    int joining;  ///< the worker's session has given no frame yet
-    Session sess; ///< the decoder's opaque
+    int leave;   ///< cancelled or closing
+    int joining; ///< the worker's session has given no frame yet
 } Decode;
 
 /* A worker's session gave its first frame at t_out (now_ms()), or its run
@@ -133,7 +132,7 @@ static int take_frame(Decode *const dd, AVFrame *const f) {
     if (!dd->found) {
         if (tag == dd->lo) {
             dd->found = 1;
-            chunks_session_unmute(&dd->sess);
+            chunks_session_unmute(&dd->w->sess);
             pthread_mutex_lock(&c->lock);
             r->found_hbf = dd->dec->has_b_frames;
             if (r->state == RUN_BUSY) r->verdict = 1;
@@ -274,11 +273,14 @@ static int fetch(Decode *const dd, const int k, const int64_t n) {
     return res;
 }
 
-static AVCodecContext *open_session(struct Chunks *const c, const Chunk *const first,
-                                    Session *const sess) {
+/* A fresh session for w, with the input's options, x264's version x264
+ * (H.264, -1: none) and pictures before a recovery point output or not. */
+static AVCodecContext *open_session(struct Chunks *const c, Worker *const w, const int x264,
+                                    const int corrupt) {
     const double t0 = now_ms();
     AVCodecContext *const d = avcodec_alloc_context3(c->tmpl->codec);
     if (!d) return NULL;
+    Session *const sess = &w->sess;
     AVDictionary *opts = NULL;
     int ok = avcodec_parameters_to_context(d, c->par) >= 0;
     if (ok && d->codec->priv_class) ok = av_opt_copy(d->priv_data, c->tmpl->priv_data) >= 0;
@@ -311,14 +313,13 @@ static AVCodecContext *open_session(struct Chunks *const c, const Chunk *const f
             d->get_buffer2 = chunks_pooled_get_buffer;
         }
         if (t->hw_device_ctx) ok = (d->hw_device_ctx = av_buffer_ref(t->hw_device_ctx)) != NULL;
-        if (c->codec == KEY_H264 && first->x264_build >= 0)
-            av_dict_set_int(&opts, "x264_build", first->x264_build, 0);
+        if (x264 >= 0) av_dict_set_int(&opts, "x264_build", x264, 0);
         /* From a recovery point, FFmpeg's H.264 decoder marks the pictures
          * decoded before that keyframe is output as not recovered, and drops
          * those it drains (the sequential decoder, recovered long before,
          * outputs them): output them, as the sequential decoder does. What
          * comes before the keyframe is dropped anyway. */
-        if (c->codec == KEY_H264 && first->open) d->flags |= AV_CODEC_FLAG_OUTPUT_CORRUPT;
+        if (corrupt) d->flags |= AV_CODEC_FLAG_OUTPUT_CORRUPT;
     }
     if (ok) ok = avcodec_open2(d, c->tmpl->codec, &opts) >= 0;
     av_dict_free(&opts);
@@ -332,6 +333,37 @@ static AVCodecContext *open_session(struct Chunks *const c, const Chunk *const f
     c->open_ms += now_ms() - t0;
     pthread_mutex_unlock(&c->lock);
     return dec;
+}
+
+static void close_session(Worker *const w) {
+    if (!w->dec) return;
+    avcodec_free_context(&w->dec);
+    chunks_session_remove(&w->sess);
+}
+
+/*
+ * w's session for a run from chunk `first`: the one it has, flushed (as a
+ * decoder after a seek), where it was opened with the options this chunk
+ * needs, else a fresh one. The run's checks (its keyframe first, the reorder
+ * depth) hold either way. NULL: none opens.
+ */
+static AVCodecContext *take_session(struct Chunks *const c, Worker *const w,
+                                    const Chunk *const first) {
+    const int x264 = c->codec == KEY_H264 && first->x264_build >= 0 ? first->x264_build : -1;
+    const int corrupt = c->codec == KEY_H264 && first->open;
+    if (w->dec && w->x264_build == x264 && w->corrupt == corrupt) {
+        avcodec_flush_buffers(w->dec);
+        chunks_session_mute(&w->sess);
+        pthread_mutex_lock(&c->lock);
+        c->sessions_reused++;
+        pthread_mutex_unlock(&c->lock);
+        return w->dec;
+    }
+    close_session(w);
+    w->dec = open_session(c, w, x264, corrupt);
+    w->x264_build = x264;
+    w->corrupt = corrupt;
+    return w->dec;
 }
 
 /* Under lock: wait for a change, saying the run needs packets meanwhile. */
@@ -352,7 +384,7 @@ static void run_decode(struct Chunks *const c, Worker *const w, Run *const r) {
     dd.lead_hi = r->first ? first.lead_end : first.start + 1;
     dd.found = r->first == 0;
     dd.joining = !w->joined;
-    dd.dec = r->first ? open_session(c, &first, &dd.sess) : c->dec0;
+    dd.dec = r->first ? take_session(c, w, &first) : c->dec0;
     if (!dd.dec) {
         if (r->first)
             give_up(&dd);
@@ -436,10 +468,8 @@ static void run_decode(struct Chunks *const c, Worker *const w, Run *const r) {
         set_error(&dd, ERR_SPLIT, AVERROR_BUG, "the next chunk's keyframe did not come out");
     if (dd.joining) note_joined(&dd, 0.0);
     if (dd.dec) r->end_hbf = dd.dec->has_b_frames;
-    if (dd.dec && dd.dec != c->dec0) {
-        avcodec_free_context(&dd.dec);
-        chunks_session_remove(&dd.sess);
-    }
+    /* Kept for the worker's next run, unless it failed. */
+    if (dd.dec && dd.dec != c->dec0 && r->err) close_session(w);
     if (r->ticket) chunks_ticket_give();
     r->ticket = 0;
     pthread_mutex_lock(&c->lock);
@@ -521,5 +551,6 @@ void *chunks_worker_main(void *const arg) {
         run_decode(c, w, r);
         r = NULL;
     }
+    close_session(w);
     return NULL;
 }

@@ -114,6 +114,12 @@ void chunks_session_unmute(Session *const s) {
     pthread_mutex_unlock(&session_lock);
 }
 
+void chunks_session_mute(Session *const s) {
+    pthread_mutex_lock(&session_lock);
+    s->muted = 1;
+    pthread_mutex_unlock(&session_lock);
+}
+
 void *chunks_input(void *const opaque, int *const muted) {
     void *input = opaque;
     int mute = 0;
