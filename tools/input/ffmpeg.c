@@ -60,6 +60,7 @@ struct FFmpegInput {
     int seekable;        ///< a regular file (else a pipe, read once)
     unsigned log_errors; ///< FFmpeg's error messages about this input (under log_lock)
     char first_error[512];
+    char last_error[512]; ///< inputs open at once: each its own (under log_lock)
 };
 
 /* ---- FFmpeg's log ------------------------------------------------------ */
@@ -67,6 +68,7 @@ struct FFmpegInput {
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_last[512];
+static const FFmpegInput *log_last_input; ///< whose log_last is, NULL: unknown
 
 static void log_callback(void *const avcl, const int level, const char *const fmt, va_list vl) {
     if (level > AV_LOG_ERROR) return;
@@ -93,6 +95,8 @@ static void log_callback(void *const avcl, const int level, const char *const fm
     /* Counted, not printed: a fatal one is in the error line, the others
      * (concealed damage) in one warning when the input is closed. */
     if (d && !d->log_errors++) snprintf(d->first_error, sizeof(d->first_error), "%s", log_last);
+    if (d) snprintf(d->last_error, sizeof(d->last_error), "%s", log_last);
+    log_last_input = d;
     pthread_mutex_unlock(&log_lock);
 }
 
@@ -114,13 +118,18 @@ void ffmpeg_last_error(char *const buf, const size_t size) {
 static void log_clear(void) {
     pthread_mutex_lock(&log_lock);
     log_last[0] = '\0';
+    log_last_input = NULL;
     pthread_mutex_unlock(&log_lock);
 }
 
-/* ", ffmpeg: <its last error>" or "" */
-static const char *ffmpeg_detail(char *const buf, const size_t size) {
+/* " (ffmpeg: <its last error>)" or "": the last one, unless it is another
+ * input's (inputs open at once): then d's own last. */
+static const char *ffmpeg_detail(const FFmpegInput *const d, char *const buf, const size_t size) {
     char last[512];
-    ffmpeg_last_error(last, sizeof(last));
+    pthread_mutex_lock(&log_lock);
+    const int other = log_last_input && log_last_input != d;
+    snprintf(last, sizeof(last), "%s", other ? d->last_error : log_last);
+    pthread_mutex_unlock(&log_lock);
     if (last[0])
         snprintf(buf, size, " (ffmpeg: %s)", last);
     else
@@ -178,6 +187,47 @@ static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
     return AV_PIX_FMT_NONE;
 }
 
+/*
+ * The CUDA device of GPU `device` for FFmpeg's decoders: one for every input
+ * of the process, kept until it ends, so that a batch's jobs and a pair's
+ * inputs make it once (FFmpeg loads the driver's functions and retains the
+ * primary context for each one made).
+ */
+static int cuda_device(AVBufferRef **const out, const int device) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        int device;
+        AVBufferRef *ref;
+    } made[16];
+    static int num_made;
+    pthread_mutex_lock(&lock);
+    int ret = 0;
+    AVBufferRef *dev = NULL;
+    for (int i = 0; i < num_made && !dev; i++)
+        if (made[i].device == device) dev = made[i].ref;
+    if (!dev) {
+        char name[16];
+        snprintf(name, sizeof(name), "%d", device);
+        /* The device's primary context, the one the CUDA runtime (the
+         * library's CUDA backend) uses: the decoded frames' memory is then
+         * valid there. */
+        AVDictionary *opts = NULL;
+        av_dict_set(&opts, "primary_ctx", "1", 0);
+        ret = av_hwdevice_ctx_create(&dev, AV_HWDEVICE_TYPE_CUDA, name, opts, 0);
+        av_dict_free(&opts);
+        if (ret >= 0 && num_made < (int)(sizeof(made) / sizeof(made[0])))
+            made[num_made].device = device, made[num_made++].ref = dev;
+        else if (ret >= 0) {
+            *out = dev; /* no room to keep it: this input's alone */
+            pthread_mutex_unlock(&lock);
+            return 0;
+        }
+    }
+    if (ret >= 0 && !(*out = av_buffer_ref(dev))) ret = AVERROR(ENOMEM);
+    pthread_mutex_unlock(&lock);
+    return ret;
+}
+
 /* --hwaccel cuda: -1 on error (reported in s->err), 0 when set up or when
  * this codec has no CUDA decoder (a warning; the CPU decodes it). */
 static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, InputStream *const s) {
@@ -197,21 +247,15 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
                     s->name, codec->name);
         return 0;
     }
-    char dev[16], detail[600];
-    snprintf(dev, sizeof(dev), "%d", s->opt->hw_device);
-    /* The device's primary context, the one the CUDA runtime (the library's
-     * CUDA backend) uses: the decoded frames' memory is then valid there. */
-    AVDictionary *opts = NULL;
-    av_dict_set(&opts, "primary_ctx", "1", 0);
-    const int ret = av_hwdevice_ctx_create(&d->hw_device, AV_HWDEVICE_TYPE_CUDA, dev, opts, 0);
-    av_dict_free(&opts);
+    char detail[600];
+    const int ret = cuda_device(&d->hw_device, s->opt->hw_device);
     if (ret < 0) {
         stream_error(s,
                      "--hwaccel cuda: cannot open CUDA device %d to decode %s: %s%s; it "
                      "needs an NVIDIA GPU with NVDEC and its driver (libcuda.so.1, "
                      "libnvcuvid.so.1); without --hwaccel the CPU decodes it",
                      s->opt->hw_device, s->name, av_err2str(ret),
-                     ffmpeg_detail(detail, sizeof(detail)));
+                     ffmpeg_detail(d, detail, sizeof(detail)));
         return -1;
     }
     d->dec->hw_device_ctx = av_buffer_ref(d->hw_device);
@@ -259,7 +303,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
         if (ret >= 0) {
             if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
                 stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
-                             s->name, av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+                             s->name, av_err2str(ret), ffmpeg_detail(d, detail, sizeof(detail)));
                 return -1;
             }
             d->decoded++;
@@ -269,7 +313,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
         if (d->chunks) return -1; /* s->err set */
         if (ret != AVERROR(EAGAIN) || d->flushed) {
             stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
-                         av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+                         av_err2str(ret), ffmpeg_detail(d, detail, sizeof(detail)));
             return -1;
         }
         ret = av_read_frame(d->fc, d->pkt);
@@ -280,7 +324,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
             continue;
         }
         if (ret < 0) {
-            ffmpeg_detail(detail, sizeof(detail));
+            ffmpeg_detail(d, detail, sizeof(detail));
             stream_error(s, "cannot read %s after frame %u: %s%s%s", s->name, d->decoded,
                          av_err2str(ret), detail, pipe_hint(d, detail));
             return -1;
@@ -292,7 +336,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
             if (ret < 0 && ret != AVERROR_INVALIDDATA) {
                 av_packet_unref(d->pkt);
                 stream_error(s, "cannot decode %s after frame %u: %s%s", s->name, d->decoded,
-                             av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+                             av_err2str(ret), ffmpeg_detail(d, detail, sizeof(detail)));
                 return -1;
             }
         }
@@ -343,14 +387,14 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     int ret = avformat_open_input(&d->fc, s->name, sequence ? av_find_input_format("image2") : NULL,
                                   NULL);
     if (ret < 0) {
-        ffmpeg_detail(detail, sizeof(detail));
+        ffmpeg_detail(d, detail, sizeof(detail));
         stream_error(s, "cannot open %s as a video file: %s%s%s", s->name, av_err2str(ret), detail,
                      pipe_hint(d, detail));
         return -1;
     }
     if ((ret = avformat_find_stream_info(d->fc, NULL)) < 0) {
         stream_error(s, "cannot read the streams of %s: %s%s", s->name, av_err2str(ret),
-                     ffmpeg_detail(detail, sizeof(detail)));
+                     ffmpeg_detail(d, detail, sizeof(detail)));
         return -1;
     }
     const AVCodec *codec = NULL;
@@ -388,7 +432,7 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (ret < 0) {
         stream_error(s, "cannot open the %s decoder for %s: %s%s", codec->name, s->name,
-                     av_err2str(ret), ffmpeg_detail(detail, sizeof(detail)));
+                     av_err2str(ret), ffmpeg_detail(d, detail, sizeof(detail)));
         return -1;
     }
     return 0;

@@ -3,14 +3,18 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <stdarg.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "msg.h"
+#include "thread.h"
 #include "input/convert.h"
 #include "input/input.h"
 #include "input/input_int.h"
@@ -184,6 +188,80 @@ int input_open2(Input **const in_out, const char *const path, const InputOptions
     input_try_map(in, path);
     *in_out = in;
     return 0;
+}
+
+/* One input of input_open_many(), opened on a thread of its own: its
+ * messages wait in memory to be printed in the inputs' order. */
+typedef struct Opening {
+    Input *in;
+    const char *path;
+    const InputOptions *opt;
+    FILE *msg;
+    char *text;
+    size_t len;
+    int res;
+    double ms;
+    pthread_t th;
+    int started;
+} Opening;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void *open_one(void *const arg) {
+    Opening *const o = arg;
+    const double t0 = now_ms();
+    cli_msg_set(o->msg, NULL);
+    o->res = input_open2(&o->in, o->path, o->opt);
+    o->ms = now_ms() - t0;
+    return NULL;
+}
+
+int input_open_many(Input **const in, const char *const *const path,
+                    const InputOptions *const *const opt, const int n, double *const ms) {
+    Opening o[1 + INPUT_MAX_OPEN];
+    if (n < 1 || n > 1 + INPUT_MAX_OPEN) return -1;
+    int together = n > 1;
+    for (int i = 0; i < n; i++) together &= strcmp(path[i], "-") != 0;
+    for (int i = 0; i < n; i++) {
+        in[i] = NULL;
+        o[i] = (Opening){.path = path[i], .opt = opt[i], .res = -1};
+        /* Input 0 on this thread, its messages as they come. */
+        if (!together || !i) continue;
+        o[i].msg = open_memstream(&o[i].text, &o[i].len);
+        o[i].started = o[i].msg && !cli_thread_start(&o[i].th, open_one, &o[i]);
+    }
+    /* Input 0, and any whose thread did not start, here. */
+    for (int i = 0; i < n; i++) {
+        if (o[i].started) continue;
+        const double t0 = now_ms();
+        o[i].res = input_open2(&o[i].in, o[i].path, o[i].opt);
+        o[i].ms = now_ms() - t0;
+    }
+    for (int i = 0; i < n; i++)
+        if (o[i].started) pthread_join(o[i].th, NULL);
+    /* As one after the other would have: the messages up to the first that
+     * fails, every input closed then. */
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        if (o[i].msg) {
+            fclose(o[i].msg);
+            if (!failed && o[i].len) fwrite(o[i].text, 1, o[i].len, cli_err());
+            free(o[i].text);
+        }
+        failed |= o[i].res < 0;
+        if (ms) ms[i] = o[i].ms;
+    }
+    for (int i = 0; i < n; i++) {
+        if (failed)
+            input_close(&o[i].in);
+        else
+            in[i] = o[i].in;
+    }
+    return failed ? -1 : 0;
 }
 
 int input_open_mem(Input **const in_out, const char *const name, const void *const data,

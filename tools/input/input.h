@@ -125,6 +125,19 @@ int input_open(Input **in, const char *path);
 /** input_open() with decoding options (NULL: the defaults); opt is copied. */
 int input_open2(Input **in, const char *path, const InputOptions *opt);
 
+#define INPUT_MAX_OPEN 64 ///< input_open_many()'s inputs past the first, at most
+
+/**
+ * input_open2() of path[i] with opt[i] into in[i], i < n, all at once on
+ * threads where none is stdin (compressed inputs start their decoders and
+ * NVDEC its device side by side), else one after the other. Messages come
+ * in the inputs' order, up to the first input that fails; then every one is
+ * closed. ms (NULL: not wanted): how long each took.
+ * @return 0 or -1 (reported).
+ */
+int input_open_many(Input **in, const char *const *path, const InputOptions *const *opt, int n,
+                    double *ms);
+
 /** @return 1 when the input is decoded through FFmpeg (compressed), else 0. */
 int input_decoded(const Input *in);
 
