@@ -16,7 +16,11 @@
 #  4. the default backend against the pinned ones on the same encodes, NVDEC
 #     and CPU decoding, without PSNRHVS_TIMING (which keeps the decoders'
 #     close at the end of a run).
-# The tree is built there with CUDA, against the carried FFmpeg (PSNRHVS_FFMPEG_ROOT).
+# The tree is built there with CUDA, against the carried FFmpeg (PSNRHVS_FFMPEG_ROOT);
+# so is the earlier tree in .device/old when carried (git archive of the commit
+# named in its COMMIT: CMakeLists.txt cmake include src tools, as they are or
+# packed as tree.tar.xz), whose runs are the rows 'old' (its single session)
+# of parts 2 and 4.
 #
 #   here:  bench/chunks_carry.sh BUILD_DIR          (-> .device/chunks, < 64 MiB with the tree)
 #   there: bash bench/chunks_gpu.sh "$OUT"          (carry [".device/chunks"]; ~7 minutes;
@@ -76,6 +80,22 @@ command -v nvcc >/dev/null && cuda=ON
 targets="psnrhvs_cli decode_bench startup_bench"
 [ $cuda = ON ] && targets="$targets psnrhvs_cuda_module"
 # shellcheck disable=SC2086
+OLDT=$ROOT/.device/old BO=/tmp/build-chunks-old PO=""
+if [ -f "$OLDT/tree.tar.xz" ]; then # packed to fit the carry: unpacked beside
+    rm -rf /tmp/chunks-old-src && mkdir -p /tmp/chunks-old-src &&
+        tar xJf "$OLDT/tree.tar.xz" -C /tmp/chunks-old-src &&
+        cp "$OLDT/COMMIT" /tmp/chunks-old-src/ 2>/dev/null
+    OLDT=/tmp/chunks-old-src
+fi
+if [ -f "$OLDT/CMakeLists.txt" ]; then
+    # shellcheck disable=SC2086
+    (cmake -S "$OLDT" -B "$BO" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=$cuda \
+        -DPSNRHVS_OPENCL=OFF -DPSNRHVS_VULKAN=OFF -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF \
+        -DPSNRHVS_FFMPEG=ON -DPSNRHVS_FFMPEG_ROOT="$FF" -DBUILD_TESTING=OFF &&
+        cmake --build "$BO" -j4 --target psnrhvs_cli $([ $cuda = ON ] && echo psnrhvs_cuda_module)) \
+        >"$L/build_old.log" 2>&1 &
+    p_old=$!
+fi
 if ! { cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=$cuda \
     -DPSNRHVS_OPENCL=OFF -DPSNRHVS_VULKAN=OFF -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF \
     -DPSNRHVS_FFMPEG=ON -DPSNRHVS_FFMPEG_ROOT="$FF" -DBUILD_TESTING=ON &&
@@ -85,6 +105,16 @@ if ! { cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CU
     exit 1
 fi
 P=$B/tools/psnrhvs
+if [ -n "${p_old:-}" ]; then
+    wait "$p_old"
+    if [ -x "$BO/tools/psnrhvs" ]; then
+        PO=$BO/tools/psnrhvs
+        say "earlier tree: $(cat "$OLDT/COMMIT" 2>/dev/null || echo unknown) (rows 'old')"
+    else
+        tail -5 "$L/build_old.log" | tee -a "$S"
+        say "earlier tree: build failed"
+    fi
+fi
 DB=$B/bench/decode/decode_bench
 SB=$B/bench/decode/startup_bench
 ff "$P" --version 2>&1 | tee -a "$S"
@@ -110,7 +140,14 @@ pair_files() {
         [ "$n" = "$1" ] && echo "$C/$r $C/$d"
     done
 }
-sess_env() { [ "$1" = default ] && echo "" || echo "PSNRHVS_DECODE_SESSIONS=$1"; }
+sess_env() {
+    case $1 in
+    default) echo "" ;;
+    old) echo "PSNRHVS_DECODE_SESSIONS=1" ;;
+    *) echo "PSNRHVS_DECODE_SESSIONS=$1" ;;
+    esac
+}
+bin_for() { [ "$1" = old ] && echo "$PO" || echo "$P"; } # sessions -> the CLI that runs them
 
 step "1. decoding alone: a pair's two files at once (decode_bench), frames per second of each"
 say "   steady: after both first frames; whole: from the start; 'default' is the plan's choice"
@@ -155,7 +192,7 @@ cli_run() { # pair mode sessions frames -> best seconds on stdout, json in $W
     for rep in $(seq "$REPS"); do
         t0=$(now)
         # shellcheck disable=SC2046
-        env LD_LIBRARY_PATH="$LDP" $(sess_env "$3") PSNRHVS_TIMING=1 "$P" -r "$ref" -d "$dist" "${flags[@]}" --json \
+        env LD_LIBRARY_PATH="$LDP" $(sess_env "$3") PSNRHVS_TIMING=1 "$(bin_for "$3")" -r "$ref" -d "$dist" "${flags[@]}" --json \
             --precision max --raw -o "$W/$tag.json" >"$L/$tag.out" 2>"$L/$tag.err"
         rc=$?
         t1=$(now)
@@ -168,6 +205,7 @@ nframes() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))
 cli_pair() { # pair mode sessions
     local a b na nb note=""
     left || return
+    [ "$3" = old ] && [ -z "$PO" ] && return
     a=$(cli_run "$1" "$2" "$3" "$H")
     b=$(cli_run "$1" "$2" "$3" "$N")
     na=$(nframes "$W/cli_$1_$2_$3_$H.json")
@@ -186,18 +224,19 @@ cli_pair() { # pair mode sessions
 }
 for pr in $NV_PAIRS; do
     [ $nvdec = 1 ] || break
-    for s in $SESSIONS default; do cli_pair $pr nvdec "$s"; done
+    for s in old $SESSIONS default; do cli_pair $pr nvdec "$s"; done
 done
 REPS_NV=$REPS
 REPS=${CPU_REPS:-1}
 for pr in $CPU_PAIRS; do
-    for s in 1 4 7 default; do cli_pair $pr cpu "$s"; done
+    for s in ${CPU_SESSIONS:-old 1 4 7 default}; do cli_pair $pr cpu "$s"; done
 done
 REPS=$REPS_NV
 
 E=${ENC_FRAMES:-120}
 step "4. the default backend on encodes, $E frames, without PSNRHVS_TIMING (best of $REPS, s)"
 say "   NVDEC: default and --backend cuda; CPU decoding: default, --backend cpu --threads 16, --backend cuda"
+say "   old: the earlier tree's default, NVDEC and CPU decoding"
 plain_run() { # pair tag flags... -> best seconds; output in $W/plain_<pair>_<tag>.json
     local files ref dist pr=$1 tag=$2 best="" t0 t1 rep
     shift 2
@@ -206,7 +245,7 @@ plain_run() { # pair tag flags... -> best seconds; output in $W/plain_<pair>_<ta
     dist=${files#* }
     for rep in $(seq "$REPS"); do
         t0=$(now)
-        env LD_LIBRARY_PATH="$LDP" "$P" -r "$ref" -d "$dist" "$@" --frame_cnt "$E" -q --json \
+        env LD_LIBRARY_PATH="$LDP" "${RUN_BIN:-$P}" -r "$ref" -d "$dist" "$@" --frame_cnt "$E" -q --json \
             --precision max --raw -o "$W/plain_${pr}_$tag.json" 2>"$L/plain_${pr}_$tag.err" ||
             { echo FAIL; return; }
         t1=$(now)
@@ -221,8 +260,14 @@ for pr in $NV_PAIRS; do
     cd_=$(plain_run $pr cpu_default)
     cc=$(plain_run $pr cpu_cpu16 --backend cpu --threads 16)
     cu=$(plain_run $pr cpu_cuda --backend cuda)
-    say "$pr: NVDEC default $nd, cuda $nc; CPU decoding default $cd_, cpu-16 $cc, cuda $cu"
-    for t in nvdec_cuda cpu_default cpu_cpu16 cpu_cuda; do
+    no=- co=- olds=""
+    if [ -n "$PO" ]; then
+        no=$(RUN_BIN=$PO plain_run $pr nvdec_old --hwaccel cuda)
+        co=$(RUN_BIN=$PO plain_run $pr cpu_old)
+        olds="nvdec_old cpu_old"
+    fi
+    say "$pr: NVDEC default $nd, cuda $nc, old $no; CPU decoding default $cd_, cpu-16 $cc, cuda $cu, old $co"
+    for t in nvdec_cuda cpu_default cpu_cpu16 cpu_cuda $olds; do
         cmp -s <(grep -v '"fps"' "$W/plain_${pr}_nvdec_default.json") <(grep -v '"fps"' "$W/plain_${pr}_$t.json") ||
             say "  $pr: $t's output DIFFERS from NVDEC default's"
     done
