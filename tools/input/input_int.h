@@ -59,4 +59,7 @@ int input_file_error(Input *in, const PsnrHvsFileStatus *st);
 /** Check frame buf's 16-bit samples against the bit depth. @return 0 or -1 (s.err set). */
 int input_check_sample_range(Input *in, const uint8_t *buf);
 
+/** A buffer for frame in in's format, frame->pic laid out on it. @return 0 or -1 (no memory). */
+int input_frame_buffer(const Input *in, InputFrame *frame);
+
 #endif /* PSNRHVS_TOOLS_INPUT_INPUT_INT_H */

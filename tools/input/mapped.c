@@ -205,6 +205,11 @@ int input_mapped_read(Input *const in, InputFrame *const frame) {
     const int copy = in->ngeo.bytes_per_sample == 2 && (((uintptr_t)payload & 1) || !little);
     PsnrHvsPicture src;
     const uint8_t *samples = payload;
+    if (copy && !in->conv && !frame->buf && input_frame_buffer(in, frame) < 0) {
+        stream_error(&in->s, "cannot allocate %zu bytes for a frame of %s", in->geo.frame_bytes,
+                     in->s.name);
+        return -1;
+    }
     uint8_t *const buf = in->conv ? in->scratch.buf : frame->buf;
     if (copy) {
         memcpy(buf, payload, bytes);
