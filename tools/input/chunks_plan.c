@@ -45,9 +45,10 @@ void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int 
     memset(p, 0, sizeof(*p));
     p->nvdec = dec->hw_device_ctx != NULL;
     p->min_chunk = (int)env_long("PSNRHVS_DECODE_CHUNK", 48, 1, 1 << 20);
-    /* One session unless asked: on the H200 (bench/RESULTS.md, run o) several
-     * NVDEC sessions ran out of decoder surfaces, and several CPU sessions
-     * were slower than one with frame threads (H.264) or about as fast (HEVC). */
+    /* One session unless asked: on the H200 (bench/RESULTS.md, runs o-u) NVDEC
+     * sessions opened for every chunk gained nothing, and CPU sessions were
+     * slower than one with frame threads (H.264) or about as fast (HEVC).
+     * NVDEC sessions kept between chunks are yet to be measured there. */
     p->sessions = 1;
     const long forced = env_long("PSNRHVS_DECODE_SESSIONS", 0, 1, MAX_SESSIONS);
     if (forced) p->sessions = (int)forced;
