@@ -372,18 +372,18 @@ void chunks_close(Chunks **const cp) {
         char joins[MAX_SESSIONS * 12] = "";
         for (int i = 0, n = 0; i < c->joined && n >= 0 && (size_t)n < sizeof(joins); i++)
             n += snprintf(joins + n, sizeof(joins) - (size_t)n, " %.1f", c->join_ms[i]);
-        fprintf(
-            cli_err(),
-            "psnrhvs: decode chunks: %s: %d chunks, %d runs (%d chunks decoded on by the run "
-            "before, %d runs given up), %lld packets decoded twice (keyframes and leading "
-            "pictures), %d decoders opened in %.1f ms (%d runs in one flushed), first frame %.1f "
-            "ms after the plan "
-            "(decoded at %.1f), %d of %d more sessions joined (their first frame) at%s ms, "
-            "up to %.1f MB of frames buffered\n",
-            c->name, c->nch, c->runs, c->absorbed, c->given_up, c->tail_packets, c->sessions_opened,
-            c->open_ms, c->sessions_reused, c->t_first ? c->t_first - c->t_open : 0.0,
-            c->t_decoded ? c->t_decoded - c->t_open : 0.0, c->joined, c->nw - 1,
-            c->joined ? joins : " -", c->peak / 1048576.0);
+        fprintf(cli_err(),
+                "psnrhvs: decode chunks: %s: %d chunks, %d runs (%d chunks decoded on by the run "
+                "before, %d runs given up), %lld packets decoded twice (keyframes and leading "
+                "pictures), %d decoders opened in %.1f ms (%d runs in one flushed), first frame "
+                "%.1f ms after the plan (decoded at %.1f), %d of %d more sessions joined (their "
+                "first frame) at%s ms, "
+                "up to %.1f MB of frames buffered\n",
+                c->name, c->nch, c->runs, c->absorbed, c->given_up, c->tail_packets,
+                c->sessions_opened, c->open_ms, c->sessions_reused,
+                c->t_first ? c->t_first - c->t_open : 0.0,
+                c->t_decoded ? c->t_decoded - c->t_open : 0.0, c->joined, c->nw - 1,
+                c->joined ? joins : " -", c->peak / 1048576.0);
     }
     /* Runs still a chunk's: done, not handed out. */
     for (int k = 0; k < c->nch; k++) {

@@ -217,13 +217,10 @@ static int cuda_device(AVBufferRef **const out, const int device) {
         av_dict_free(&opts);
         if (ret >= 0 && num_made < (int)(sizeof(made) / sizeof(made[0])))
             made[num_made].device = device, made[num_made++].ref = dev;
-        else if (ret >= 0) {
-            *out = dev; /* no room to keep it: this input's alone */
-            pthread_mutex_unlock(&lock);
-            return 0;
-        }
+        else if (ret >= 0)
+            *out = dev, dev = NULL; /* no room to keep it: this input's alone */
     }
-    if (ret >= 0 && !(*out = av_buffer_ref(dev))) ret = AVERROR(ENOMEM);
+    if (ret >= 0 && dev && !(*out = av_buffer_ref(dev))) ret = AVERROR(ENOMEM);
     pthread_mutex_unlock(&lock);
     return ret;
 }

@@ -211,12 +211,16 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static void *open_one(void *const arg) {
-    Opening *const o = arg;
+static void open_timed(Opening *const o) {
     const double t0 = now_ms();
-    cli_msg_set(o->msg, NULL);
     o->res = input_open2(&o->in, o->path, o->opt);
     o->ms = now_ms() - t0;
+}
+
+static void *open_one(void *const arg) {
+    Opening *const o = arg;
+    cli_msg_set(o->msg, NULL);
+    open_timed(o);
     return NULL;
 }
 
@@ -235,12 +239,8 @@ int input_open_many(Input **const in, const char *const *const path,
         o[i].started = o[i].msg && !cli_thread_start(&o[i].th, open_one, &o[i]);
     }
     /* Input 0, and any whose thread did not start, here. */
-    for (int i = 0; i < n; i++) {
-        if (o[i].started) continue;
-        const double t0 = now_ms();
-        o[i].res = input_open2(&o[i].in, o[i].path, o[i].opt);
-        o[i].ms = now_ms() - t0;
-    }
+    for (int i = 0; i < n; i++)
+        if (!o[i].started) open_timed(&o[i]);
     for (int i = 0; i < n; i++)
         if (o[i].started) pthread_join(o[i].th, NULL);
     /* As one after the other would have: the messages up to the first that
