@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "psnrhvs.h"
@@ -41,12 +40,6 @@ static void log_message(void *const cookie, const char *const msg) {
         fprintf(cli_err(), "psnrhvs: %s\n", msg);
     else
         snprintf(log->last, sizeof(log->last), "%s", msg);
-}
-
-double score_now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void report_open_error(const int res, const PsnrHvsSettings *const s) {
@@ -83,7 +76,7 @@ static const char *clock_time(char *const buf, const size_t size, const double s
 /* One line, rewritten in place; "\033[K" clears what a longer line left. */
 static void progress(const unsigned frames, const long long total, const double start,
                      const int final) {
-    const double elapsed = score_now_seconds() - start;
+    const double elapsed = cli_now() - start;
     const double fps = elapsed > 0 ? frames / elapsed : 0.0;
     char t[32];
     if (final)
@@ -171,7 +164,7 @@ static void *open_context(void *const arg) {
     if (cli_err() != o->err) cli_msg_set(o->err, NULL); /* a thread of its own */
     o->res =
         o->env->open ? o->env->open(o->env->cookie, &o->ctx, &o->s) : psnrhvs_open(&o->ctx, &o->s);
-    o->done = score_now_seconds();
+    o->done = cli_now();
     return NULL;
 }
 
@@ -305,7 +298,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     lib.logger.cookie = NULL;
     lib.logger.callback = log_message;
     /* PSNRHVS_TIMING=1: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
-    const double t0 = score_now_seconds();
+    const double t0 = cli_now();
     const int timing = getenv("PSNRHVS_TIMING") != NULL;
     double t_open_start = 0, t_first_frame = 0, in_ms[1 + PSNRHVS_MAX_RENDITIONS] = {0};
 
@@ -494,7 +487,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
      * open, so a scorer that fails never waits on it. */
     const unsigned log_before = log.count;
     opener = (Opener){.s = lib, .env = e, .log = current_log, .err = cli_err()};
-    t_open_start = score_now_seconds();
+    t_open_start = cli_now();
     opener.started = !cli_thread_start(&opener.thread, open_context, &opener);
     if (!opener.started) open_context(&opener);
     if (all_files && pair_reader_start(pr) < 0) {
@@ -525,15 +518,15 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
 
     const int show_progress = !cli.quiet && isatty(fileno(stderr));
     if (e->progress) e->progress(e->cookie, 0, total);
-    const double start = score_now_seconds();
+    const double start = cli_now();
     double last_progress = start;
     unsigned idx = 0;
     FramePair fp;
     int read_res;
-    double wait_s = 0, t_wait = score_now_seconds();
+    double wait_s = 0, t_wait = cli_now();
     while ((read_res = pair_reader_next(pr, &fp)) > 0) {
-        wait_s += score_now_seconds() - t_wait;
-        if (!t_first_frame) t_first_frame = score_now_seconds();
+        wait_s += cli_now() - t_wait;
+        if (!t_first_frame) t_first_frame = cli_now();
         idx = fp.idx;
         /* Keep frames in flight: send until the queue is full, then take the oldest. */
         if (idx % cli.subsample == 0 && score_send(&sc, &fp, rend, &log) < 0) goto end;
@@ -545,14 +538,14 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
             goto end;
         }
         if (show_progress || e->progress) {
-            const double t = score_now_seconds();
+            const double t = cli_now();
             if (t - last_progress >= 0.25) {
                 if (show_progress) progress(idx, total, start, 0);
                 if (e->progress) e->progress(e->cookie, idx, total);
                 last_progress = t;
             }
         }
-        t_wait = score_now_seconds();
+        t_wait = cli_now();
     }
     /* The frames before a read error are scored first: errors come in frame order. */
     for (;;) {
@@ -566,7 +559,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
         fprintf(cli_err(), "psnrhvs: %s\n", pair_reader_error(pr));
         goto end;
     }
-    const double elapsed = score_now_seconds() - start;
+    const double elapsed = cli_now() - start;
     if (timing) {
         char each[16 * (1 + PSNRHVS_MAX_RENDITIONS)] = "";
         for (int i = 0, k = 0; i <= n && k >= 0 && (size_t)k < sizeof(each); i++)
@@ -577,7 +570,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
                 "first score %.1f ms, all %.1f ms (from start)\n",
                 (t_open_start - t0) * 1e3, each, (opener.done - t_open_start) * 1e3,
                 psnrhvs_backend_name(sc.ctx), (t_first_frame - t0) * 1e3, (sc.first - t0) * 1e3,
-                (score_now_seconds() - t0) * 1e3);
+                (cli_now() - t0) * 1e3);
     }
     if (timing) {
         double reading, waiting;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "psnrhvs.h"
 #include "cli_parse.h"
 #include "input/input.h"
@@ -63,7 +64,6 @@ typedef struct Scorer {
 } Scorer;
 
 /** Seconds on the monotonic clock. */
-double score_now_seconds(void);
 
 /** Free the GPU frames a frame in flight held. */
 void score_free_holds(SentFrame *f);

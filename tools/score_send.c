@@ -62,9 +62,9 @@ int score_receive(Scorer *const sc, Rendition *const rend, LogState *const log) 
     const unsigned before = log->count;
     const int mute = log->mute;
     if (sc->defer) log->mute = 1, log->last[0] = '\0';
-    const double t0 = score_now_seconds();
+    const double t0 = cli_now();
     const int res = sc->renditions > 1 ? psnrhvs_receive_ladder(c, out) : psnrhvs_receive(c, out);
-    const double t = score_now_seconds();
+    const double t = cli_now();
     sc->recv_s += t - t0;
     log->mute = mute;
     /* Scored (or refused): the GPU frames it read may be reused. */
@@ -119,10 +119,10 @@ int score_send(Scorer *const sc, const FramePair *const fp, Rendition *const ren
     }
     for (;;) {
         const unsigned before = log->count;
-        const double t0 = score_now_seconds();
+        const double t0 = cli_now();
         const int res = sc->renditions > 1 ? psnrhvs_send_ladder(c, fp->ref, dist, tag)
                                            : psnrhvs_send(c, fp->ref, fp->dist, tag);
-        sc->send_s += score_now_seconds() - t0;
+        sc->send_s += cli_now() - t0;
         if (!res) {
             /* The library reads GPU frames until the frame is received. */
             if (sc->holds) {

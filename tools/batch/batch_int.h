@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "clock.h"
 #include "psnrhvs.h"
 #include "cli_parse.h"
 #include "output/output.h"
@@ -107,7 +108,6 @@ extern volatile sig_atomic_t batch_interrupted;
 /* ---- util.c: what every file uses ---- */
 
 /** Seconds on the monotonic clock. */
-double batch_now(void);
 
 /** A usage error: one line on stderr, exit status 2. */
 void batch_usage_error(const char *fmt, ...)

@@ -263,7 +263,7 @@ static void pool_close(void *const cookie, PsnrHvsContext **const c) {
     for (int i = 0; i < b->pool_n; i++) {
         if (b->pool[i].ctx == *c) {
             b->pool[i].busy = 0;
-            b->pool[i].last_used = batch_now();
+            b->pool[i].last_used = cli_now();
             *c = NULL;
         }
     }
@@ -351,14 +351,14 @@ static void start_job(Batch *const b, Job *const j) {
         return;
     }
     j->state = JOB_RUNNING;
-    j->start = batch_now();
+    j->start = cli_now();
     b->run_list[b->running++] = j;
 }
 
 static void finish_job(Batch *const b, Job *const j) {
     pthread_join(j->thread, NULL);
     free_argv(j);
-    j->seconds = batch_now() - j->start;
+    j->seconds = cli_now() - j->start;
     for (int i = 0; i < b->running; i++)
         if (b->run_list[i] == j) b->run_list[i] = b->run_list[--b->running];
     if (j->gpu_slot >= 0) {
@@ -477,7 +477,7 @@ static void schedule(Batch *const b) {
 }
 
 int batch_run(Batch *const b) {
-    b->start = batch_now();
+    b->start = cli_now();
     for (int i = 0; i < b->num_jobs; i++) {
         Job *const j = &b->jobs[i];
         if (!b->force && output_complete(b, j)) {
@@ -497,8 +497,8 @@ int batch_run(Batch *const b) {
         /* On an interrupt the running jobs stop at their next frame (cancel);
          * one blocked on its input (a pipe no one writes) is given up after a
          * second: the process ends with the signal, its temporary file gone. */
-        if (batch_interrupted && !t_interrupted) t_interrupted = batch_now();
-        if (batch_interrupted && batch_now() - t_interrupted > 1.0) {
+        if (batch_interrupted && !t_interrupted) t_interrupted = cli_now();
+        if (batch_interrupted && cli_now() - t_interrupted > 1.0) {
             for (int i = 0; i < b->running; i++) {
                 b->run_list[i]->state = JOB_FAILED;
                 snprintf(b->run_list[i]->message, sizeof(b->run_list[i]->message), "interrupted");
@@ -523,7 +523,7 @@ int batch_run(Batch *const b) {
         }
         schedule(b);
         /* a terminal: 4 times a second; a log: at most once a second, at least every 10 s */
-        const double since = batch_now() - b->last_draw;
+        const double since = cli_now() - b->last_draw;
         if (!b->quiet && b->finished < b->num_jobs &&
             (b->tty ? since >= 0.25
                     : since >= 10 || (since >= 1 && b->finished != drawn_finished))) {

@@ -16,7 +16,7 @@
 
 /* The progress line: rewritten in place on a terminal, a plain line otherwise. */
 void batch_draw(Batch *const b, const int final) {
-    const double t = batch_now(), elapsed = t - b->start;
+    const double t = cli_now(), elapsed = t - b->start;
     int done = 0, skipped = 0, failed = 0, running = 0, left = 0;
     unsigned long long frames = 0;
     double known_total = 0;

@@ -17,6 +17,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 
+#include "clock.h"
 #include "input/chunks.h"
 #include "input/keyframes.h"
 
@@ -155,9 +156,7 @@ struct Chunks {
 };
 
 static inline double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    return cli_now() * 1e3;
 }
 
 static inline Pkt *pkt_at(const struct Chunks *const c, const int64_t i) {

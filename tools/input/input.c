@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <stdarg.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "msg.h"
 #include "thread.h"
 #include "input/convert.h"
@@ -205,16 +205,10 @@ typedef struct Opening {
     int started;
 } Opening;
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 static void open_timed(Opening *const o) {
-    const double t0 = now_ms();
+    const double t0 = cli_now();
     o->res = input_open2(&o->in, o->path, o->opt);
-    o->ms = now_ms() - t0;
+    o->ms = (cli_now() - t0) * 1e3;
 }
 
 static void *open_one(void *const arg) {

@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "msg.h"
 #include "input/pair_reader.h"
 #include "thread.h"
@@ -180,12 +180,6 @@ static void note_end(PairReader *const pr, const Input *const ended, const Input
     if (pr->num_notes < MAX_DISTS) pr->notes[pr->num_notes++] = (EndNote){ended, longer, idx};
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void *reader_thread(void *const arg) {
     PairReader *const pr = arg;
     /* Skipped frames go through slot 0: nothing is published yet. */
@@ -203,14 +197,14 @@ static void *reader_thread(void *const arg) {
     }
     unsigned active = (1u << pr->n) - 1;
     for (unsigned idx = 0; !pr->s.frame_cnt || idx < pr->s.frame_cnt; idx++) {
-        const double t0 = now_s();
+        const double t0 = cli_now();
         pthread_mutex_lock(&pr->lock);
         while (pr->count == pr->depth && !pr->stop) pthread_cond_wait(&pr->freed, &pr->lock);
         const int stop = pr->stop;
         PairSlot *const sl = &pr->slot[(pr->head + pr->count) % pr->depth];
         pthread_mutex_unlock(&pr->lock);
         if (stop) break;
-        const double t1 = now_s();
+        const double t1 = cli_now();
 
         /* Every side is read at once, each distorted input on a thread: one
          * thread copies frames out of the page cache at a few GB/s, less
@@ -246,7 +240,7 @@ static void *reader_thread(void *const arg) {
         if (!active) break;
         sl->idx = idx;
         sl->active = active;
-        const double t2 = now_s();
+        const double t2 = cli_now();
         pthread_mutex_lock(&pr->lock);
         pr->waiting += t1 - t0;
         pr->reading += t2 - t1;
