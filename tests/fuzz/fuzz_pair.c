@@ -33,12 +33,6 @@
 
 const char fuzz_target_name[] = "pair";
 
-void fuzz_broken(const char *const what, const FuzzOutcome *const r) {
-    fprintf(stderr, "fuzz_%s: %s (frames %d, message '%s')\n", fuzz_target_name, what, r->frames,
-            r->err);
-    abort();
-}
-
 static int same_format(const InputFormat *const a, const InputFormat *const b) {
     return a->width == b->width && a->height == b->height && a->layout == b->layout &&
            a->bitdepth == b->bitdepth;
@@ -167,10 +161,4 @@ end:
     pair_reader_close(&pr);
     input_close(&in[0]);
     input_close(&in[1]);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *const data, const size_t size) {
-    FuzzOutcome r;
-    fuzz_target_run(data, size, &r);
-    return 0;
 }
