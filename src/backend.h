@@ -24,6 +24,7 @@ typedef struct PsnrHvsDeviceInfo {
     int gpu;
     char pci[16];
     char vendor[16]; ///< "nvidia", "amd", "intel"..., lower case, or ""
+    char name[96];   ///< as the device's API names it
 } PsnrHvsDeviceInfo;
 
 typedef struct PsnrHvsBackendOps {
@@ -62,6 +63,10 @@ typedef struct PsnrHvsBackendOps {
      * arguments checked); its end. 0 or a PSNRHVS_ERR code. */
     int (*host_register)(PsnrHvsContext *c, const void *data, size_t size);
     int (*host_unregister)(PsnrHvsContext *c, const void *data);
+    /* 1: the host CPU's own backend (not a device API). */
+    int host;
+    /* 1: copies host frames into staging buffers with c->copy_pool. */
+    int copies_frames;
 } PsnrHvsBackendOps;
 
 /* The registry (lib.c) lists the backends of the core, by HAVE_OPENCL etc.;

@@ -454,7 +454,7 @@ static int choose_isa(PsnrHvsContext *c, CpuBackend *b) {
 static int thread_count(const PsnrHvsContext *c, const CpuBackend *b) {
     if (c->s.threads > 0) return c->s.threads;
     /* All cores, but not more threads than 8 block rows each keeps busy. */
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = psh_cpu_count();
     const long useful = b->task_base[3] / 8;
     if (!b->use_ref && n > useful) n = useful;
     return n < 1 ? 1 : n > PSNRHVS_MAX_THREADS ? PSNRHVS_MAX_THREADS : (int)n;
@@ -636,4 +636,5 @@ const PsnrHvsBackendOps psh_backend_cpu = {
     .collect = cpu_collect,
     .close = cpu_close,
     .isa_name = cpu_isa_name,
+    .host = 1,
 };

@@ -32,6 +32,10 @@ struct PsnrHvsContext {
     const void *host_data[PSH_MAX_HOST_RANGES];
     size_t host_size[PSH_MAX_HOST_RANGES];
     int num_host;
+    /* Threads that copy host frames to staging (ops->copies_frames): one
+     * pool a context, shared by a mix's scorers. */
+    struct PsnrHvsThreadPool *copy_pool;
+    int own_copy_pool;
 };
 
 #if defined(__GNUC__)
@@ -41,17 +45,37 @@ struct PsnrHvsContext {
 #endif
 
 /* One scorer (psnrhvs_open's single path, settings' list ignored), and its
- * queue without the final step: the mix's way to its scorers. */
-int psh_open_scorer(PsnrHvsContext **out, const PsnrHvsSettings *s);
+ * queue without the final step: the mix's way to its scorers. copy_pool:
+ * the parent's pool for copying frames, or NULL (one of its own if needed). */
+int psh_open_scorer(PsnrHvsContext **out, const PsnrHvsSettings *s,
+                    struct PsnrHvsThreadPool *copy_pool);
+/* The pool for copying frames of a context opened with threads = t (0:
+ * the library's choice); NULL on failure. */
+struct PsnrHvsThreadPool *psh_copy_pool_create(int threads);
 int psh_scorer_room(const PsnrHvsContext *c);
 int psh_scorer_submit(PsnrHvsContext *c, const PsnrHvsPicture *ref, const PsnrHvsPicture *dist);
 int psh_scorer_collect(PsnrHvsContext *c, float (*sums)[3]);
-/* The backends auto may open, best first (lib.c's registry): each one's ops
- * if it opens (a module loaded), else NULL. */
+/* The backends, best first for auto (registry.c): each one's ops if it
+ * opens (a module loaded), else NULL with the reason in why. */
+enum {
+    PSH_REG_HOST = 1 << 0,         ///< the host CPU: auto always opens it
+    PSH_REG_AUTO_GPUS = 1 << 1,    ///< auto scores on its GPUs
+    PSH_REG_AUTO_IF_NONE = 1 << 2, ///< ... only where no backend before it found one
+};
 int psh_registry_size(void);
 enum PsnrHvsBackend psh_registry_id(int i);
-const PsnrHvsBackendOps *psh_registry_ops(int i, const PsnrHvsSettings *s);
+unsigned psh_registry_flags(int i);
+unsigned psh_registry_pci_vendor(int i);
+const PsnrHvsBackendOps *psh_registry_ops(int i, const PsnrHvsSettings *s, char *why,
+                                          size_t why_size);
+const PsnrHvsBackendOps *psh_find_backend(enum PsnrHvsBackend id, const PsnrHvsSettings *s,
+                                          char *why, size_t why_size);
+enum PsnrHvsBackend psh_host_backend(void);
 const char *psh_backend_id_name(enum PsnrHvsBackend b);
+/* Every device in list order (devices.c); every = 0: auto's walk, which
+ * asks only as far as it must. */
+void psh_devices_walk(const PsnrHvsSettings *s, int every,
+                      void (*visit)(void *arg, const PsnrHvsDeviceEntry *e), void *arg);
 
 /* Formats one message and hands it to the settings' logger. */
 void psh_log(const PsnrHvsContext *c, const char *fmt, ...) PSNRHVS_PRINTF(2, 3);

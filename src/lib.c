@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "module.h"
 #include "test_hooks.h"
+#include "thread_pool.h"
 
 const char *psnrhvs_version(void) {
     return PSNRHVS_VERSION_STRING;
@@ -32,109 +33,6 @@ void psnrhvs_default_settings(PsnrHvsSettings *const s) {
     s->mask_product = PSNRHVS_MASK_PRODUCT_FLOAT;
     s->backend = PSNRHVS_BACKEND_AUTO;
     s->isa = PSNRHVS_ISA_AUTO;
-}
-
-/* Each backend in the order auto tries them: in the core (ops), or a module
- * opened when first asked for (module.h). */
-static const struct {
-    enum PsnrHvsBackend id;
-    const PsnrHvsBackendOps *ops;
-    const char *module;
-} registry[] = {
-#if HAVE_CUDA
-    {PSNRHVS_BACKEND_CUDA, NULL, "cuda"},
-#endif
-#if HAVE_HIP
-    {PSNRHVS_BACKEND_HIP, &psh_backend_hip, NULL},
-#endif
-#if HAVE_OPENCL
-    {PSNRHVS_BACKEND_OPENCL, &psh_backend_opencl, NULL},
-#endif
-#if HAVE_VULKAN
-    {PSNRHVS_BACKEND_VULKAN, &psh_backend_vulkan, NULL},
-#endif
-#if HAVE_SYCL
-    {PSNRHVS_BACKEND_SYCL, NULL, "sycl"},
-#endif
-    {PSNRHVS_BACKEND_CPU, &psh_backend_cpu, NULL},
-};
-#define NUM_REGISTERED (sizeof(registry) / sizeof(registry[0]))
-
-static const char *backend_name(enum PsnrHvsBackend b);
-
-/* Undefined (NULL) only in a statically linked program, where the device
- * backends' loaders (dlopen of modules, ICDs, runtimes) cannot work. */
-extern const char _DYNAMIC[] __attribute__((weak));
-
-/* The ops of registry entry i, opening its module if it is one; NULL with
- * the reason in why. */
-static const PsnrHvsBackendOps *entry_ops(const size_t i, const PsnrHvsSettings *const s,
-                                          char *const why, const size_t why_size) {
-    if (registry[i].id != PSNRHVS_BACKEND_CPU && !_DYNAMIC) {
-        snprintf(why, why_size,
-                 "backend %s is loaded at run time, which a statically linked program cannot do",
-                 backend_name(registry[i].id));
-        return NULL;
-    }
-    if (registry[i].ops) return registry[i].ops;
-    return psh_module_ops(registry[i].module, s, why, why_size);
-}
-
-static const PsnrHvsBackendOps *find_backend(const enum PsnrHvsBackend id,
-                                             const PsnrHvsSettings *const s, char *const why,
-                                             const size_t why_size) {
-    for (size_t i = 0; i < NUM_REGISTERED; i++)
-        if (registry[i].id == id) return entry_ops(i, s, why, why_size);
-    snprintf(why, why_size, "backend %s is not built into this library", backend_name(id));
-    return NULL;
-}
-
-int psh_registry_size(void) {
-    return (int)NUM_REGISTERED;
-}
-
-enum PsnrHvsBackend psh_registry_id(const int i) {
-    return registry[i].id;
-}
-
-const PsnrHvsBackendOps *psh_registry_ops(const int i, const PsnrHvsSettings *const s) {
-    char why[1024];
-    return entry_ops((size_t)i, s, why, sizeof(why));
-}
-
-const char *psh_backend_id_name(const enum PsnrHvsBackend b) {
-    return backend_name(b);
-}
-
-static int built_in(const enum PsnrHvsBackend id) {
-    for (size_t i = 0; i < NUM_REGISTERED; i++)
-        if (registry[i].id == id) return 1;
-    return 0;
-}
-
-int psnrhvs_backend_available(enum PsnrHvsBackend b) {
-    char why[1024];
-    return find_backend(b, NULL, why, sizeof(why)) != NULL;
-}
-
-/* The enum's names, in its order: the one list of them. */
-static const char *const backend_names[] = {"auto", "cpu",  "cuda",  "opencl",
-                                            "hip",  "sycl", "vulkan"};
-#define NUM_BACKENDS (sizeof(backend_names) / sizeof(backend_names[0]))
-
-const char *psnrhvs_backend_string(const enum PsnrHvsBackend b) {
-    return (unsigned)b < NUM_BACKENDS ? backend_names[b] : NULL;
-}
-
-int psnrhvs_backend_from_string(const char *const name) {
-    for (size_t i = 0; name && i < NUM_BACKENDS; i++)
-        if (!strcmp(name, backend_names[i])) return (int)i;
-    return PSNRHVS_ERR(EINVAL);
-}
-
-static const char *backend_name(const enum PsnrHvsBackend b) {
-    const char *const name = psnrhvs_backend_string(b);
-    return name ? name : "?";
 }
 
 static int check_settings(const PsnrHvsSettings *s) {
@@ -167,7 +65,7 @@ static int check_settings(const PsnrHvsSettings *s) {
         psh_log_settings(s, "unknown isa %d", (int)s->isa);
         return PSNRHVS_ERR(EINVAL);
     }
-    if ((unsigned)s->backend > PSNRHVS_BACKEND_VULKAN) {
+    if (psnrhvs_backend_kind(s->backend) == PSNRHVS_KIND_NONE) {
         psh_log_settings(s, "unknown backend %d", (int)s->backend);
         return PSNRHVS_ERR(EINVAL);
     }
@@ -221,8 +119,8 @@ static int check_settings(const PsnrHvsSettings *s) {
     }
     for (int i = 0; i < s->num_devices; i++) {
         const PsnrHvsDevice *const d = &s->devices[i];
-        if ((unsigned)d->backend > PSNRHVS_BACKEND_VULKAN || d->backend == PSNRHVS_BACKEND_AUTO ||
-            d->device < 0) {
+        const int kind = psnrhvs_backend_kind(d->backend);
+        if (kind == PSNRHVS_KIND_NONE || kind == PSNRHVS_KIND_AUTO || d->device < 0) {
             psh_log_settings(s,
                              "devices[%d] is backend %d, device %d: a backend other than "
                              "auto and a device index from 0",
@@ -249,18 +147,34 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
     c->ops = ops;
     c->s.backend = ops->id;
     c->slots = c->s.frames_in_flight ? c->s.frames_in_flight : ops->default_slots;
-    c->profile = ops->id == PSNRHVS_BACKEND_OPENCL   ? psh_test_opencl_profile()
-                 : ops->id == PSNRHVS_BACKEND_SYCL   ? psh_test_sycl_profile()
-                 : ops->id == PSNRHVS_BACKEND_VULKAN ? psh_test_vulkan_profile()
-                                                     : 0;
+    c->profile = psh_test_profile(ops->id);
     /* The threads a backend starts (its pool, a GPU runtime's) inherit every
      * signal blocked: the caller's signals are its own threads' to take. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    const int err = ops->open(c);
+    int err = 0;
+    if (ops->copies_frames && !c->copy_pool) {
+        c->own_copy_pool = !!(c->copy_pool = psh_copy_pool_create(c->s.threads));
+        if (!c->copy_pool) err = PSNRHVS_ERR(ENOMEM);
+    }
+    if (!err) err = ops->open(c);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err && c->own_copy_pool) {
+        psh_thread_pool_destroy(c->copy_pool);
+        c->copy_pool = NULL, c->own_copy_pool = 0;
+    }
     return err;
+}
+
+/* Copying a frame is memory-bound: more than 16 threads gain nothing. */
+#define MAX_COPY_THREADS 16
+
+PsnrHvsThreadPool *psh_copy_pool_create(const int threads) {
+    const int n = psh_cpu_count();
+    return psh_thread_pool_create(threads > 0            ? threads
+                                  : n > MAX_COPY_THREADS ? MAX_COPY_THREADS
+                                                         : n);
 }
 
 /* One scorer: c->s.backend (auto: the first that opens, for device
@@ -268,26 +182,25 @@ static int open_backend(PsnrHvsContext *const c, const PsnrHvsBackendOps *const 
 static int open_one(PsnrHvsContext *const c) {
     char why[1024];
     int err = PSNRHVS_ERR(ENOSYS);
-    if (c->s.backend == PSNRHVS_BACKEND_AUTO) {
-        /* Each device backend in registry order, then the CPU. Vulkan comes
-         * after CUDA, HIP and OpenCL and takes GPUs only. */
+    if (psnrhvs_backend_kind(c->s.backend) == PSNRHVS_KIND_AUTO) {
+        /* Each device backend in registry order, then the CPU. */
         c->auto_backend = 1;
-        for (size_t i = 0; i < NUM_REGISTERED; i++) {
-            /* SYCL only when named: its GPUs are those of CUDA and HIP. */
-            if (registry[i].id == PSNRHVS_BACKEND_SYCL) continue;
-            const PsnrHvsBackendOps *const ops = entry_ops(i, &c->s, why, sizeof(why));
+        for (int i = 0; i < psh_registry_size(); i++) {
+            const unsigned flags = psh_registry_flags(i);
+            if (flags & PSH_REG_AUTO_IF_NONE) continue;
+            const PsnrHvsBackendOps *const ops = psh_registry_ops(i, &c->s, why, sizeof(why));
             if (!ops) {
                 psh_log(c, "%s, trying the next backend", why);
                 err = PSNRHVS_ERR(ENOSYS);
                 continue;
             }
             if (!(err = open_backend(c, ops))) break;
-            if (registry[i].id != PSNRHVS_BACKEND_CPU)
+            if (!(flags & PSH_REG_HOST))
                 psh_log(c, "backend %s unavailable, trying the next one", ops->name);
         }
         return err;
     }
-    const PsnrHvsBackendOps *const ops = find_backend(c->s.backend, &c->s, why, sizeof(why));
+    const PsnrHvsBackendOps *const ops = psh_find_backend(c->s.backend, &c->s, why, sizeof(why));
     if (!ops) {
         psh_log(c, "%s", why);
         return PSNRHVS_ERR(ENOSYS);
@@ -297,14 +210,16 @@ static int open_one(PsnrHvsContext *const c) {
 
 /* A context with c->s set: one scorer, or several under the mix. */
 static int new_context(PsnrHvsContext **const out, const PsnrHvsSettings *const s,
-                       const int several) {
+                       const int several, PsnrHvsThreadPool *const copy_pool) {
     PsnrHvsContext *const c = calloc(1, sizeof(*c));
     if (!c) return PSNRHVS_ERR(ENOMEM);
     c->s = *s;
+    c->copy_pool = copy_pool;
     int err = psh_frame_geometry(&c->geom, &c->s);
     if (!err) err = several ? open_backend(c, &psh_backend_mix) : open_one(c);
     if (!err && pthread_mutex_init(&c->lock, NULL)) {
         c->ops->close(c);
+        if (c->own_copy_pool) psh_thread_pool_destroy(c->copy_pool);
         err = PSNRHVS_ERR(ENOMEM);
     }
     if (err) {
@@ -315,10 +230,11 @@ static int new_context(PsnrHvsContext **const out, const PsnrHvsSettings *const 
     return 0;
 }
 
-int psh_open_scorer(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
+int psh_open_scorer(PsnrHvsContext **const out, const PsnrHvsSettings *const s,
+                    PsnrHvsThreadPool *const copy_pool) {
     PsnrHvsSettings one = *s;
     one.num_devices = 0, one.devices = NULL;
-    return new_context(out, &one, 0);
+    return new_context(out, &one, 0, copy_pool);
 }
 
 int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
@@ -332,11 +248,11 @@ int psnrhvs_open(PsnrHvsContext **const out, const PsnrHvsSettings *const s) {
     if (s->num_devices == 1 || (device_pictures && s->num_devices)) {
         PsnrHvsSettings one = *s;
         one.backend = s->devices[0].backend, one.device = s->devices[0].device;
-        return psh_open_scorer(out, &one);
+        return psh_open_scorer(out, &one, NULL);
     }
-    const int several =
-        !device_pictures && (s->num_devices > 1 || s->backend == PSNRHVS_BACKEND_AUTO);
-    return several ? new_context(out, s, 1) : psh_open_scorer(out, s);
+    const int several = !device_pictures && (s->num_devices > 1 ||
+                                             psnrhvs_backend_kind(s->backend) == PSNRHVS_KIND_AUTO);
+    return several ? new_context(out, s, 1, NULL) : psh_open_scorer(out, s, NULL);
 }
 
 void psnrhvs_raw_to_db(PsnrHvsScore *const o) {
@@ -541,6 +457,7 @@ void psnrhvs_close(PsnrHvsContext **const pc) {
     PsnrHvsContext *c = *pc;
     while (c->num_host) host_unregister_locked(c, c->num_host - 1);
     c->ops->close(c);
+    if (c->own_copy_pool) psh_thread_pool_destroy(c->copy_pool);
     pthread_mutex_destroy(&c->lock);
     free(c);
     *pc = NULL;
@@ -556,20 +473,4 @@ int psnrhvs_opening(const PsnrHvsContext *c) {
 
 const char *psnrhvs_isa_name(const PsnrHvsContext *c) {
     return c && c->ops->isa_name ? c->ops->isa_name(c) : NULL;
-}
-
-int psnrhvs_list_devices(enum PsnrHvsBackend b, int verbose, char *buf, size_t size) {
-    if (!buf && size) return PSNRHVS_ERR(EINVAL);
-    char why[1024];
-    const PsnrHvsBackendOps *ops = find_backend(b, NULL, why, sizeof(why));
-    if (!ops && !built_in(b)) return PSNRHVS_ERR(ENOSYS);
-    if (!ops) {
-        snprintf(buf, size, "%s\n", why);
-        return PSNRHVS_ERR(ENOENT);
-    }
-    if (!ops->list_devices) {
-        snprintf(buf, size, "%s: the host CPU\n", ops->name);
-        return 0;
-    }
-    return ops->list_devices(verbose, buf, size);
 }

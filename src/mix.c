@@ -8,18 +8,17 @@
  * faster, and takes every frame if it alone is the fastest.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "internal.h"
 #include "test_hooks.h"
+#include "thread_pool.h"
 #include "thread_start.h"
 
 #define MAX_CHILDREN PSNRHVS_MAX_DEVICES
@@ -114,6 +113,7 @@ typedef struct Mix {
     int deferred;      ///< frames_hint: the opener waits for the CPU's rate
     double t_cpu_sent; ///< the CPU's first frame sent
 
+    PsnrHvsThreadPool *copy_pool; ///< the scorers' one pool for copying frames (under lock)
     char name[MAX_CHILDREN * 24];
     /* psnrhvs_host_register()'s ranges (under lock), for scorers that join later. */
     const void *host_data[PSH_MAX_HOST_RANGES];
@@ -128,7 +128,7 @@ static double now_s(void) {
 }
 
 static void label(char *const out, const size_t size, const PsnrHvsContext *const c) {
-    if (c->ops->id == PSNRHVS_BACKEND_CPU)
+    if (c->ops->host)
         snprintf(out, size, "cpu");
     else
         snprintf(out, size, "%s:%d", c->ops->name, c->s.device);
@@ -140,7 +140,7 @@ static PsnrHvsSettings scorer_settings(const Mix *const m, const enum PsnrHvsBac
     PsnrHvsSettings s = m->base;
     s.backend = b, s.device = device;
     s.num_devices = 0, s.devices = NULL;
-    if (!s.frames_in_flight && with_cpu && b != PSNRHVS_BACKEND_CPU)
+    if (!s.frames_in_flight && with_cpu && psnrhvs_backend_kind(b) != PSNRHVS_KIND_HOST)
         s.frames_in_flight = MIX_DEVICE_SLOTS;
     return s;
 }
@@ -153,7 +153,7 @@ static void join(Mix *const m, PsnrHvsContext *c) {
         for (int i = 0; c->ops->host_register && i < m->num_host; i++)
             c->ops->host_register(c, m->host_data[i], m->host_size[i]);
         m->child[n].ctx = c;
-        m->child[n].is_cpu = c->ops->id == PSNRHVS_BACKEND_CPU;
+        m->child[n].is_cpu = c->ops->host;
         label(m->child[n].label, sizeof(m->child[n].label), c);
         if (m->child[n].is_cpu) m->cpu = n;
         atomic_store(&m->nchild, n + 1);
@@ -161,6 +161,16 @@ static void join(Mix *const m, PsnrHvsContext *c) {
     }
     pthread_mutex_unlock(&m->lock);
     if (c) psnrhvs_close(&c);
+}
+
+/* The pool, made when the first device scorer opens (a CPU-only mix needs
+ * none); NULL if it cannot be: each scorer then makes its own. */
+static PsnrHvsThreadPool *copy_pool(Mix *const m) {
+    pthread_mutex_lock(&m->lock);
+    if (!m->copy_pool) m->copy_pool = psh_copy_pool_create(m->base.threads);
+    PsnrHvsThreadPool *const pool = m->copy_pool;
+    pthread_mutex_unlock(&m->lock);
+    return pool;
 }
 
 static int is_closed(Mix *const m) {
@@ -180,115 +190,43 @@ static void open_device(Mix *const m, const PsnrHvsDevice *const d) {
     if (is_closed(m)) return;
     const PsnrHvsSettings s = scorer_settings(m, d->backend, d->device, 1);
     PsnrHvsContext *c = NULL;
-    if (!psh_open_scorer(&c, &s))
+    if (!psh_open_scorer(&c, &s, copy_pool(m)))
         join(m, c);
     else if (!is_closed(m))
         psh_log_settings(&m->base, "%s:%d did not open: scoring without it",
                          psh_backend_id_name(d->backend), d->device);
 }
 
-/* Is this GPU one a better backend has: the same PCI address or, without
- * one, the same vendor? */
-static int covered(const PsnrHvsDeviceInfo *const seen, const enum PsnrHvsBackend *const by,
-                   const int nseen, const PsnrHvsDeviceInfo *const d, const enum PsnrHvsBackend b) {
-    for (int i = 0; i < nseen; i++) {
-        if (by[i] == b) continue;
-        if (d->pci[0] && seen[i].pci[0] && !strcmp(seen[i].pci, d->pci)) return 1;
-        if ((!d->pci[0] || !seen[i].pci[0]) && d->vendor[0] && !strcmp(seen[i].vendor, d->vendor))
-            return 1;
-    }
-    return 0;
+/* auto: the devices the list (devices.c) marks automatic, each opened as
+ * soon as the walk finds it, so that CUDA's scores while OpenCL's and
+ * Vulkan's drivers load to be asked. The list is walked once a process
+ * (probing loads drivers); later contexts open from what it found. */
+typedef struct Found {
+    Mix *m;
+    PsnrHvsDevice dev[MAX_CHILDREN];
+    int n;
+} Found;
+
+static void found_one(void *const arg, const PsnrHvsDeviceEntry *const e) {
+    Found *const f = arg;
+    if (!e->automatic || !e->gpu || f->n == MAX_CHILDREN) return;
+    f->dev[f->n++] = (PsnrHvsDevice){e->backend, e->device};
+    if (!is_closed(f->m)) open_device(f->m, &f->dev[f->n - 1]);
 }
 
-#if defined(__linux__)
-/* Linux reaches a GPU through a device node: NVIDIA's (Tegra's), ROCm's,
- * a DRM render node (any Vulkan or OpenCL GPU), WSL's. With none, auto
- * loads no driver only to find CPU devices it would not take (PoCL's LLVM,
- * lavapipe): a container without GPUs starts as fast as --backend cpu. */
-static int gpu_nodes(void) {
-    static const char *const nodes[] = {"/dev/nvidiactl", "/dev/nvhost-ctrl-gpu", "/dev/kfd",
-                                        "/dev/dxg"};
-    struct stat st;
-    for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
-        if (!stat(nodes[i], &st)) return 1;
-    DIR *const dri = opendir("/dev/dri");
-    int found = 0;
-    for (const struct dirent *e; dri && !found && (e = readdir(dri));)
-        found = !strncmp(e->d_name, "renderD", 7);
-    if (dri) closedir(dri);
-    return found;
-}
-
-/* Every GPU here NVIDIA's: its control node, no ROCm or WSL node, and each
- * DRM render node on a PCI device of vendor 0x10de (nvidia-drm's). CUDA
- * then lists every GPU, and the other APIs' drivers are not loaded to find
- * the same ones again: they would take the cores and memory the run needs,
- * and their teardown at exit. */
-static int only_nvidia(void) {
-    struct stat st;
-    if (stat("/dev/nvidiactl", &st) || !stat("/dev/kfd", &st) || !stat("/dev/dxg", &st)) return 0;
-    DIR *const dri = opendir("/dev/dri");
-    int ok = 1;
-    for (const struct dirent *e; dri && ok && (e = readdir(dri));) {
-        if (strncmp(e->d_name, "renderD", 7)) continue;
-        char path[320], vendor[16] = "";
-        snprintf(path, sizeof(path), "/sys/class/drm/%s/device/vendor", e->d_name);
-        FILE *const f = fopen(path, "r");
-        ok = f && fgets(vendor, sizeof(vendor), f) && !strncmp(vendor, "0x10de", 6);
-        if (f) fclose(f);
-    }
-    if (dri) closedir(dri);
-    return ok;
-}
-#else
-static int gpu_nodes(void) {
-    return 1;
-}
-static int only_nvidia(void) {
-    return 0;
-}
-#endif
-
-/* auto: every GPU of every backend, best backend first, each physical GPU
- * once; CPU devices (PoCL, SYCL's OpenMP device, lavapipe) never. Each GPU
- * opens as soon as its backend lists it, so that CUDA's scores while
- * OpenCL's and Vulkan's drivers load to be asked (where every GPU is
- * NVIDIA's, CUDA's list is the whole one). The list is made once a
- * process (probing loads drivers, and some, PoCL, must not be probed twice
- * at once); later contexts open from it. */
 static void discover_and_open(Mix *const m) {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static int done, nfound;
-    static PsnrHvsDevice found[MAX_CHILDREN];
+    static int done;
+    static Found found;
     pthread_mutex_lock(&lock);
     if (done) {
         pthread_mutex_unlock(&lock);
-        for (int i = 0; i < nfound && !is_closed(m); i++) open_device(m, &found[i]);
+        for (int i = 0; i < found.n && !is_closed(m); i++) open_device(m, &found.dev[i]);
         return;
     }
-    PsnrHvsDeviceInfo seen[MAX_CHILDREN];
-    enum PsnrHvsBackend by[MAX_CHILDREN];
-    int nseen = 0, have_cuda = 0;
-    const int n = gpu_nodes() ? psh_registry_size() : 0;
-    for (int i = 0; i < n; i++) have_cuda |= psh_registry_id(i) == PSNRHVS_BACKEND_CUDA;
-    for (int i = 0; i < n && nfound < MAX_CHILDREN; i++) {
-        const enum PsnrHvsBackend id = psh_registry_id(i);
-        if (id == PSNRHVS_BACKEND_CPU) continue;
-        /* SYCL's GPUs here are CUDA's (its targets: OpenMP, CUDA). */
-        if (id == PSNRHVS_BACKEND_SYCL && (have_cuda || nseen)) continue;
-        const PsnrHvsBackendOps *const ops = psh_registry_ops(i, &m->base);
-        if (!ops || !ops->enumerate) continue;
-        PsnrHvsDeviceInfo info[MAX_CHILDREN];
-        const int nd = ops->enumerate(info, MAX_CHILDREN);
-        for (int k = 0; k < nd && k < MAX_CHILDREN && nfound < MAX_CHILDREN; k++) {
-            if (!info[k].gpu || covered(seen, by, nseen, &info[k], id)) continue;
-            by[nseen] = id;
-            seen[nseen++] = info[k];
-            found[nfound++] = (PsnrHvsDevice){id, k};
-            if (!is_closed(m)) open_device(m, &found[nfound - 1]);
-        }
-        if (id == PSNRHVS_BACKEND_CUDA && nd > 0 && only_nvidia()) break;
-    }
+    found.m = m;
+    psh_devices_walk(&m->base, 0, found_one, &found);
+    found.m = NULL;
     done = 1;
     pthread_mutex_unlock(&lock);
 }
@@ -346,6 +284,7 @@ static void mix_close(PsnrHvsContext *const c) {
     pthread_mutex_unlock(&m->lock);
     if (m->opener_started) pthread_join(m->opener, NULL);
     for (int i = 0; i < atomic_load(&m->nchild); i++) psnrhvs_close(&m->child[i].ctx);
+    psh_thread_pool_destroy(m->copy_pool);
     pthread_mutex_destroy(&m->lock);
     free(m);
     c->backend = NULL;
@@ -368,9 +307,9 @@ static int mix_open(PsnrHvsContext *const c) {
     if (!c->s.num_devices) {
         /* auto: the CPU now, the devices on the opener's thread. */
         m->discover = 1;
-        const PsnrHvsSettings s = scorer_settings(m, PSNRHVS_BACKEND_CPU, 0, 1);
+        const PsnrHvsSettings s = scorer_settings(m, psh_host_backend(), 0, 1);
         PsnrHvsContext *cpu = NULL;
-        if ((err = psh_open_scorer(&cpu, &s))) goto error;
+        if ((err = psh_open_scorer(&cpu, &s, NULL))) goto error;
         join(m, cpu);
         atomic_store(&m->opening, 1);
         if (c->s.frames_hint) {
@@ -383,12 +322,12 @@ static int mix_open(PsnrHvsContext *const c) {
     /* A list: every scorer opens here, or the context does not. */
     int with_cpu = 0;
     for (int i = 0; i < c->s.num_devices; i++)
-        with_cpu |= c->s.devices[i].backend == PSNRHVS_BACKEND_CPU;
+        with_cpu |= psnrhvs_backend_kind(c->s.devices[i].backend) == PSNRHVS_KIND_HOST;
     for (int i = 0; i < c->s.num_devices; i++) {
         const PsnrHvsSettings s =
             scorer_settings(m, c->s.devices[i].backend, c->s.devices[i].device, with_cpu);
         PsnrHvsContext *sc = NULL;
-        if ((err = psh_open_scorer(&sc, &s))) goto error;
+        if ((err = psh_open_scorer(&sc, &s, copy_pool(m)))) goto error;
         join(m, sc);
     }
     return 0;

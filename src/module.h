@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Raised with any change to backend.h or to the context (internal.h). */
-#define PSH_MODULE_ABI 2
+#define PSH_MODULE_ABI 3
 
 typedef struct PsnrHvsBackendModule {
     unsigned abi;          ///< PSH_MODULE_ABI

@@ -2,6 +2,8 @@
 # from src/CMakeLists.txt so that build rules and the source list change apart.
 set(PSNRHVS_LIB_SOURCES
   lib.c
+  registry.c
+  devices.c
   mix.c
   pool.c
   file.c

@@ -11,7 +11,7 @@
 
 static atomic_int cpu_sum_mode;
 static atomic_size_t cpu_engine_rows, cpu_unbuffered_rows;
-static atomic_int opencl_profile, sycl_profile, vulkan_profile;
+static atomic_int profile[PSNRHVS_BACKEND_VULKAN + 1];
 static _Atomic(const char *) vulkan_missing;
 
 void psh_test_set_cpu_sum(const enum PsnrHvsTestCpuSum mode) {
@@ -30,12 +30,12 @@ void psh_test_count_cpu_engine_row(void) {
     atomic_fetch_add_explicit(&cpu_engine_rows, 1, memory_order_relaxed);
 }
 
-void psh_test_set_opencl_profile(const int on) {
-    atomic_store(&opencl_profile, on);
+void psh_test_set_profile(const enum PsnrHvsBackend b, const int on) {
+    if ((unsigned)b < sizeof(profile) / sizeof(profile[0])) atomic_store(&profile[b], on);
 }
 
-int psh_test_opencl_profile(void) {
-    return atomic_load(&opencl_profile);
+int psh_test_profile(const enum PsnrHvsBackend b) {
+    return (unsigned)b < sizeof(profile) / sizeof(profile[0]) ? atomic_load(&profile[b]) : 0;
 }
 
 size_t psh_test_cpu_unbuffered_rows(void) {
@@ -46,16 +46,8 @@ void psh_test_count_cpu_unbuffered_row(void) {
     atomic_fetch_add_explicit(&cpu_unbuffered_rows, 1, memory_order_relaxed);
 }
 
-void psh_test_set_sycl_profile(const int on) {
-    atomic_store(&sycl_profile, on);
-}
-
-int psh_test_sycl_profile(void) {
-    return atomic_load(&sycl_profile);
-}
-
 double psh_test_sycl_resident_ms(PsnrHvsContext *const c, const int iters) {
-    if (!c || c->ops->id != PSNRHVS_BACKEND_SYCL || !c->ops->resident_ms) return -1.0;
+    if (!c || !c->ops->resident_ms) return -1.0;
     return c->ops->resident_ms(c, iters);
 }
 
@@ -65,14 +57,6 @@ void psh_test_set_vulkan_missing(const char *const property) {
 
 const char *psh_test_vulkan_missing(void) {
     return atomic_load(&vulkan_missing);
-}
-
-void psh_test_set_vulkan_profile(const int on) {
-    atomic_store(&vulkan_profile, on);
-}
-
-int psh_test_vulkan_profile(void) {
-    return atomic_load(&vulkan_profile);
 }
 
 static pthread_mutex_t mix_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -29,15 +29,12 @@ void psh_test_count_cpu_engine_row(void);
 size_t psh_test_cpu_unbuffered_rows(void);
 void psh_test_count_cpu_unbuffered_row(void);
 
-/* OpenCL: log per-stage device times at close, for contexts opened
- * afterwards (bench/opencl). */
-void psh_test_set_opencl_profile(int on);
-int psh_test_opencl_profile(void);
-
-/* SYCL: log per-stage device times at close (profiling queues), for
- * contexts opened afterwards (bench/sycl). */
-void psh_test_set_sycl_profile(int on);
-int psh_test_sycl_profile(void);
+/* Backend b logs per-stage device times at close, for contexts opened
+ * afterwards (bench/opencl, bench/sycl, bench/vulkan: the backends that
+ * profile; the others ignore it). */
+#include "psnrhvs.h"
+void psh_test_set_profile(enum PsnrHvsBackend b, int on);
+int psh_test_profile(enum PsnrHvsBackend b);
 
 /* Vulkan: the backend treats the named device property as missing (one of
  * the names its refusal message gives: "shaderInt64",
@@ -46,13 +43,8 @@ int psh_test_sycl_profile(void);
 void psh_test_set_vulkan_missing(const char *property);
 const char *psh_test_vulkan_missing(void);
 
-/* Vulkan: log per-stage device times (timestamp queries) at close, for
- * contexts opened afterwards (bench/vulkan). */
-void psh_test_set_vulkan_profile(int on);
-int psh_test_vulkan_profile(void);
-
-/* SYCL: runs the kernels `iters` more times on the frame last uploaded into
- * slot 0 of c (a --backend sycl context with nothing queued, after one
+/* SYCL (the backend with resident_ms): runs the kernels `iters` more times on the frame last
+ * uploaded into slot 0 of c (a --backend sycl context with nothing queued, after one
  * psnrhvs_score); returns the wall time per frame in ms, or -1. */
 struct PsnrHvsContext;
 double psh_test_sycl_resident_ms(struct PsnrHvsContext *c, int iters);

@@ -8,13 +8,19 @@
  * when a job's last task returns). Tasks are coarse (a block row, a slice of
  * a copy); in exchange jobs can be queued and waited for independently.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "thread_pool.h"
 #include "thread_start.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct PsnrHvsThreadPool {
@@ -87,12 +93,51 @@ static void *worker_main(void *const data) {
     return NULL;
 }
 
+/* The cores this process may use: online ones, within its affinity mask
+ * and a container's CPU quota (cgroup v2 cpu.max, v1 cfs_quota_us). */
+static int cpu_count;
+
+static long quota_cpus(const char *const path, const char *const period_path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char quota[32] = "";
+    long period = 0;
+    const int n = fscanf(f, "%31s %ld", quota, &period);
+    fclose(f);
+    if (n < 1 || !strcmp(quota, "max") || atol(quota) <= 0) return 0;
+    if (period_path) {
+        if (!(f = fopen(period_path, "r"))) return 0;
+        if (fscanf(f, "%ld", &period) != 1) period = 0;
+        fclose(f);
+    } else if (n < 2) {
+        return 0;
+    }
+    return period > 0 ? (atol(quota) + period - 1) / period : 0;
+}
+
+static void count_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef __linux__
+    cpu_set_t set;
+    if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
+    long q = quota_cpus("/sys/fs/cgroup/cpu.max", NULL);
+    if (!q)
+        q = quota_cpus("/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+                       "/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+    if (q > 0 && q < n) n = q;
+#endif
+    cpu_count = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+int psh_cpu_count(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, count_cpus);
+    return cpu_count;
+}
+
 PsnrHvsThreadPool *psh_thread_pool_create(int nthreads) {
     if (nthreads < 0) return NULL;
-    if (nthreads == 0) {
-        const long n = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-    }
+    if (nthreads == 0) nthreads = psh_cpu_count();
     PsnrHvsThreadPool *const pool = calloc(1, sizeof(*pool));
     if (!pool) return NULL;
     pool->nthreads = nthreads;

@@ -23,8 +23,12 @@ typedef struct PsnrHvsThreadJob {
     struct PsnrHvsThreadJob *next;
 } PsnrHvsThreadJob;
 
+/* The cores this process may use (affinity, a container's CPU quota): the
+ * one count every thread decision of the process starts from. */
+int psh_cpu_count(void);
+
 /* nthreads counts the calling thread: 1 starts no worker, 0 means one thread
- * per online core. Returns NULL on failure. */
+ * per core psh_cpu_count() gives. Returns NULL on failure. */
 PsnrHvsThreadPool *psh_thread_pool_create(int nthreads);
 
 /* Waits for the tasks under way, drops queued ones. NULL is accepted. */

@@ -577,7 +577,7 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
     /* vmaf: a non-zero --gpumask turns CUDA off: auto stays on the CPU. */
     if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
         cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it", gpumask);
-    if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_AUTO)
+    if (have_gpumask && gpumask && psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)
         lib->backend = PSNRHVS_BACKEND_CPU;
     if (have_gpumask && !cli->quiet)
         fprintf(stderr, "psnrhvs: warning: --gpumask has no effect on libvmaf's psnr_hvs (it has "
@@ -604,12 +604,12 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
     if (stdin_inputs > 1)
         cli_usage_error("only one of --reference and --distorted can be stdin ('-')");
     if ((cli->num_devices || cli->all_devices) && !cli->parity &&
-        lib->backend == PSNRHVS_BACKEND_CPU)
+        psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_HOST)
         cli_usage_error("--device %s needs a device backend (--backend cuda, hip, "
                         "opencl or vulkan): the cpu backend has no devices",
                         cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && !cli->parity &&
-        lib->backend == PSNRHVS_BACKEND_AUTO)
+        psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)
         cli_usage_error("--device %s needs --backend cuda, hip, opencl or vulkan",
                         cli->all_devices ? "all" : "LIST");
     if ((cli->num_devices || cli->all_devices) && cli->hwaccel)

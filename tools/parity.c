@@ -63,7 +63,7 @@ static int parse_one(char *const text, ParityConfig *const c, char *const err,
     }
     c->backend = b;
     /* auto (the CPU and every GPU) takes the CPU's options */
-    const int is_cpu = c->backend == PSNRHVS_BACKEND_CPU || c->backend == PSNRHVS_BACKEND_AUTO;
+    const int is_cpu = psnrhvs_backend_kind(c->backend) != PSNRHVS_KIND_DEVICE;
     for (char *opt = next; opt; opt = next) {
         next = strchr(opt, ':');
         if (next) *next++ = '\0';
@@ -347,18 +347,6 @@ static size_t report_key(const ParitySlot *const base, const ParitySlot *const s
     return differ;
 }
 
-/* Vulkan lists CPU implementations too (Mesa's lavapipe): like backend auto,
- * the default list takes its device 0 only when that is a GPU (devices are
- * listed GPUs first). Named in --backends, any device is taken. */
-static int vulkan_gpu_first(void) {
-    static char buf[4096];
-    buf[0] = '\0';
-    if (psnrhvs_list_devices(PSNRHVS_BACKEND_VULKAN, 0, buf, sizeof(buf)) < 0) return 0;
-    const char *const nl = strchr(buf, '\n');
-    const char *const cpu = strstr(buf, " | CPU | ");
-    return strncmp(buf, "0: ", 3) == 0 && (!cpu || (nl && cpu > nl));
-}
-
 static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSettings *const base) {
     /* the explicit ISAs of this architecture only: another's is never built */
     static const char *const cpu[] = {
@@ -382,11 +370,12 @@ static void default_list(ParityConfig *const cfg, int *const n, const PsnrHvsSet
     /* The default: the CPU and every GPU in one context. */
     parity_parse("auto", &cfg[*n], 1, err, sizeof(err));
     cfg[(*n)++].optional = 0;
-    /* Then each device backend the library names, past auto and the CPU. */
-    for (int i = PSNRHVS_BACKEND_CPU + 1; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
+    /* Then each device backend the library names, whatever its device is (a
+     * GPU, or a CPU behind its API: PoCL, SYCL's OpenMP device, lavapipe). */
+    for (int i = 0; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
         const enum PsnrHvsBackend b = (enum PsnrHvsBackend)i;
-        if (!psnrhvs_backend_available(b)) continue;
-        if (b == PSNRHVS_BACKEND_VULKAN && !vulkan_gpu_first()) continue;
+        if (psnrhvs_backend_kind(b) != PSNRHVS_KIND_DEVICE || !psnrhvs_backend_available(b))
+            continue;
         parity_parse(psnrhvs_backend_string(b), &cfg[*n], 1, err, sizeof(err));
         cfg[(*n)++].optional = 1;
     }

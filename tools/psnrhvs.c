@@ -14,11 +14,42 @@
 #include "report.h"
 #include "score.h"
 
+/* Each backend's own listing, then what auto takes from the library's one
+ * device list, and which entries are one GPU. */
+static void list_auto(void) {
+    PsnrHvsDeviceEntry e[64];
+    const int got = psnrhvs_devices(e, 64);
+    const int n = got < 64 ? got : 64;
+    printf("auto (the default):");
+    for (int i = 0, first = 1; i < n; i++) {
+        if (!e[i].automatic) continue;
+        if (psnrhvs_backend_kind(e[i].backend) == PSNRHVS_KIND_HOST)
+            printf("%s %s", first ? "" : ",", cli_backend_name(e[i].backend));
+        else
+            printf("%s %s:%d", first ? "" : ",", cli_backend_name(e[i].backend), e[i].device);
+        first = 0;
+    }
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        if (!e[i].gpu || !e[i].automatic) continue;
+        int aliases = 0;
+        for (int k = 0; k < n; k++) {
+            if (k == i || e[k].physical != e[i].physical) continue;
+            printf("%s%s:%d", aliases++ ? ", " : "  the same GPU: ", cli_backend_name(e[k].backend),
+                   e[k].device);
+        }
+        if (aliases)
+            printf(" = %s:%d (%s%s%s)\n", cli_backend_name(e[i].backend), e[i].device, e[i].name,
+                   e[i].pci[0] ? ", PCI " : "", e[i].pci);
+    }
+}
+
 static int list_devices(const int verbose) {
     static char buf[65536];
     /* Every backend the library names, auto (which is none) aside. */
-    for (int i = PSNRHVS_BACKEND_CPU; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
+    for (int i = 0; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
         const enum PsnrHvsBackend b = (enum PsnrHvsBackend)i;
+        if (psnrhvs_backend_kind(b) == PSNRHVS_KIND_AUTO) continue;
         buf[0] = '\0';
         const int res = psnrhvs_list_devices(b, verbose, buf, sizeof(buf));
         if (res == PSNRHVS_ERR(ENOSYS)) {
@@ -39,16 +70,8 @@ static int list_devices(const int verbose) {
             }
         }
     }
+    list_auto();
     return ferror(stdout) ? 1 : 0;
-}
-
-/* CUDA contexts with two hardware queues, not CUDA's eight: one starts in
- * 149-162 ms against 199-298 and ends in 58-72 ms against 85-96 (H200); a
- * 480-frame 4K run took 0.667 s against 0.814, and a batch of 200 1080p
- * jobs 3.2 s against 5.1, with the same bits (bench/RESULTS.md, runs ze and
- * zf). A user's own setting stays. Set before any thread starts. */
-static void cuda_queues(void) {
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0);
 }
 
 /* The score command, or parity (the same flags, backends compared). */
@@ -94,7 +117,6 @@ static const struct {
 };
 
 int main(const int argc, char *const *const argv) {
-    cuda_queues();
     for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1, argv[0]);
     return score(argc, argv, 0);

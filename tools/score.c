@@ -178,16 +178,18 @@ static void close_context(const ScoreEnv *const e, PsnrHvsContext **const c) {
     *c = NULL;
 }
 
-/* --device all: the devices the backend lists, one a line. */
+/* --device all: the backend's devices in the library's list. */
 static int count_devices(const enum PsnrHvsBackend b) {
-    static char buf[65536];
-    buf[0] = '\0';
-    const int res = psnrhvs_list_devices(b, 0, buf, sizeof(buf));
-    if (res < 0) return res;
-    int n = 0;
-    for (const char *p = buf; *p; p++) n += *p == '\n';
-    if (buf[0] && buf[strlen(buf) - 1] != '\n') n++;
-    return n;
+    if (!psnrhvs_backend_available(b)) {
+        char why[256];
+        const int res = psnrhvs_list_devices(b, 0, why, sizeof(why));
+        return res < 0 ? res : 0;
+    }
+    PsnrHvsDeviceEntry e[64];
+    const int n = psnrhvs_devices(e, 64);
+    int found = 0;
+    for (int i = 0; i < n && i < 64; i++) found += e[i].backend == b;
+    return found;
 }
 
 /* The frames to expect: the smallest bound known (file sizes, --frame_cnt),

@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     Pairs pairs;
     make_pairs(&pairs, w, h, bitdepth);
     /* profile: the OpenCL contexts log per-stage device times at close */
-    psh_test_set_opencl_profile(!strcmp(argv[1], "profile"));
+    psh_test_set_profile(PSNRHVS_BACKEND_OPENCL, !strcmp(argv[1], "profile"));
     PsnrHvsContext *cpu = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_CPU, 0);
     PsnrHvsContext *native = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_OPENCL, 0);
     PsnrHvsContext *exact = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_OPENCL, 1);

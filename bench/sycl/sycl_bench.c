@@ -171,13 +171,13 @@ static int speed(const Frames *fr, int n, int cpu_threads) {
            fr->tag, resident, n);
 
     /* Per-kernel device times: profiling queues, logged at close. */
-    psh_test_set_sycl_profile(1);
+    psh_test_set_profile(PSNRHVS_BACKEND_SYCL, 1);
     if (!psnrhvs_open(&c, &s)) {
         if (run(c, fr, n / 4 > 8 ? n / 4 : 8, NULL) < 0)
             printf("RESULT %s sycl profile: FAILED\n", fr->tag);
         psnrhvs_close(&c);
     }
-    psh_test_set_sycl_profile(0);
+    psh_test_set_profile(PSNRHVS_BACKEND_SYCL, 0);
 
     PsnrHvsScore ss[NFRAMES], cs[NFRAMES], gs[NFRAMES];
     double open_ms[3];

@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
     Pairs pairs;
     make_pairs(&pairs, w, h, bitdepth);
     double vk_open_ms = 0, cuda_open_ms = 0;
-    psh_test_set_vulkan_profile(!strcmp(argv[1], "profile"));
+    psh_test_set_profile(PSNRHVS_BACKEND_VULKAN, !strcmp(argv[1], "profile"));
     PsnrHvsContext *cpu = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_CPU, NULL);
     PsnrHvsContext *vk = open_backend(w, h, bitdepth, PSNRHVS_BACKEND_VULKAN, &vk_open_ms);
     if (!cpu || !vk) return 1;

@@ -36,11 +36,23 @@ def backend_available(backend: str, library=None) -> bool:
     return load_library(library).backend_available(backend)
 
 
+def devices(library=None) -> list:
+    """The library's device list: a dict per device (backend, device, gpu, physical,
+    automatic, name, pci), the host CPU last; those with automatic are the ones
+    backend "auto" scores on, as the CLI's --list-devices and batch use them."""
+    return load_library(library).devices()
+
+
+def cpu_count(library=None) -> int:
+    """The cores this process may use (affinity mask, a container's CPU quota)."""
+    return load_library(library).cpu_count()
+
+
 __all__ = [
     "Scorer", "score_arrays", "score_files", "score_with_cli", "find_cli", "VideoFile", "Format",
     "Geometry", "FrameScore", "Pooled", "Result", "pool", "parse_json", "read_json", "KEYS",
     "LUMA_KEYS", "RAW_KEYS", "STATS", "Library", "find_library", "load_library",
-    "library_version", "backend_available", "PsnrHvsError", "InvalidArgumentError",
+    "library_version", "backend_available", "devices", "cpu_count", "PsnrHvsError", "InvalidArgumentError",
     "PlaneTooSmallError", "BackendNotBuiltError", "NoDeviceError", "BusyError",
     "QueueFullError", "BackendIOError", "OutOfMemoryError", "UsageError", "InputError",
     "TruncatedFrameError", "MalformedY4MError", "UnsupportedFormatError",

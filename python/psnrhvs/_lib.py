@@ -41,6 +41,20 @@ class Logger(Structure):
     _fields_ = [("cookie", c_void_p), ("callback", LOG_CALLBACK)]
 
 
+class DeviceEntry(Structure):
+    """PsnrHvsDeviceEntry: one device of the library's list (psnrhvs_devices)."""
+    _fields_ = [
+        ("backend", c_int),
+        ("device", c_int),
+        ("gpu", c_int),
+        ("physical", c_int),
+        ("automatic", c_int),
+        ("name", c_char * 96),
+        ("pci", c_char * 16),
+        ("reserved", c_uint8 * 32),
+    ]
+
+
 class Settings(Structure):
     # C enums are int-sized with GCC, Clang and MSVC for these values.
     _fields_ = [
@@ -173,6 +187,8 @@ _PROTOTYPES = {
     "psnrhvs_isa_name": (c_char_p, [c_void_p]),
     "psnrhvs_backend_available": (c_int, [c_int]),
     "psnrhvs_list_devices": (c_int, [c_int, c_int, c_char_p, c_size_t]),
+    "psnrhvs_devices": (c_int, [POINTER(DeviceEntry), c_int]),
+    "psnrhvs_cpu_count": (c_int, []),
     "psnrhvs_raw_to_db": (None, [POINTER(Score)]),
     "psnrhvs_pool": (None, [POINTER(c_double), c_size_t, c_size_t, POINTER(Pool)]),
     "psnrhvs_backend_string": (c_char_p, [c_int]),
@@ -245,6 +261,25 @@ class Library:
     def backend_available(self, backend: str) -> bool:
         b = self.backends().get(backend)
         return b is not None and bool(self.c.backend_available(b))
+
+    def devices(self) -> List[Dict[str, object]]:
+        """The library's device list (psnrhvs_devices): every device of every backend,
+        the host CPU last; "automatic" marks those backend auto scores on, and equal
+        "physical" numbers one GPU seen through several backends."""
+        n = self.c.devices(None, 0)
+        if n < 0:
+            raise OSError(-n, os.strerror(-n))
+        entries = (DeviceEntry * max(n, 1))()
+        n = min(self.c.devices(entries, n), n)
+        names = {v: k for k, v in self.backends().items()}
+        return [{"backend": names.get(e.backend, str(e.backend)), "device": e.device,
+                 "gpu": bool(e.gpu), "physical": e.physical, "automatic": bool(e.automatic),
+                 "name": e.name.decode(errors="replace"), "pci": e.pci.decode()}
+                for e in entries[:n]]
+
+    def cpu_count(self) -> int:
+        """The cores this process may use (affinity, a container's quota): psnrhvs_cpu_count."""
+        return int(self.c.cpu_count())
 
     def pool(self, values) -> Pool:
         """libvmaf's pooling of one key's values, by the library (psnrhvs_pool)."""

@@ -33,7 +33,6 @@ extern const char psh_opencl_source[];
 #define CHUNK_BYTES 48 /* sizeof(PshSumChunkMaps) */
 #define MAP_BYTES   16 /* sizeof(PshSumMap) */
 /* Threads copying pictures into pinned memory when settings.threads is 0. */
-#define PACK_THREADS   8
 #define DEFAULT_FRAMES 3
 #define MAX_DEVICES    64
 
@@ -209,7 +208,6 @@ static void cl_close(PsnrHvsContext *const c) {
     if (b->copy_q) clReleaseCommandQueue(b->copy_q);
     if (b->compute_q) clReleaseCommandQueue(b->compute_q);
     if (b->ctx) clReleaseContext(b->ctx);
-    psh_thread_pool_destroy(b->pool);
     free(b);
     c->backend = NULL;
 }
@@ -297,7 +295,7 @@ static int cl_open(PsnrHvsContext *const c) {
         b->nchunks[p] = (b->nblocks[p] + CHUNK - 1) / CHUNK;
         if ((size_t)b->nchunks[p] > max_chunks) max_chunks = b->nchunks[p];
     }
-    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
+    b->pool = c->copy_pool; /* the context's (lib.c) */
     if (!b->pool) {
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
@@ -627,6 +625,7 @@ static int cl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
                  : vendor == 0x8086 ? "intel"
                                     : "");
         if (info[i].gpu) pci_address(l.device[i], info[i].pci, sizeof(info[i].pci));
+        clGetDeviceInfo(l.device[i], CL_DEVICE_NAME, sizeof(info[i].name) - 1, info[i].name, NULL);
     }
     return l.n;
 }
@@ -641,4 +640,5 @@ const PsnrHvsBackendOps psh_backend_opencl = {
     .close = cl_close,
     .list_devices = cl_list_devices,
     .enumerate = cl_enumerate,
+    .copies_frames = 1,
 };

@@ -508,6 +508,8 @@ static int sycl_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
                           b == sycl::backend::cuda  ? "nvidia"
                           : b == sycl::backend::hip ? "amd"
                                                     : "");
+            std::snprintf(i.name, sizeof(i.name), "%s",
+                          d.get_info<sycl::info::device::name>().c_str());
         }
     } catch (...) {
         return 0;

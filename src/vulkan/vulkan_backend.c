@@ -24,7 +24,6 @@
 #define CHUNK_BYTES 48 /* sizeof(PshSumChunkMaps) */
 #define MAP_BYTES   16 /* sizeof(PshSumMap) */
 /* Threads copying pictures into staging memory when settings.threads is 0. */
-#define PACK_THREADS   8
 #define DEFAULT_FRAMES 3
 #define MAX_GROUPS_X   65535u
 
@@ -71,7 +70,6 @@ static void vk_close(PsnrHvsContext *const c) {
         vkb_release_shared(b->sh);
     }
     free(b->slots);
-    psh_thread_pool_destroy(b->pool);
     free(b);
     c->backend = NULL;
 }
@@ -211,7 +209,7 @@ static int vk_open(PsnrHvsContext *const c) {
     b->uma = d.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
              d.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    b->pool = psh_thread_pool_create(c->s.threads > 0 ? c->s.threads : PACK_THREADS);
+    b->pool = c->copy_pool; /* the context's (lib.c) */
     if (!b->pool) {
         ret = PSNRHVS_ERR(ENOMEM);
         goto error;
@@ -490,4 +488,5 @@ const PsnrHvsBackendOps psh_backend_vulkan = {
     .close = vk_close,
     .list_devices = vkb_list_devices,
     .enumerate = vkb_enumerate,
+    .copies_frames = 1,
 };

@@ -167,7 +167,7 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
                 batch_usage_error("%s line %u: unknown backend '%s' (expected %s)", file, row->line,
                                   v, cli_backend_names(names, sizeof(names)));
             }
-            j->any_backend = j->backend == PSNRHVS_BACKEND_AUTO;
+            j->any_backend = psnrhvs_backend_kind(j->backend) == PSNRHVS_KIND_AUTO;
             break;
         case COL_DEVICE:
             if (batch_parse_int(v, 0, INT_MAX, &j->device) < 0)
@@ -242,7 +242,7 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
     j->output = resolve_path(b, output);
     j->format =
         format ? format : psnrhvs_scores_format_string(psnrhvs_scores_format_for_path(output));
-    if (j->device >= 0 && (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU))
+    if (j->device >= 0 && (j->any_backend || psnrhvs_backend_kind(j->backend) == PSNRHVS_KIND_HOST))
         batch_usage_error(
             "%s line %u: a device without a GPU backend (cuda, opencl, hip or vulkan)", file,
             row->line);

@@ -53,7 +53,8 @@ static void help(void) {
            " -j, --jobs N              CPU jobs at once, at most (default: as the cores allow)\n"
            "     --threads N           threads of each CPU job (default: the free cores shared\n"
            "                           among the jobs waiting, at least 1)\n"
-           "     --gpus LIST           auto (default: every CUDA and HIP device), none, or\n"
+           "     --gpus LIST           auto (default: the GPUs backend auto uses, as\n"
+           "                           --list-devices shows), none, or\n"
            "                           BACKEND:DEVICE,... (cuda:0,cuda:1,opencl:0); one job\n"
            "                           (and its jobs at once: --gpu-jobs)\n"
            "     --gpu-threads N       threads feeding each GPU (default: the cores shared\n"
@@ -218,6 +219,15 @@ int batch_main(int argc, char *const *argv, const char *const prog) {
         sigaction(stop_signals[i], &sa, NULL);
     }
 
+    if (!b.quiet) {
+        /* what --gpus gave: with auto, the GPUs --list-devices says auto uses */
+        fprintf(stderr, "psnrhvs: batch: %d job%s, %d cores, GPUs:", b.num_jobs,
+                b.num_jobs == 1 ? "" : "s", b.cores);
+        for (int g = 0; g < b.num_gpus; g++)
+            fprintf(stderr, "%s %s:%d", g ? "," : "", cli_backend_name(b.gpu[g].backend),
+                    b.gpu[g].device);
+        fprintf(stderr, "%s\n", b.num_gpus ? "" : " none");
+    }
     const int failed = batch_run(&b);
     if (!b.quiet) batch_draw(&b, 1);
 

@@ -7,15 +7,11 @@
  * are done or a signal comes.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-/* sched_getaffinity, CPU_COUNT */
-#define _GNU_SOURCE
-
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,23 +29,7 @@
 /* ---- the machine ---- */
 
 int batch_cpu_count(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-#ifdef __linux__
-    cpu_set_t set;
-    if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
-    /* a container's CPU quota (cgroup v2): "max 100000" or "200000 100000" */
-    FILE *const f = fopen("/sys/fs/cgroup/cpu.max", "r");
-    if (f) {
-        char quota[32];
-        long period;
-        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") && period > 0) {
-            const long q = (atol(quota) + period - 1) / period;
-            if (q > 0 && q < n) n = q;
-        }
-        fclose(f);
-    }
-#endif
-    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+    return psnrhvs_cpu_count();
 }
 
 static void add_gpu(Batch *const b, const enum PsnrHvsBackend be, const int device) {
@@ -58,21 +38,14 @@ static void add_gpu(Batch *const b, const enum PsnrHvsBackend be, const int devi
     if (b->num_gpus < MAX_GPU_SLOTS) b->gpu[b->num_gpus++] = (GpuSlot){be, device, 0, 0};
 }
 
-/* "auto": every CUDA and HIP device (OpenCL and Vulkan list CPUs and the same
- * GPUs too: only when named). */
+/* "auto": the GPUs backend auto scores on (the library's device list). */
 void batch_find_gpus(Batch *const b, const char *const spec) {
     if (!strcmp(spec, "none")) return;
     if (!strcmp(spec, "auto")) {
-        static const enum PsnrHvsBackend kinds[] = {PSNRHVS_BACKEND_CUDA, PSNRHVS_BACKEND_HIP};
-        static char buf[65536];
-        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-            if (!psnrhvs_backend_available(kinds[k])) continue;
-            buf[0] = '\0';
-            if (psnrhvs_list_devices(kinds[k], 0, buf, sizeof(buf)) < 0) continue;
-            int d = 0;
-            for (const char *q = buf; *q; q++)
-                if (*q == '\n') add_gpu(b, kinds[k], d++);
-        }
+        PsnrHvsDeviceEntry e[64];
+        const int n = psnrhvs_devices(e, 64);
+        for (int i = 0; i < n && i < 64; i++)
+            if (e[i].automatic && e[i].gpu) add_gpu(b, e[i].backend, e[i].device);
         return;
     }
     char *const copy = batch_xstrdup(spec);
@@ -81,8 +54,7 @@ void batch_find_gpus(Batch *const b, const char *const spec) {
         if (colon) *colon = '\0';
         enum PsnrHvsBackend be;
         int dev = 0;
-        if (cli_backend_from_name(t, &be) < 0 || be == PSNRHVS_BACKEND_CPU ||
-            be == PSNRHVS_BACKEND_AUTO ||
+        if (cli_backend_from_name(t, &be) < 0 || psnrhvs_backend_kind(be) != PSNRHVS_KIND_DEVICE ||
             (colon && batch_parse_int(colon + 1, 0, INT_MAX, &dev) < 0))
             batch_usage_error("bad --gpus item '%s%s%s' (expected auto, none or a list of "
                               "cuda:N, hip:N, opencl:N, vulkan:N)",
@@ -394,7 +366,7 @@ static void finish_job(Batch *const b, Job *const j) {
 static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
     const int nothing_running = b->running == 0;
     /* a GPU: one job each, and a few cores to feed it */
-    if (j->any_backend || (j->backend != PSNRHVS_BACKEND_CPU)) {
+    if (j->any_backend || psnrhvs_backend_kind(j->backend) != PSNRHVS_KIND_HOST) {
         int matching = 0;
         for (int g = 0; g < b->num_gpus; g++) {
             const GpuSlot *const s = &b->gpu[g];
@@ -448,7 +420,7 @@ static int try_start(Batch *const b, Job *const j, const int cpu_pending) {
     j->threads_used = threads;
     b->cpu_jobs++;
     b->cores_used += need;
-    if (j->any_backend || j->backend == PSNRHVS_BACKEND_CPU)
+    if (j->any_backend || psnrhvs_backend_kind(j->backend) == PSNRHVS_KIND_HOST)
         snprintf(j->device_name, sizeof(j->device_name), "cpu");
     else if (j->device >= 0)
         snprintf(j->device_name, sizeof(j->device_name), "%s:%d", cli_backend_name(j->backend),
