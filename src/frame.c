@@ -91,8 +91,7 @@ typedef struct PackJob {
 
 /* A row copy whose stores bypass the caches: no cache line of the staging
  * is read for ownership first, a third less memory traffic for a buffer
- * only the GPU's DMA reads next. Every size gains: 1080p 8-bit pairs (6 MB)
- * went from 3,649 to 6,759 fps on the H200 (bench/RESULTS.md, run zc). The
+ * only the GPU's DMA reads next; every size gained (bench/RESULTS.md). The
  * caller fences. */
 static void copy_streaming(unsigned char *dst, const unsigned char *src, size_t n) {
 #if defined(__SSE2__)

@@ -385,7 +385,7 @@ static int find_host(const PsnrHvsContext *const c, const void *const data) {
 
 /* Does [a, a + size) touch a mapped file's pages (or can that not be told)?
  * Page-locking them hung in NVIDIA's driver and the run never ended
- * (bench/RESULTS.md, run y); so only anonymous memory is registered. */
+ * (bench/RESULTS.md); so only anonymous memory is registered. */
 static int file_backed(const uintptr_t a, const size_t size) {
 #if defined(__linux__)
     FILE *const f = fopen("/proc/self/maps", "r");

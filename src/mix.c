@@ -24,13 +24,13 @@
 #define MAX_CHILDREN PSNRHVS_MAX_DEVICES
 
 /* Frames in flight of a device in a mix with the CPU: cuda's own default.
- * Eight, to run further ahead of the CPU's older frames, made 4K default
- * runs 3-6 % slower than four (run za); the CPU rarely keeps a share beside
- * a GPU anyway (MIX_CPU_MIN_SHARE). */
+ * More, to run further ahead of the CPU's older frames, made 4K default
+ * runs slower (bench/RESULTS.md); the CPU rarely keeps a share beside a GPU
+ * anyway (MIX_CPU_MIN_SHARE). */
 #define MIX_DEVICE_SLOTS 4
-/* A CPU slower than this share of the devices is not worth measuring: on
- * the H200 a 4K mix trial with a 17 % share cost more than it could gain
- * (its threads slow the devices' packing, run s). */
+/* A CPU slower than this share of the devices is not worth measuring: a
+ * trial with a small share costs more than it can gain (its threads slow
+ * the devices' packing; bench/RESULTS.md). */
 #define MIX_CPU_MIN_SHARE 0.25
 /* The mix must beat the devices alone by this much to keep the CPU: its
  * frames take cores from the devices' packing too. */
@@ -46,16 +46,13 @@
 /* With frames_hint: the CPU's rate is taken on this many frames before any
  * GPU opens, and a clip it scores in less than MIX_CPU_ALONE_S opens none:
  * a GPU's driver that starts for nothing costs its start-up and its
- * teardown at exit. On the H200 with two queues a context, CUDA alone
- * matched the CPU alone at 0.40-0.46 s of CPU time (4K 120 frames, 1080p
- * 480); at 0.65-0.67 s (4K 8-bit 200 frames, 10-bit 180, 1080p 720) the
- * default took 0.46-0.52 s with a 0.4 s bar against 0.65-0.67 with 0.7,
- * and at 0.4-0.46 s the two bars were within noise (run zh). */
+ * teardown at exit. The bar is where CUDA alone, start and exit included,
+ * matched the CPU alone (bench/RESULTS.md). */
 #define MIX_RATE_FRAMES 4
 #define MIX_CPU_ALONE_S 0.4
-/* A few frames a millisecond apart (1080p) rate the CPU badly: one run in
- * five of a 0.42 s clip read it as over 0.7 s and opened a GPU, whose
- * teardown at exit then cost 0.11 s (run zc). A clip within a factor of
+/* A few frames a millisecond apart (1080p) rate the CPU badly: a clip
+ * just past the bar was read as far over it, and opened a GPU whose
+ * teardown at exit cost more than it gained. A clip within a factor of
  * MIX_CLEAR of the bar is decided once the rated frames span
  * MIX_RATE_SPAN_S (or MIX_RATE_MAX_FRAMES came). */
 #define MIX_CLEAR           1.5
@@ -457,8 +454,7 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
     double rate = (m->received - m->warm - 1) / (t - m->t_first);
     if (m->phase == PHASE_DEVICES_RATE) {
         /* Again until a window is no faster than the one before: a GPU's
-         * first frames are its warm-up (buffers pinned, kernels loaded),
-         * which lasted a quarter of a second on the H200 (run q). */
+         * first frames are its warm-up (buffers pinned, kernels loaded). */
         if (m->windows++ < MIX_MAX_WINDOWS && rate > m->device_rate * MIX_STABLE) {
             m->device_rate = rate;
             start_phase(m, PHASE_DEVICES_RATE, n);

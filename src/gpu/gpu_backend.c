@@ -26,10 +26,6 @@
 #include "thread_pool.h"
 
 #define ALIGN 256
-/* Threads packing pictures into pinned memory (settings.threads when set):
- * every core up to 16. One thread copies a few GB/s and a 2160p 10-bit pair
- * is 50 MB: on the H200's 16 cores, 16 threads packed it in 0.93 ms, 8 in
- * 1.26 ms, and the copy to the device takes 0.9 ms (bench/RESULTS.md, run s). */
 typedef struct GpuSlot {
     void *host_base;   ///< host's mapping when registered (host_alloc), else NULL
     size_t host_bytes; ///< its size, 0 for cudaMallocHost's
@@ -65,10 +61,9 @@ typedef struct GpuBackend {
 #define HUGE_PAGE ((size_t)2 << 20)
 
 /* A slot's pinned buffer: anonymous memory, faulted in (huge pages where
- * the kernel gives them) and registered, not cudaMallocHost: on the H200
- * eight 50 MB buffers took 91-113 ms that way against 226 ms, and 10 ms to
- * free against 66 (bench/cuda/open_bench.c, run z); a 4K 10-bit CLI run
- * went from 1.06 s to 0.90 s. Not inherited by a child process: a write
+ * the kernel gives them) and registered, not cudaMallocHost, which takes
+ * longer to allocate and to free (bench/cuda/open_bench.c,
+ * bench/RESULTS.md). Not inherited by a child process: a write
  * after fork() would move the parent's page away from the GPU's copies.
  * cudaMallocHost where it fails. */
 static gpuError_t host_alloc(GpuSlot *const s, const size_t n) {

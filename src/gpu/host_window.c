@@ -1,10 +1,9 @@
 /*
- * See host_window.h. On the H200 (bench/cuda/hostreg_bench.c, run w):
- * cudaHostRegister locks memory at 37-49 GB/s in large pieces but 12 GB/s
- * a 4K frame at a time, and the upload from locked memory runs at the
- * pinned buffer's 53 GB/s. Only anonymous memory comes here (lib.c): the
- * CLI's mapped files stalled in their first cudaHostRegister, for good
- * (runs x, y).
+ * See host_window.h. cudaHostRegister locks memory several times faster in
+ * large pieces than a frame at a time, and the upload from locked memory
+ * runs at the pinned buffer's rate (bench/cuda/hostreg_bench.c,
+ * bench/RESULTS.md). Only anonymous memory comes here (lib.c): mapped
+ * files stalled in their first cudaHostRegister, for good.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include "gpu/host_window.h"
@@ -16,7 +15,7 @@
 
 #include "thread_start.h"
 
-/* Locked in pieces this large: few calls (each costs about 0.8 ms), and a
+/* Locked in pieces this large: few calls (each costs a fixed time), and a
  * 4K 10-bit picture (25 MB) spans at most two. */
 #define CHUNK ((uintptr_t)128 << 20)
 /* Pieces locked past the one frames are sent from: 20 frames of 4K 8-bit. */
