@@ -7,7 +7,7 @@ foreach(b CUDA OPENCL HIP VULKAN)
   set_property(CACHE PSNRHVS_${b} PROPERTY STRINGS AUTO ON OFF)
 endforeach()
 
-# CUDA is enabled here, in the top directory scope: enabled in src/gpu only,
+# CUDA is enabled here, in the top directory scope: enabled in src/cuda_hip only,
 # the targets of src/ that take the kernels' objects see no
 # CMAKE_CUDA_ARCHITECTURES, and the Makefile generator refuses them ("empty").
 # A HIP backend must do the same with enable_language(HIP).

@@ -112,7 +112,7 @@ static float walk_row(const CpuPlane *pl, const int by, const float r, const flo
  * prefix and walked). */
 static float plane_sum_alone(const CpuBackend *b, CpuPlane *pl, float *const buf[2]) {
     const PsnrHvsPlanePair *const p = &pl->pair;
-    if (b->use_ref) return psh_plane_sum_ref(p);
+    if (b->use_ref) return psh_plane_sum_scalar(p);
     const int nby = psh_blocks_along(p->h);
     if (pl->engine) {
         double prefix = 0.0;
@@ -294,7 +294,7 @@ static void row_task(void *const arg, const int task, const int worker) {
             CpuPlane *const pr = &s->plane[r][p];
             PsnrHvsRangeError range = {0};
             const int bad = plane_out_of_range(b, &pr->pair, r, &range);
-            pr->sum = bad ? 0.0f : psh_plane_sum_ref(&pr->pair);
+            pr->sum = bad ? 0.0f : psh_plane_sum_scalar(&pr->pair);
             pthread_mutex_lock(&b->lock);
             if (bad) psh_range_merge(&s->range, &range);
             pthread_mutex_unlock(&b->lock);

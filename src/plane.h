@@ -25,6 +25,6 @@ void psh_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int x, 
 
 /* The scalar reference (libvmaf's loop): every block in raster order, one
  * running f32 sum of all terms (spec section 3). Returns that sum. */
-float psh_plane_sum_ref(const PsnrHvsPlanePair *p);
+float psh_plane_sum_scalar(const PsnrHvsPlanePair *p);
 
 #endif /* PSNRHVS_SRC_PLANE_H */

@@ -21,7 +21,7 @@ set(PSNRHVS_LIB_SOURCES
   thread_pool.c
   cpu.c
   dsp.c
-  plane_ref.c
+  plane_scalar.c
   cpu_backend.c
   sum/exact_sum.c
   test_hooks.c

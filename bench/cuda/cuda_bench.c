@@ -22,7 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include "frame.h"
-#include "gpu/gpu_runtime.h"
+#include "cuda_hip/gpu_runtime.h"
 #include "fixture.h"
 
 #define NFRAMES  8

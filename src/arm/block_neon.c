@@ -1,6 +1,6 @@
 /*
- * NEON (AArch64 Advanced SIMD) block rows: 4 blocks per vector, the x86
- * kernels' template (src/x86/block_tmpl.h: every lane runs the scalar
+ * NEON (AArch64 Advanced SIMD) block rows: 4 blocks per vector, the SIMD
+ * kernels' template (src/block_tmpl.h: every lane runs the scalar
  * sequence of operations) over 128-bit vectors. Compiled with
  * -ffp-contract=off: GCC's arm_neon.h writes vmulq_f32 and vaddq_f32 as plain
  * C operators, which GNU C would otherwise fuse into fmla. AArch64's vector
@@ -159,7 +159,7 @@ static inline int emit_terms(float *out, VF t[64], const int n) {
     return count;
 }
 
-#include "x86/block_tmpl.h"
+#include "block_tmpl.h"
 
 // clang-format off
 DEF_ROW_TERMS(psh_row_terms_8bpc_neon, uint8_t, load_blocks_8)

@@ -139,7 +139,7 @@ template <typename Pixel> struct TermsKernel {
     /* One block's 64 terms to out[k * CHUNK]; returns their f32 sum.
      * psh_block_terms step by step (its functions, in its order), each
      * block's coefficients parked in local memory once transformed, as
-     * src/gpu/kernels.cu does for HIP: one block's arrays live at a time.
+     * src/cuda_hip/kernels.cu does for HIP: one block's arrays live at a time.
      * Kept whole, the block spills 56 bytes at 255 registers on CUDA, and
      * with the integer helpers (64-term loop not unrolled) s, d and the
      * terms go to private memory (tests/sycl: sycl_backend_resources_*). The

@@ -1,4 +1,4 @@
-# Compiles src/gpu/kernels.cu with the backend's own flags plus -Xptxas -v and
+# Compiles src/cuda_hip/kernels.cu with the backend's own flags plus -Xptxas -v and
 # fails unless every function reports a 0-byte stack frame and no spills: the
 # per-block arrays must stay in registers (no local memory).
 # cmake -DNVCC=... -DSRC=... -DINCLUDE=... -DFLAGS="a;b" -DOUT=... -P check_ptxas.cmake

@@ -18,9 +18,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "gpu/gpu_runtime.h"
+#include "cuda_hip/gpu_runtime.h"
 #if !PSNRHVS_GPU_HIP
-#include "gpu/host_window.h"
+#include "cuda_hip/host_window.h"
 #endif
 #include "internal.h"
 #include "thread_pool.h"

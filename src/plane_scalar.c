@@ -21,7 +21,7 @@ void psh_load_block(int32_t out[64], const void *data, ptrdiff_t stride, int x, 
     }
 }
 
-float psh_plane_sum_ref(const PsnrHvsPlanePair *p) {
+float psh_plane_sum_scalar(const PsnrHvsPlanePair *p) {
     float sum = 0.0f;
     for (int y = 0; y < p->h - 7; y += 7) {
         for (int x = 0; x < p->w - 7; x += 7) {

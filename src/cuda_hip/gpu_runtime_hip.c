@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "dl.h"
-#include "gpu/gpu_runtime.h"
+#include "cuda_hip/gpu_runtime.h"
 
 #define HIP_SYMBOL(name) DL_SYMBOL(PsnrHvsHipApi, name)
 

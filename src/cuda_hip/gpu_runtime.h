@@ -13,13 +13,13 @@
  * machines without ROCm and --backend hip says why it cannot run.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_SRC_GPU_GPU_RUNTIME_H
-#define PSNRHVS_SRC_GPU_GPU_RUNTIME_H
+#ifndef PSNRHVS_SRC_CUDA_HIP_GPU_RUNTIME_H
+#define PSNRHVS_SRC_CUDA_HIP_GPU_RUNTIME_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "gpu/kernels.h"
+#include "cuda_hip/kernels.h"
 
 #ifndef PSNRHVS_GPU_HIP
 #define PSNRHVS_GPU_HIP 0 /* the CUDA build */
@@ -254,4 +254,4 @@ void PSNRHVS_GPU_FN(bind)(PsnrHvsGpuJob *job, void *workspace, const void *frame
 int psh_cuda_enqueue_stages(const PsnrHvsGpuJob *job, void *stream, int first, int last);
 #endif
 
-#endif /* PSNRHVS_SRC_GPU_GPU_RUNTIME_H */
+#endif /* PSNRHVS_SRC_CUDA_HIP_GPU_RUNTIME_H */

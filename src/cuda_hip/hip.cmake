@@ -1,7 +1,7 @@
-# The HIP backend: the shared GPU host (src/gpu/gpu_backend.c, built with
-# PSNRHVS_GPU_HIP=1) and kernels (src/gpu/kernels.cu, built by hipcc into one
+# The HIP backend: the shared GPU host (src/cuda_hip/gpu_backend.c, built with
+# PSNRHVS_GPU_HIP=1) and kernels (src/cuda_hip/kernels.cu, built by hipcc into one
 # code object for every target and embedded). Nothing links ROCm: the host
-# opens libamdhip64 at run time (src/gpu/gpu_runtime_hip.c), so the library
+# opens libamdhip64 at run time (src/cuda_hip/gpu_runtime_hip.c), so the library
 # and the CLI start anywhere and --backend hip says why it cannot run.
 if(PSNRHVS_HIP STREQUAL "OFF")
   return()
@@ -30,9 +30,9 @@ endforeach()
 # division of src/core/int_math.h: nothing ran on AMD hardware here, so the
 # results must not rest on the device libraries' f32 sqrt and division.
 set(PSNRHVS_HIP_KERNEL_FLAGS ${PSNRHVS_HIP_NUMERICS_FLAGS} -DPSH_EXACT_HELPERS=1 -O3 -std=c++17
-    CACHE INTERNAL "hipcc flags of src/gpu/kernels.cu")
+    CACHE INTERNAL "hipcc flags of src/cuda_hip/kernels.cu")
 
-set(src ${PROJECT_SOURCE_DIR}/src/gpu/kernels.cu)
+set(src ${PROJECT_SOURCE_DIR}/src/cuda_hip/kernels.cu)
 set(code_object ${CMAKE_CURRENT_BINARY_DIR}/kernels.hipfb)
 set(embedded ${CMAKE_CURRENT_BINARY_DIR}/hip_code_object.c)
 file(GLOB core_headers ${PROJECT_SOURCE_DIR}/src/core/*.h)
@@ -40,7 +40,7 @@ add_custom_command(
   OUTPUT ${code_object}
   COMMAND ${PSNRHVS_HIPCC} -x hip --genco ${arch_flags} ${PSNRHVS_HIP_KERNEL_FLAGS}
           -I${PROJECT_SOURCE_DIR}/src -o ${code_object} ${src}
-  DEPENDS ${src} ${PROJECT_SOURCE_DIR}/src/gpu/kernels.h ${PROJECT_SOURCE_DIR}/src/gpu/gpu_device.h
+  DEPENDS ${src} ${PROJECT_SOURCE_DIR}/src/cuda_hip/kernels.h ${PROJECT_SOURCE_DIR}/src/cuda_hip/gpu_device.h
           ${core_headers}
   COMMENT "Building the HIP kernels for ${PSNRHVS_HIP_TARGETS}"
   VERBATIM)
@@ -53,8 +53,8 @@ add_custom_command(
   VERBATIM)
 add_custom_target(psh_hip_code_object DEPENDS ${code_object})
 
-add_library(psh_hip OBJECT ${PROJECT_SOURCE_DIR}/src/gpu/gpu_backend.c
-                               ${PROJECT_SOURCE_DIR}/src/gpu/gpu_runtime_hip.c ${embedded})
+add_library(psh_hip OBJECT ${PROJECT_SOURCE_DIR}/src/cuda_hip/gpu_backend.c
+                               ${PROJECT_SOURCE_DIR}/src/cuda_hip/gpu_runtime_hip.c ${embedded})
 psnrhvs_numerics(psh_hip)
 target_include_directories(psh_hip PRIVATE ${PSNRHVS_HIP_INCLUDE_DIR})
 target_compile_definitions(psh_hip PRIVATE PSNRHVS_GPU_HIP=1 __HIP_PLATFORM_AMD__=1)

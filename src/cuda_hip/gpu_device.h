@@ -5,8 +5,8 @@
  * take width 32 and a ballot keeps its half's bits.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_SRC_GPU_GPU_DEVICE_H
-#define PSNRHVS_SRC_GPU_GPU_DEVICE_H
+#ifndef PSNRHVS_SRC_CUDA_HIP_GPU_DEVICE_H
+#define PSNRHVS_SRC_CUDA_HIP_GPU_DEVICE_H
 
 #if defined(__HIP__)
 #include <hip/hip_runtime.h>
@@ -59,4 +59,4 @@ template <typename T> static __device__ __forceinline__ T psh_shfl_down(const T 
 #define psh_ldg(p)                           __ldg(p)
 #endif
 
-#endif /* PSNRHVS_SRC_GPU_GPU_DEVICE_H */
+#endif /* PSNRHVS_SRC_CUDA_HIP_GPU_DEVICE_H */

@@ -9,8 +9,8 @@
  *   block b in lane b) and emit_terms (non-zero terms in block, then k order).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_SRC_X86_BLOCK_TMPL_H
-#define PSNRHVS_SRC_X86_BLOCK_TMPL_H
+#ifndef PSNRHVS_SRC_BLOCK_TMPL_H
+#define PSNRHVS_SRC_BLOCK_TMPL_H
 
 #include "core/block.h"
 
@@ -237,4 +237,4 @@ static inline __attribute__((always_inline)) void v_block_terms(VF t[64], VI s[6
         }                                                                                          \
     }
 
-#endif /* PSNRHVS_SRC_X86_BLOCK_TMPL_H */
+#endif /* PSNRHVS_SRC_BLOCK_TMPL_H */

@@ -6,7 +6,7 @@
  * files stalled in their first cudaHostRegister, for good.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include "gpu/host_window.h"
+#include "cuda_hip/host_window.h"
 
 #include <cuda_runtime_api.h>
 #include <pthread.h>

@@ -5,8 +5,8 @@
  * stage. Plain C, shared by host and device code.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_SRC_GPU_KERNELS_H
-#define PSNRHVS_SRC_GPU_KERNELS_H
+#ifndef PSNRHVS_SRC_CUDA_HIP_KERNELS_H
+#define PSNRHVS_SRC_CUDA_HIP_KERNELS_H
 
 #include <stddef.h>
 
@@ -138,4 +138,4 @@ static inline enum PsnrHvsGpuKernel psh_gpu_stage(const PsnrHvsGpuJob *job, cons
 }
 #endif
 
-#endif /* PSNRHVS_SRC_GPU_KERNELS_H */
+#endif /* PSNRHVS_SRC_CUDA_HIP_KERNELS_H */

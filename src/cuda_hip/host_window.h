@@ -6,8 +6,8 @@
  * memory locked stays bounded whatever the range's size.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_SRC_GPU_HOST_WINDOW_H
-#define PSNRHVS_SRC_GPU_HOST_WINDOW_H
+#ifndef PSNRHVS_SRC_CUDA_HIP_HOST_WINDOW_H
+#define PSNRHVS_SRC_CUDA_HIP_HOST_WINDOW_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,4 +35,4 @@ void psh_hw_release(PshHostHold *hold);
  * span two registrations, so the caller splits at it. */
 uintptr_t psh_hw_piece_end(const void *p);
 
-#endif /* PSNRHVS_SRC_GPU_HOST_WINDOW_H */
+#endif /* PSNRHVS_SRC_CUDA_HIP_HOST_WINDOW_H */

@@ -1,5 +1,5 @@
 # The CUDA backend, a module (backend-cuda.so, src/module.h): the shared GPU
-# host (src/gpu/gpu_backend.c) and kernels (src/gpu/kernels.cu), the kernels
+# host (src/cuda_hip/gpu_backend.c) and kernels (src/cuda_hip/kernels.cu), the kernels
 # compiled by nvcc with the numerics flags of cmake/Numerics.cmake. The
 # runtime is linked into the module statically: it needs only the driver's
 # libcuda.so.1, which it opens at run time, and reports "no CUDA device" on
@@ -44,7 +44,7 @@ if(PSNRHVS_CUDA_HIP_PATHS)
 endif()
 # Shared with tests/cuda (the -Xptxas -v resource check compiles the same way).
 set(PSNRHVS_CUDA_KERNEL_FLAGS ${PSNRHVS_CUDA_NUMERICS_FLAGS} ${gencode} ${hip_paths_defs}
-    CACHE INTERNAL "nvcc flags of src/gpu/kernels.cu")
+    CACHE INTERNAL "nvcc flags of src/cuda_hip/kernels.cu")
 
 add_library(psh_cuda_kernels OBJECT kernels.cu)
 # The architectures are in PSNRHVS_CUDA_KERNEL_FLAGS, not added again by CMake.
