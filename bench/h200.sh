@@ -14,6 +14,7 @@
 #   vulkan   bench/vulkan_gpu.sh (.device/vulkan, .gl)
 #   vs       bench/vapoursynth/vs_gpu.sh (.device/vs from vs_carry.sh)
 #   chunks   bench/chunks_gpu.sh (.device/chunks from bench/chunks_carry.sh)
+#   devices  bench/devices_gpu.sh: the device list, batch's auto (.device/vulkan, .gl)
 # .gl holds Debian's libvulkan1 and libglvnd packages: NVIDIA's Vulkan ICD
 # needs libglvnd, which the machine lacks; they are unpacked under /tmp and
 # put on LD_LIBRARY_PATH, nothing is written to the system.
@@ -40,6 +41,7 @@ for part in "$@"; do
     vulkan) cmd=(bash bench/vulkan_gpu.sh "$OUT/vulkan") ;;
     vs) cmd=(bash bench/vapoursynth/vs_gpu.sh "$OUT/vs") ;;
     chunks) cmd=(env DEADLINE=$((left - 40)) bash bench/chunks_gpu.sh "$OUT/chunks") ;;
+    devices) cmd=(bash bench/devices_gpu.sh "$OUT/devices") ;;
     *) echo "== $part: unknown part" && continue ;;
     esac
     echo "== $part ($(date +%T), $left s left)"

@@ -143,11 +143,26 @@ static void affinity(void) {
           psnrhvs_cpu_count());
 }
 
+/* The backend modules (cuda, sycl) from the build tree: this static test
+ * program has no psnrhvs/ beside it; a module once opened stays. */
+static void open_modules(void) {
+    for (int b = 0; psnrhvs_backend_string((enum PsnrHvsBackend)b); b++) {
+        if (psnrhvs_backend_kind((enum PsnrHvsBackend)b) != PSNRHVS_KIND_DEVICE) continue;
+        PsnrHvsSettings s;
+        psnrhvs_default_settings(&s);
+        s.width = s.height = 16, s.backend = (enum PsnrHvsBackend)b;
+        s.module_dir = PSNRHVS_TEST_MODULE_DIR;
+        PsnrHvsContext *c = NULL;
+        if (!psnrhvs_open(&c, &s)) psnrhvs_close(&c);
+    }
+}
+
 int main(const int argc, char **const argv) {
     if (argc != 2) return 2;
-    if (!strcmp(argv[1], "list"))
+    if (!strcmp(argv[1], "list")) {
+        open_modules();
         list();
-    else if (!strcmp(argv[1], "affinity"))
+    } else if (!strcmp(argv[1], "affinity"))
         affinity();
     else
         return 2;
