@@ -121,6 +121,16 @@ static const EnumEntry *backend_table(EnumEntry tbl[16]) {
     return tbl;
 }
 
+/* The library's layout names ("420", ...) likewise: the words every
+ * front-end parses and prints. */
+static const EnumEntry *layout_table(EnumEntry tbl[8]) {
+    int n = 0;
+    for (; n < 7 && psnrhvs_layout_string((enum PsnrHvsPixelLayout)n); n++)
+        tbl[n] = (EnumEntry){psnrhvs_layout_string((enum PsnrHvsPixelLayout)n), n};
+    tbl[n] = (EnumEntry){NULL, 0};
+    return tbl;
+}
+
 /* "a, b or c" of a table's names, for messages. */
 static const char *join_names(const EnumEntry *const tbl, char *const buf, const size_t size) {
     buf[0] = '\0';
@@ -142,14 +152,6 @@ static const EnumEntry isa_tbl[] = {
     {"avx2", PSNRHVS_ISA_AVX2},     /* x86-64 */
     {"avx512", PSNRHVS_ISA_AVX512}, /* x86-64 */
     {"neon", PSNRHVS_ISA_NEON},     /* AArch64 */
-    {NULL, 0},
-};
-
-static const EnumEntry layout_tbl[] = {
-    {"420", PSNRHVS_PIXEL_LAYOUT_I420},
-    {"422", PSNRHVS_PIXEL_LAYOUT_I422},
-    {"444", PSNRHVS_PIXEL_LAYOUT_I444},
-    {"400", PSNRHVS_PIXEL_LAYOUT_I400},
     {NULL, 0},
 };
 
@@ -420,10 +422,13 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
         case 'h':
             cli->height = (int)parse_unsigned(optarg, "--height", 1, PSNRHVS_MAX_DIMENSION);
             break;
-        case 'p':
-            cli->layout = (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_tbl);
+        case 'p': {
+            EnumEntry layouts[8];
+            cli->layout =
+                (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_table(layouts));
             cli->have_layout = 1;
             break;
+        }
         case 'b':
             cli->bitdepth = parse_bitdepth(optarg);
             break;
