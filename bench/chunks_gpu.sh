@@ -1,7 +1,7 @@
 #!/bin/bash
 # Decoding in keyframe chunks (tools/input/chunks.c) on the GPU machine (an
 # H200: 7 NVDEC engines, 16 cores), in one call: today's single decoder
-# session against 2, 4, 7 and 14 sessions an input (PSNRHVS_DECODE_SESSIONS)
+# session against 2, 4, 7 and 14 sessions an input (--decode-sessions)
 # and the default plan, on NVDEC and on the CPU, for 3840x2160 pairs of 600
 # frames with a keyframe every 2 s (bench/chunks_carry.sh made them):
 #  1. decoding alone (bench/decode/decode_bench: a pair's two files at once,
@@ -12,9 +12,9 @@
 #     difference of the two lengths; every run's output (--json --precision
 #     max --raw) compared bit for bit within each pair and length;
 #  3. start-up: process and libraries, each step of opening an input
-#     (bench/decode/startup_bench), and PSNRHVS_TIMING's lines of the CLI;
+#     (bench/decode/startup_bench), and --timing's lines of the CLI;
 #  4. the default backend against the pinned ones on the same encodes, NVDEC
-#     and CPU decoding, without PSNRHVS_TIMING (which keeps the decoders'
+#     and CPU decoding, without --timing (which keeps the decoders'
 #     close at the end of a run).
 # The tree is built there with CUDA, against the carried FFmpeg (PSNRHVS_FFMPEG_ROOT);
 # so is the earlier tree in .device/old when carried (git archive of the commit
@@ -124,7 +124,7 @@ gpu=0
 grep -q '^cuda:$' "$L/devices.txt" && gpu=1
 nvdec=0
 # One session, as before: whether NVDEC works here, whatever the chunks do.
-if [ $gpu = 1 ] && PSNRHVS_DECODE_SESSIONS=1 ff "$DB" --hwaccel --device "$C/hevc8_dist.mp4" \
+if [ $gpu = 1 ] && ff "$DB" --decode-sessions 1 --hwaccel --device "$C/hevc8_dist.mp4" \
     >"$L/nvdec_probe.txt" 2>&1; then
     nvdec=1
 else
@@ -140,11 +140,11 @@ pair_files() {
         [ "$n" = "$1" ] && echo "$C/$r $C/$d"
     done
 }
-sess_env() {
+sess_flags() { # the earlier tree ('old') has one session and reads PSNRHVS_TIMING
     case $1 in
-    default) echo "" ;;
-    old) echo "PSNRHVS_DECODE_SESSIONS=1" ;;
-    *) echo "PSNRHVS_DECODE_SESSIONS=$1" ;;
+    default) echo "--timing" ;;
+    old) echo "" ;;
+    *) echo "--decode-sessions $1 --timing" ;;
     esac
 }
 bin_for() { [ "$1" = old ] && echo "$PO" || echo "$P"; } # sessions -> the CLI that runs them
@@ -157,7 +157,7 @@ bench_decode() { # pair mode(nvdec|cpu) sessions
     files=$(pair_files "$1")
     [ "$2" = nvdec ] && flags=(--hwaccel --device)
     # shellcheck disable=SC2046,SC2086
-    env LD_LIBRARY_PATH="$LDP" $(sess_env "$3") PSNRHVS_TIMING=1 "$DB" "${flags[@]}" $files >"$L/$tag.out" 2>"$L/$tag.err"
+    env LD_LIBRARY_PATH="$LDP" "$DB" $(sess_flags "$3") "${flags[@]}" $files >"$L/$tag.out" 2>"$L/$tag.err"
     local rc=$? all
     all=$(grep '^all:' "$L/$tag.out")
     if [ $rc -ne 0 ] || [ -z "$all" ]; then
@@ -192,7 +192,7 @@ cli_run() { # pair mode sessions frames -> best seconds on stdout, json in $W
     for rep in $(seq "$REPS"); do
         t0=$(now)
         # shellcheck disable=SC2046
-        env LD_LIBRARY_PATH="$LDP" $(sess_env "$3") PSNRHVS_TIMING=1 "$(bin_for "$3")" -r "$ref" -d "$dist" "${flags[@]}" --json \
+        env LD_LIBRARY_PATH="$LDP" PSNRHVS_TIMING=1 "$(bin_for "$3")" $(sess_flags "$3") -r "$ref" -d "$dist" "${flags[@]}" --json \
             --precision max --raw -o "$W/$tag.json" >"$L/$tag.out" 2>"$L/$tag.err"
         rc=$?
         t1=$(now)
@@ -234,7 +234,7 @@ done
 REPS=$REPS_NV
 
 E=${ENC_FRAMES:-120}
-step "4. the default backend on encodes, $E frames, without PSNRHVS_TIMING (best of $REPS, s)"
+step "4. the default backend on encodes, $E frames, without --timing (best of $REPS, s)"
 say "   NVDEC: default and --backend cuda; CPU decoding: default, --backend cpu --threads 16, --backend cuda"
 say "   old: the earlier tree's default, NVDEC and CPU decoding"
 plain_run() { # pair tag flags... -> best seconds; output in $W/plain_<pair>_<tag>.json
@@ -319,7 +319,7 @@ ff "$SB" $(pair_files hevc8) 2>&1 | sed 's/^/  /' | tee -a "$S"
 for t in nvdec_1 nvdec_default cpu_1 cpu_default; do
     f="$L/cli_hevc8_${t}_$N.err"
     [ -f "$f" ] || continue
-    say "CLI hevc8 ${t/_/ sessions }: PSNRHVS_TIMING:"
+    say "CLI hevc8 ${t/_/ sessions }: --timing:"
     grep "timing:\|decode plan\|decode chunks" "$f" | sed 's/^psnrhvs: /  /' | tee -a "$S"
 done
 step done

@@ -135,7 +135,7 @@ for be in "${BACKENDS[@]}"; do
     done
     # start-up: time to the first score, from the run's own clock
     if left; then
-        PSNRHVS_TIMING=1 timeout 60 "$P" -r "$W/big_ref.yuv" -d "$W/big_dist.yuv" -w $BW -h $BH \
+        timeout 60 "$P" --timing -r "$W/big_ref.yuv" -d "$W/big_dist.yuv" -w $BW -h $BH \
             $(bargs "$be") --frame_cnt 1 -q -o "$W/out.xml" 2>"$W/t.log" >/dev/null
         say "start-up $(bargs "$be") ${BW}x${BH} | 1 | $(sed -n 's/^psnrhvs: timing: //p' "$W/t.log" | head -1)"
         s=$(timed "$P" -r "$W/big_ref.yuv" -d "$W/big_dist.yuv" -w $BW -h $BH $(bargs "$be") --frame_cnt 1 -q -o "$W/out.xml")
@@ -165,12 +165,12 @@ else
     say "# VMAF not set: libvmaf's vmaf not measured"
 fi
 
-# ---- memory mapping against read(): the same run with PSNRHVS_NO_MMAP=1 ----
+# ---- memory mapping against read(): the same run with the test hook PSNRHVS_TEST_NO_MMAP=1 ----
 for be in "${BACKENDS[@]}"; do
     left || break
     [ "$be" = cpu ] && continue
     common=(-r "$W/big_ref.yuv" -d "$W/big_dist.yuv" -w $BW -h $BH $(bargs "$be") -q -o "$W/out.xml" --frame_cnt $NL)
-    measure "read() path (PSNRHVS_NO_MMAP=1) $(bargs "$be") ${BW}x${BH}" $NL env PSNRHVS_NO_MMAP=1 "$P" "${common[@]}" >/dev/null
+    measure "read() path (PSNRHVS_TEST_NO_MMAP=1) $(bargs "$be") ${BW}x${BH}" $NL env PSNRHVS_TEST_NO_MMAP=1 "$P" "${common[@]}" >/dev/null
 done
 
 # ---- a ladder of 6 renditions against 6 single runs ----

@@ -4,7 +4,7 @@
 # scored by the CPU backend and by the CUDA backend, and every configuration's
 # scores compared bit for bit. Decoding on the GPU for the CUDA backend runs
 # twice: frames scored where NVDEC wrote them (gpu), and copied to host
-# memory and uploaded again (gpu-copy: PSNRHVS_HWACCEL_COPY=1). The GPU machine has no FFmpeg: everything comes
+# memory and uploaded again (gpu-copy: the test hook PSNRHVS_TEST_HWACCEL_COPY=1). The GPU machine has no FFmpeg: everything comes
 # from the folder bench/ffmpeg_carry.sh made here (the CLI, Debian's FFmpeg
 # libraries, and 60-frame clips in CARRY/clips).
 #
@@ -61,7 +61,7 @@ pairs=(
 now() { date +%s.%N; }
 say ""
 say "== decode and score, 3840x2160, best of $REPS runs: fps of the whole command (start-up included), and"
-say "   steady fps from PSNRHVS_TIMING (frames after the first score over the time after it)"
+say "   steady fps from --timing (frames after the first score over the time after it)"
 printf '%-8s %-8s %-6s %6s %8s %8s  %s\n' pair decode score frames fps steady note | tee -a "$S"
 fail=0
 for pr in "${pairs[@]}"; do
@@ -82,7 +82,7 @@ for pr in "${pairs[@]}"; do
             for rep in $(seq "$REPS"); do
                 t0=$(now)
                 # shellcheck disable=SC2086
-                PSNRHVS_TIMING=1 PSNRHVS_HWACCEL_COPY=$copy "$P" -r "$C/$ref" -d "$C/$dist" $extra \
+                PSNRHVS_TEST_HWACCEL_COPY=$copy "$P" --timing -r "$C/$ref" -d "$C/$dist" $extra \
                     "${flags[@]}" --json --raw --precision max -o "$L/$tag.json" >"$L/$tag.out" \
                     2>"$L/$tag.err"
                 rc=$?

@@ -12,7 +12,7 @@
 #   a cuda scorer's start-up (bench/cuda/open_bench.c); the GPU reading a
 #   mapped file in place (bench/cuda/hostreg_bench.c, HOSTREG=0 leaves it
 #   out); where the frames of 480-frame 4K runs wait and their steady state
-#   inside the run (PSNRHVS_TIMING=1); what ending a CUDA process costs
+#   inside the run (--timing); what ending a CUDA process costs
 #   (bench/cuda/exit_bench.c); A/B whole runs, alternating (AB_LIST, entries
 #   CLIP|FRAMES|NAME|FLAGS|ENV split by ';', CLIP hd8, uhd8 or uhd10, or
 #   AB_FILE, a file of them;
@@ -100,7 +100,7 @@ say "clips: $(du -sh $W | cut -f1) page-cached"
 P=$B/tools/psnrhvs
 "$P" --list-devices >"$L/devices.txt" 2>&1
 tee -a "$S" <"$L/devices.txt"
-PSNRHVS_TIMING=1 "$P" -r $W/uhd8_ref.yuv -d $W/uhd8_dist.yuv -w 3840 -h 2160 --frame_cnt 24 -q \
+"$P" --timing -r $W/uhd8_ref.yuv -d $W/uhd8_dist.yuv -w 3840 -h 2160 --frame_cnt 24 -q \
     -o $L/t.xml 2>&1 | sed 's/^/default, 24 frames: /' | tee -a "$S"
 
 if [ -n "${MIX_CTEST_R:-}" ]; then
@@ -212,14 +212,14 @@ if [ -n "$H2D10" ] && [ -n "${T[uhd10-480-default]:-}" ] && [ -n "${T[uhd10-300-
     done
 fi
 
-step "where the frames wait, 480 frames (PSNRHVS_TIMING=1; one run each; s, then the timing line)"
+step "where the frames wait, 480 frames (--timing; one run each; s, then the timing line)"
 for c in "uhd10 10 cuda" "uhd10 10 default" "uhd8 8 cuda" "uhd8 8 default" "uhd8 8 cpu"; do
     set -- $c
     flags=(--backend cuda)
     [ "$3" = cuda16 ] && flags=(--backend cuda --threads 16)
     [ "$3" = cpu ] && flags=(--backend cpu --threads 16)
     [ "$3" = default ] && flags=()
-    v=$(timed env PSNRHVS_TIMING=1 ${4:-} "$P" -r $W/$1_ref.yuv -d $W/$1_dist.yuv -w 3840 -h 2160 \
+    v=$(timed env ${4:-} "$P" --timing -r $W/$1_ref.yuv -d $W/$1_dist.yuv -w 3840 -h 2160 \
         -b $2 "${flags[@]}" --frame_cnt 480 -q --json --precision max --raw -o $L/wait.json)
     say "$c: $v s"
     grep "timing:" $L/run.log | sed 's/^/  /' | tee -a "$S" >/dev/null
@@ -235,14 +235,14 @@ done
 
 # Clips the CPU alone scores in about 0.4 s: whether the default opened a GPU
 # shows in the time after "all" (a GPU's teardown at exit).
-step "near the CPU's bar: the default, $((REPS + 2)) runs each (PSNRHVS_TIMING=1: whole s, all ms, after all ms)"
+step "near the CPU's bar: the default, $((REPS + 2)) runs each (--timing: whole s, all ms, after all ms)"
 for c in "uhd8 8 120" "uhd10 10 120" "hd8 8 480"; do
     set -- $c
     size=(-w 3840 -h 2160)
     [ $1 = hd8 ] && size=(-w 1920 -h 1080)
     row="$1 $3:"
     for r in $(seq $((REPS + 2))); do
-        v=$(timed env PSNRHVS_TIMING=1 "$P" -r $W/$1_ref.yuv -d $W/$1_dist.yuv "${size[@]}" -b $2 \
+        v=$(timed "$P" --timing -r $W/$1_ref.yuv -d $W/$1_dist.yuv "${size[@]}" -b $2 \
             --frame_cnt $3 -q --json --precision max --raw -o $L/bar.json)
         a=$(sed -n 's/.*all \([0-9.]*\) ms.*/\1/p' $L/run.log | head -1)
         sc=$(sed -n 's/.*(\([^ ]*\) so far.*/\1/p' $L/run.log | head -1)

@@ -529,8 +529,16 @@ PSNRHVS_API int psnrhvs_geometry(const PsnrHvsFormat *fmt, PsnrHvsGeometry *g);
 PSNRHVS_API void psnrhvs_picture_layout(const PsnrHvsGeometry *g, const void *base,
                                         PsnrHvsPicture *pic);
 
-/** @return "420", "422", "444", "400", or NULL for no layout. */
+/**
+ * A layout's name, the one every front-end parses and prints (the CLI's
+ * --pixel_format, Python's pixel_format, the messages): "420", "422", "444"
+ * or "400"; NULL for no layout, so that the names can be listed by counting
+ * layout up from 0 until NULL.
+ */
 PSNRHVS_API const char *psnrhvs_layout_string(enum PsnrHvsPixelLayout layout);
+
+/** @return the layout named name (as psnrhvs_layout_string), or PSNRHVS_ERR(EINVAL). */
+PSNRHVS_API int psnrhvs_layout_from_string(const char *name);
 
 /**
  * @return 0 for 8, 10 or 12 bits, else PSNRHVS_ERR(EINVAL) and st says why

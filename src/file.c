@@ -114,25 +114,19 @@ static int parse_dimension(const char *const str, int *const out) {
 /* C tags as FFmpeg writes them: 420jpeg, 420p10, 422p12, 444, mono, mono10 ... */
 static int parse_colorspace(const PsnrHvsFile *const f, const char *const tag,
                             PsnrHvsFormat *const fmt, PsnrHvsFileStatus *const st) {
-    static const struct {
-        const char *prefix;
-        enum PsnrHvsPixelLayout layout;
-    } prefixes[] = {
-        {"420", PSNRHVS_PIXEL_LAYOUT_I420},
-        {"422", PSNRHVS_PIXEL_LAYOUT_I422},
-        {"444", PSNRHVS_PIXEL_LAYOUT_I444},
-        {"mono", PSNRHVS_PIXEL_LAYOUT_I400},
-    };
     char shown[128];
-    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-        const size_t len = strlen(prefixes[i].prefix);
-        if (strncmp(tag, prefixes[i].prefix, len)) continue;
+    /* The tags are the layouts' names (format.c), but Y4M's "mono" for 400. */
+    for (int l = 0; psnrhvs_layout_string((enum PsnrHvsPixelLayout)l); l++) {
+        const enum PsnrHvsPixelLayout layout = (enum PsnrHvsPixelLayout)l;
+        const int is_mono = layout == PSNRHVS_PIXEL_LAYOUT_I400;
+        const char *const prefix = is_mono ? "mono" : psnrhvs_layout_string(layout);
+        const size_t len = strlen(prefix);
+        if (strncmp(tag, prefix, len)) continue;
         const char *rest = tag + len;
-        const int is_mono = prefixes[i].layout == PSNRHVS_PIXEL_LAYOUT_I400;
         int depth = 8;
         if (!*rest) {
             /* 8-bit, chroma siting implied */
-        } else if (prefixes[i].layout == PSNRHVS_PIXEL_LAYOUT_I420 &&
+        } else if (layout == PSNRHVS_PIXEL_LAYOUT_I420 &&
                    (!strcmp(rest, "jpeg") || !strcmp(rest, "mpeg2") || !strcmp(rest, "paldv"))) {
             /* 8-bit 4:2:0 with a chroma siting: siting does not change the samples */
         } else {
@@ -145,7 +139,7 @@ static int parse_colorspace(const PsnrHvsFile *const f, const char *const tag,
                        psh_visible(shown, sizeof(shown), tag), f->name);
             return -1;
         }
-        fmt->layout = prefixes[i].layout;
+        fmt->layout = layout;
         fmt->bitdepth = depth;
         return 0;
     }

@@ -8,73 +8,11 @@
 #include <string.h>
 
 #include "file.h"
-
-const char *psnrhvs_layout_string(const enum PsnrHvsPixelLayout layout) {
-    switch (layout) {
-    case PSNRHVS_PIXEL_LAYOUT_I420:
-        return "420";
-    case PSNRHVS_PIXEL_LAYOUT_I422:
-        return "422";
-    case PSNRHVS_PIXEL_LAYOUT_I444:
-        return "444";
-    case PSNRHVS_PIXEL_LAYOUT_I400:
-        return "400";
-    }
-    return NULL;
-}
+#include "layout.h"
 
 static const char *layout_name(const enum PsnrHvsPixelLayout layout) {
     const char *const s = psnrhvs_layout_string(layout);
     return s ? s : "?";
-}
-
-int psnrhvs_geometry(const PsnrHvsFormat *const fmt, PsnrHvsGeometry *const g) {
-    const int w = fmt->width, h = fmt->height;
-    if (w < 1 || h < 1 || w > PSNRHVS_MAX_DIMENSION || h > PSNRHVS_MAX_DIMENSION)
-        return PSNRHVS_ERR(EINVAL);
-    if (fmt->bitdepth < 8 || fmt->bitdepth > 16) return PSNRHVS_ERR(EINVAL);
-
-    *g = (PsnrHvsGeometry){0};
-    g->bytes_per_sample = fmt->bitdepth > 8 ? 2 : 1;
-    g->stored_w[0] = g->scored_w[0] = w;
-    g->stored_h[0] = g->scored_h[0] = h;
-    g->num_planes = 3;
-    /* Files round odd chroma sizes up (FFmpeg, y4m); libvmaf scores the
-     * rounded-down part (numerics spec section 1). */
-    switch (fmt->layout) {
-    case PSNRHVS_PIXEL_LAYOUT_I420:
-        g->stored_w[1] = (w + 1) >> 1, g->stored_h[1] = (h + 1) >> 1;
-        g->scored_w[1] = w >> 1, g->scored_h[1] = h >> 1;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I422:
-        g->stored_w[1] = (w + 1) >> 1, g->stored_h[1] = h;
-        g->scored_w[1] = w >> 1, g->scored_h[1] = h;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I444:
-        g->stored_w[1] = g->scored_w[1] = w;
-        g->stored_h[1] = g->scored_h[1] = h;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I400:
-        g->num_planes = 1;
-        break;
-    default:
-        return PSNRHVS_ERR(EINVAL);
-    }
-    g->stored_w[2] = g->stored_w[1], g->stored_h[2] = g->stored_h[1];
-    g->scored_w[2] = g->scored_w[1], g->scored_h[2] = g->scored_h[1];
-
-    /* Each plane is at most 65536 * 65536 * 2 bytes: check the sum against size_t. */
-    uint64_t total = 0;
-    for (int p = 0; p < g->num_planes; p++) {
-        const uint64_t bytes =
-            (uint64_t)g->stored_w[p] * (uint64_t)g->stored_h[p] * (uint64_t)g->bytes_per_sample;
-        if (bytes > SIZE_MAX) return PSNRHVS_ERR(EINVAL);
-        g->plane_bytes[p] = (size_t)bytes;
-        total += bytes;
-    }
-    if (total > SIZE_MAX) return PSNRHVS_ERR(EINVAL);
-    g->frame_bytes = (size_t)total;
-    return 0;
 }
 
 int psnrhvs_check_bitdepth(const int bitdepth, PsnrHvsFileStatus *const st) {
@@ -99,18 +37,9 @@ int psnrhvs_check_planes(const PsnrHvsFormat *const fmt, const int enable_chroma
                    fmt->height);
         return PSNRHVS_ERR(EINVAL);
     }
-    if (g.scored_w[0] < 8 || g.scored_h[0] < 8) {
-        psh_status(st, PSNRHVS_FILE_ERROR_TOO_SMALL, 0,
-                   "frame size %dx%d is smaller than 8x8: psnr_hvs has no block to score",
-                   fmt->width, fmt->height);
-        return PSNRHVS_ERR(EINVAL);
-    }
-    if (enable_chroma && g.num_planes == 3 && (g.scored_w[1] < 8 || g.scored_h[1] < 8)) {
-        psh_status(st, PSNRHVS_FILE_ERROR_TOO_SMALL, 0,
-                   "chroma planes of %dx%d %s are %dx%d, smaller than 8x8: psnr_hvs has no "
-                   "block to score in them; use --feature psnr_hvs=enable_chroma=false to score "
-                   "luma only",
-                   fmt->width, fmt->height, layout_name(fmt->layout), g.scored_w[1], g.scored_h[1]);
+    char msg[256];
+    if (psh_check_planes(fmt, &g, enable_chroma, PSH_WORDS_FLAGS, msg, sizeof(msg)) < 0) {
+        psh_status(st, PSNRHVS_FILE_ERROR_TOO_SMALL, 0, "%s", msg);
         return PSNRHVS_ERR(EINVAL);
     }
     return 0;

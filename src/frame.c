@@ -12,36 +12,16 @@
 #include <string.h>
 
 #include "core/block.h"
+#include "layout.h"
 #include "internal.h"
-
-static const char *layout_name(const enum PsnrHvsPixelLayout l) {
-    static const char *const names[] = {"4:2:0", "4:2:2", "4:4:4", "4:0:0"};
-    return names[l];
-}
-
-static void plane_size(const enum PsnrHvsPixelLayout layout, const int width, const int height,
-                       const int plane, int *const w, int *const h) {
-    *w = width;
-    *h = height;
-    if (plane == 0) return;
-    switch (layout) {
-    case PSNRHVS_PIXEL_LAYOUT_I420:
-        *w = width >> 1, *h = height >> 1;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I422:
-        *w = width >> 1;
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I444:
-        break;
-    case PSNRHVS_PIXEL_LAYOUT_I400:
-        *w = *h = 0;
-        break;
-    }
-}
 
 int psh_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings *const s) {
     memset(g, 0, sizeof(*g));
-    g->num_planes = s->layout == PSNRHVS_PIXEL_LAYOUT_I400 || !s->enable_chroma ? 1 : 3;
+    /* The scored sizes are the file API's (layout.c), for every front-end. */
+    const PsnrHvsFormat fmt = {s->width, s->height, s->layout, s->bitdepth};
+    PsnrHvsGeometry fg;
+    if (psnrhvs_geometry(&fmt, &fg) < 0) return PSNRHVS_ERR(EINVAL);
+    g->num_planes = s->enable_chroma ? fg.num_planes : 1;
     g->bitdepth = s->bitdepth;
     g->bytes_per_sample = s->bitdepth > 8 ? 2 : 1;
     g->mask_product = s->mask_product == PSNRHVS_MASK_PRODUCT_EXACT ? PSH_MASK_PRODUCT_EXACT
@@ -51,7 +31,7 @@ int psh_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings *con
     g->reference_on_host = s->reference_on_host;
     for (int p = 0; p < 3; p++) {
         PsnrHvsPlaneGeometry *const pl = &g->plane[p];
-        plane_size(s->layout, s->width, s->height, p, &pl->w, &pl->h);
+        pl->w = fg.scored_w[p], pl->h = fg.scored_h[p];
         if (p >= g->num_planes) continue;
         pl->bw = psh_blocks_along(pl->w);
         pl->bh = psh_blocks_along(pl->h);
@@ -64,16 +44,9 @@ int psh_frame_geometry(PsnrHvsFrameGeometry *const g, const PsnrHvsSettings *con
         g->plane[p].dist_off = g->picture_bytes + g->plane[p].ref_off;
     g->frame_bytes = (size_t)(1 + g->renditions) * g->picture_bytes;
 
-    if (g->plane[0].w < 8 || g->plane[0].h < 8) {
-        psh_log_settings(s, "frame %dx%d is smaller than one 8x8 block: PSNR-HVS is undefined",
-                         s->width, s->height);
-        return PSNRHVS_ERR(ERANGE);
-    }
-    if (g->num_planes == 3 && (g->plane[1].w < 8 || g->plane[1].h < 8)) {
-        psh_log_settings(s,
-                         "chroma planes of a %dx%d %s frame are %dx%d, smaller than one 8x8 "
-                         "block; score luma only with enable_chroma=false",
-                         s->width, s->height, layout_name(s->layout), g->plane[1].w, g->plane[1].h);
+    char msg[256];
+    if (psh_check_planes(&fmt, &fg, s->enable_chroma, PSH_WORDS_SETTINGS, msg, sizeof(msg)) < 0) {
+        psh_log_settings(s, "%s", msg);
         return PSNRHVS_ERR(ERANGE);
     }
     return 0;

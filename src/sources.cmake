@@ -8,6 +8,7 @@ set(PSNRHVS_LIB_SOURCES
   pool.c
   file.c
   format.c
+  layout.c
   probe.c
   output/output.c
   output/xml.c

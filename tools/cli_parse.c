@@ -43,6 +43,8 @@ enum {
     ARG_SCALE,
     ARG_COMMON_BITDEPTH,
     ARG_COLOUR_MISMATCH,
+    ARG_DECODE_SESSIONS,
+    ARG_TIMING,
 };
 
 static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
@@ -86,6 +88,8 @@ static const struct option long_opts[] = {
     {"scale", optional_argument, NULL, ARG_SCALE},
     {"common_bitdepth", no_argument, NULL, ARG_COMMON_BITDEPTH},
     {"colour_mismatch", required_argument, NULL, ARG_COLOUR_MISMATCH},
+    {"decode-sessions", required_argument, NULL, ARG_DECODE_SESSIONS},
+    {"timing", no_argument, NULL, ARG_TIMING},
     {NULL, 0, NULL, 0},
 };
 
@@ -117,6 +121,16 @@ static const EnumEntry *backend_table(EnumEntry tbl[16]) {
     return tbl;
 }
 
+/* The library's layout names ("420", ...) likewise: the words every
+ * front-end parses and prints. */
+static const EnumEntry *layout_table(EnumEntry tbl[8]) {
+    int n = 0;
+    for (; n < 7 && psnrhvs_layout_string((enum PsnrHvsPixelLayout)n); n++)
+        tbl[n] = (EnumEntry){psnrhvs_layout_string((enum PsnrHvsPixelLayout)n), n};
+    tbl[n] = (EnumEntry){NULL, 0};
+    return tbl;
+}
+
 /* "a, b or c" of a table's names, for messages. */
 static const char *join_names(const EnumEntry *const tbl, char *const buf, const size_t size) {
     buf[0] = '\0';
@@ -138,14 +152,6 @@ static const EnumEntry isa_tbl[] = {
     {"avx2", PSNRHVS_ISA_AVX2},     /* x86-64 */
     {"avx512", PSNRHVS_ISA_AVX512}, /* x86-64 */
     {"neon", PSNRHVS_ISA_NEON},     /* AArch64 */
-    {NULL, 0},
-};
-
-static const EnumEntry layout_tbl[] = {
-    {"420", PSNRHVS_PIXEL_LAYOUT_I420},
-    {"422", PSNRHVS_PIXEL_LAYOUT_I422},
-    {"444", PSNRHVS_PIXEL_LAYOUT_I444},
-    {"400", PSNRHVS_PIXEL_LAYOUT_I400},
     {NULL, 0},
 };
 
@@ -194,6 +200,8 @@ static void help(void) {
         "     --colour_mismatch M   inputs that declare different colour range, matrix,\n"
         "                           primaries or transfer: warn (default: one line, scored\n"
         "                           as they are, as libvmaf) or error\n"
+        "     --decode-sessions N   decoder sessions for each compressed file, each\n"
+        "                           decoding a chunk between keyframes (default 1)\n"
         "\n"
         "Scoring:\n"
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
@@ -241,6 +249,8 @@ static void help(void) {
         "     --plot FILE           also write the per-frame curves as an SVG file\n"
         "\n"
         " -q, --quiet               no progress line, no warnings\n"
+        "     --timing              where the time goes (opening, reading, decoding,\n"
+        "                           scoring), in lines on stderr\n"
         " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
         "(-m/--model and --nflx_ctc are errors: they ask for metrics other than psnr_hvs)\n"
         " -v, --version             print the version\n"
@@ -412,10 +422,13 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
         case 'h':
             cli->height = (int)parse_unsigned(optarg, "--height", 1, PSNRHVS_MAX_DIMENSION);
             break;
-        case 'p':
-            cli->layout = (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_tbl);
+        case 'p': {
+            EnumEntry layouts[8];
+            cli->layout =
+                (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_table(layouts));
             cli->have_layout = 1;
             break;
+        }
         case 'b':
             cli->bitdepth = parse_bitdepth(optarg);
             break;
@@ -539,6 +552,13 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
             break;
         case ARG_COLOUR_MISMATCH:
             cli->colour_error = parse_enum(optarg, "--colour_mismatch", colour_tbl);
+            break;
+        case ARG_DECODE_SESSIONS:
+            cli->decode_sessions =
+                (int)parse_unsigned(optarg, "--decode-sessions", 1, INPUT_MAX_DECODE_SESSIONS);
+            break;
+        case ARG_TIMING:
+            cli->timing = 1;
             break;
         case ARG_HELP:
             help();

@@ -1,5 +1,5 @@
 /*
- * psnrhvs: the CLI's clock for timings (PSNRHVS_TIMING, batch's seconds).
+ * psnrhvs: the CLI's clock for timings (--timing, batch's seconds).
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #ifndef PSNRHVS_TOOLS_CLOCK_H

@@ -23,6 +23,7 @@
 #include "parity.h"
 #include "score.h"
 #include "score_int.h"
+#include "test_hooks.h"
 #include "thread.h"
 
 /* The run this thread scores (a batch job runs on a thread of its own). */
@@ -151,7 +152,7 @@ typedef struct Opener {
     const ScoreEnv *env;
     PsnrHvsContext *ctx;
     int res;
-    double done; ///< when it was open (PSNRHVS_TIMING)
+    double done; ///< when it was open (--timing)
     pthread_t thread;
     int started;
     LogState *log; ///< the run's: messages of the opening count and go where its others go
@@ -246,7 +247,7 @@ static int same_device_frames(const DeviceFrames *const a, const DeviceFrames *c
  * are). The reference joins them when it is decoded there too, else it is
  * uploaded from host memory (a raw or Y4M source, a shifted one). Otherwise
  * they are copied to host memory, with a note saying why.
- * PSNRHVS_HWACCEL_COPY=1 forces the copy (bench/hwaccel_gpu.sh compares).
+ * A test hook forces the copy (bench/hwaccel_gpu.sh compares).
  * @return 1 when kept on the GPU (lib set up for it), else 0.
  */
 static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *const lib,
@@ -262,9 +263,8 @@ static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *con
     if (!any && !ref_on) return 0;
     if (!cli->backend_given) lib->backend = PSNRHVS_BACKEND_CUDA;
     const char *why = NULL;
-    const char *const copy = getenv("PSNRHVS_HWACCEL_COPY");
-    if (copy && strcmp(copy, "0"))
-        why = "PSNRHVS_HWACCEL_COPY is set";
+    if (test_hook_hwaccel_copy())
+        why = "PSNRHVS_TEST_HWACCEL_COPY is set";
     else if (!all)
         why = "not every distorted input is decoded on the GPU as it is (a raw or Y4M input, a "
               "codec NVDEC lacks, --scale)";
@@ -299,9 +299,9 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     current_log = &log;
     lib.logger.cookie = NULL;
     lib.logger.callback = log_message;
-    /* PSNRHVS_TIMING=1: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
+    /* --timing: where start-up goes, on stderr (bench/cli_gpu.sh reads it). */
     const double t0 = cli_now();
-    const int timing = getenv("PSNRHVS_TIMING") != NULL;
+    const int timing = cli.timing;
     double t_open_start = 0, t_first_frame = 0, in_ms[1 + PSNRHVS_MAX_RENDITIONS] = {0};
 
     int ret = 1;
@@ -331,7 +331,11 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     }
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
-    const InputOptions ropt = {.hwaccel = cli.hwaccel, .hw_device = lib.device, .quiet = cli.quiet};
+    const InputOptions ropt = {.hwaccel = cli.hwaccel,
+                               .hw_device = lib.device,
+                               .quiet = cli.quiet,
+                               .decode_sessions = cli.decode_sessions,
+                               .timing = cli.timing};
     InputOptions dopt = ropt;
     dopt.scale_algo = cli.scale_algo;
     /* All at once: decoders (NVDEC's too) start side by side. */
@@ -611,13 +615,13 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
      * to tear down after a 4K run, run w), or with NVDEC decoders, which
      * take 0.27 s each to destroy on the H200 (run t): the process ends
      * now, and no thread is left in a driver while exit tears the libraries
-     * down. Sanitizer builds and PSNRHVS_TIMING runs with NVDEC (the
+     * down. Sanitizer builds and --timing runs with NVDEC (the
      * chunks' summary is written at close) close as usual. */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     const int on_device = strcmp(psnrhvs_backend_name(sc.ctx), "cpu") != 0;
     if (!e->keep_process && (psnrhvs_opening(sc.ctx) || (sc.holds ? !timing : on_device))) {
         /* Inputs decoded on the CPU close first: their decoders' last logs
-         * (PSNRHVS_TIMING's chunk summary) are written, not cut off. */
+         * (--timing's chunk summary) are written, not cut off. */
         if (!sc.holds) {
             pair_reader_close(&pr);
             input_close(&ref);

@@ -50,10 +50,10 @@ typedef struct Scorer {
     PsnrHvsContext *ctx; ///< one context, over every scorer it spans (the library deals frames)
     int renditions;      ///< > 1: ladder calls
     uint64_t sent, received;
-    double first;     ///< when the first score came back (PSNRHVS_TIMING)
-    uint64_t mark[2]; ///< scores whose arrival is timed (PSNRHVS_TIMING: the steady state)
+    double first;     ///< when the first score came back (--timing)
+    uint64_t mark[2]; ///< scores whose arrival is timed (--timing: the steady state)
     double marked[2], last;
-    double send_s, recv_s; ///< seconds in psnrhvs_send and psnrhvs_receive (PSNRHVS_TIMING)
+    double send_s, recv_s; ///< seconds in psnrhvs_send and psnrhvs_receive (--timing)
     /* A ring of the frames in flight, for deferred range checks
      * (input_defer_range_check: defer, with the inputs) and for
      * frames kept on the GPU (holds). */

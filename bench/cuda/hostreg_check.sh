@@ -36,7 +36,7 @@ run() { # NAME FLAGS...
     shift
     local t0 t1 pid
     t0=$(date +%s.%N)
-    PSNRHVS_TIMING=1 $P -r $W/ref.yuv -d $W/dist.yuv -w 3840 -h 2160 "$@" --frame_cnt 480 -q \
+    $P --timing -r $W/ref.yuv -d $W/dist.yuv -w 3840 -h 2160 "$@" --frame_cnt 480 -q \
         --json --precision max --raw -o $OUT/$name.json 2>$OUT/$name.err &
     pid=$!
     for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done

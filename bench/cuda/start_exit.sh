@@ -75,9 +75,9 @@ for x in "${list[@]}"; do
         say "  output DIFFERS from --backend cuda's"
 done
 
-say "== 1920x1080 960 frames, the default with PSNRHVS_TIMING=1"
+say "== 1920x1080 960 frames, the default with --timing"
 for r in 1 2 3; do
-    v=$(timed env PSNRHVS_TIMING=1 "$P" -r $W/hd8_ref.yuv -d $W/hd8_dist.yuv -w 1920 -h 1080 \
+    v=$(timed "$P" --timing -r $W/hd8_ref.yuv -d $W/hd8_dist.yuv -w 1920 -h 1080 \
         --frame_cnt 960 -q --json -o /tmp/se-t.json)
     say "run $r: $v s"
     grep "timing:" /tmp/se-run.log | sed 's/^/  /' | tee -a "$S" >/dev/null

@@ -24,10 +24,8 @@ from .errors import LibraryNotFoundError
 API_MAJOR = 1
 MAX_DIMENSION = 65536
 
-# enum PsnrHvsPixelLayout
-LAYOUTS = {"420": 0, "422": 1, "444": 2, "400": 3}
-LAYOUT_NAMES = {v: k for k, v in LAYOUTS.items()}
-# enum PsnrHvsBackend: its names come from the library (Library.backends)
+# enum PsnrHvsPixelLayout and enum PsnrHvsBackend: their names come from the
+# library (Library.layouts, Library.backends)
 # enum PsnrHvsMaskProduct
 MASK_PRODUCTS = {"float": 0, "exact": 1}
 # enum PsnrHvsIsa
@@ -192,6 +190,7 @@ _PROTOTYPES = {
     "psnrhvs_raw_to_db": (None, [POINTER(Score)]),
     "psnrhvs_pool": (None, [POINTER(c_double), c_size_t, c_size_t, POINTER(Pool)]),
     "psnrhvs_backend_string": (c_char_p, [c_int]),
+    "psnrhvs_layout_string": (c_char_p, [c_int]),
     "psnrhvs_file_open": (c_int, [POINTER(c_void_p), c_char_p, POINTER(FileStatus)]),
     "psnrhvs_file_info": (None, [c_void_p, POINTER(FileInfo)]),
     "psnrhvs_file_set_format": (c_int, [c_void_p, POINTER(Format), POINTER(FileStatus)]),
@@ -257,6 +256,21 @@ class Library:
             if name is None:
                 return names
             names[name.decode()] = len(names)
+
+    def layouts(self) -> Dict[str, int]:
+        """enum PsnrHvsPixelLayout by name ("420", "422", "444", "400"), as the library
+        names it for every front-end (the CLI's --pixel_format)."""
+        names: Dict[str, int] = {}
+        while True:
+            name = self.c.layout_string(len(names))
+            if name is None:
+                return names
+            names[name.decode()] = len(names)
+
+    def layout_name(self, layout: int) -> str:
+        """The name of enum PsnrHvsPixelLayout value layout."""
+        name = self.c.layout_string(layout)
+        return name.decode() if name is not None else "?"
 
     def backend_available(self, backend: str) -> bool:
         b = self.backends().get(backend)

@@ -54,12 +54,12 @@ def _error(st: _lib.FileStatus) -> Exception:
     return _ERRORS.get(kind, InputError)(text, errno=st.errnum or None)
 
 
-def _c_format(fmt: "Format") -> _lib.Format:
-    return _lib.Format(fmt.width, fmt.height, _lib.LAYOUTS[fmt.pixel_format], fmt.bitdepth)
+def _c_format(fmt: "Format", lib: _lib.Library) -> _lib.Format:
+    return _lib.Format(fmt.width, fmt.height, lib.layouts()[fmt.pixel_format], fmt.bitdepth)
 
 
-def _py_format(f: _lib.Format) -> "Format":
-    return Format(f.width, f.height, _lib.LAYOUT_NAMES[f.layout], f.bitdepth)
+def _py_format(f: _lib.Format, lib: _lib.Library) -> "Format":
+    return Format(f.width, f.height, lib.layout_name(f.layout), f.bitdepth)
 
 
 def check_bitdepth(depth: int, library: Any = None) -> Optional[str]:
@@ -97,9 +97,9 @@ class Geometry:
 
     @classmethod
     def of(cls, fmt: Format, library: Any = None) -> "Geometry":
-        g = _lib.Geometry()
-        c = _c_format(fmt)
-        if _lib.load_library(library).c.geometry(ctypes.byref(c), ctypes.byref(g)) < 0:
+        g, lib = _lib.Geometry(), _lib.load_library(library)
+        c = _c_format(fmt, lib)
+        if lib.c.geometry(ctypes.byref(c), ctypes.byref(g)) < 0:
             raise UsageError(f"invalid format {fmt}")
         n = g.num_planes
         return cls(g.bytes_per_sample,
@@ -129,7 +129,7 @@ class VideoFile:
         self._lib.c.file_info(self._f, ctypes.byref(info))
         self.is_y4m = bool(info.y4m)
         if self.is_y4m:
-            self.format = _py_format(info.format)
+            self.format = _py_format(info.format, self._lib)
             self.colour_range = info.colour.range.decode() or None
         # A zero-length file cannot be mapped; it simply has no frames.
         self.size = os.path.getsize(self.path)
@@ -170,7 +170,7 @@ class VideoFile:
 
     def set_format(self, fmt: Format) -> None:
         st = _lib.FileStatus()
-        c = _c_format(fmt)
+        c = _c_format(fmt, self._lib)
         if self._lib.c.file_set_format(self._f, ctypes.byref(c), ctypes.byref(st)) < 0:
             raise _error(st)
         self.geometry = Geometry.of(fmt, self._lib)
@@ -226,21 +226,22 @@ def _resolve_format(ref: VideoFile, dist: VideoFile, width: Optional[int],
     options must agree with them (the depth may differ with common_bitdepth:
     the options then describe the raw side). Returns the format scored and
     the two as read."""
+    lib = ref._lib
     opt = _lib.FormatOptions(width or 0, height or 0,
-                             _lib.LAYOUTS[pixel_format] if pixel_format else -1, bitdepth or 0,
+                             lib.layouts()[pixel_format] if pixel_format else -1, bitdepth or 0,
                              0, int(common_bitdepth))
 
     def side(f: VideoFile) -> _lib.FormatSide:
         s = _lib.FormatSide(os.fsencode(f.name), b"the Y4M header" if f.is_y4m else None)
         if f.format is not None:
-            s.format = _c_format(f.format)
+            s.format = _c_format(f.format, lib)
         return s
 
     r, d, out, st = side(ref), side(dist), _lib.Format(), _lib.FileStatus()
-    if ref._lib.c.format_negotiate(ctypes.byref(opt), ctypes.byref(r), ctypes.byref(d),
-                                   ctypes.byref(out), ctypes.byref(st)) < 0:
+    if lib.c.format_negotiate(ctypes.byref(opt), ctypes.byref(r), ctypes.byref(d),
+                              ctypes.byref(out), ctypes.byref(st)) < 0:
         raise _error(st)
-    return _py_format(out), _py_format(r.format), _py_format(d.format)
+    return _py_format(out, lib), _py_format(r.format, lib), _py_format(d.format, lib)
 
 
 def _check_colour(ref: "VideoFile", dist: "VideoFile", mode: Optional[str],
@@ -271,17 +272,18 @@ def _shift_up(planes: List[np.ndarray], fmt: Format, from_bitdepth: int,
         out.append(np.empty(plane.shape, np.uint16))
         src.data[p], src.stride[p] = plane.ctypes.data, plane.strides[0]
         dst.data[p], dst.stride[p] = out[p].ctypes.data, out[p].strides[0]
-    c = _c_format(fmt)
-    if _lib.load_library(library).c.picture_shift(ctypes.byref(c), from_bitdepth,
-                                                  ctypes.byref(src), ctypes.byref(dst)) < 0:
+    lib = _lib.load_library(library)
+    c = _c_format(fmt, lib)
+    if lib.c.picture_shift(ctypes.byref(c), from_bitdepth, ctypes.byref(src),
+                           ctypes.byref(dst)) < 0:
         raise UsageError(f"cannot shift {from_bitdepth}-bit samples to {fmt}")
     return out
 
 
 def _check_plane_sizes(fmt: Format, enable_chroma: bool, library: Any = None) -> None:
-    st, c = _lib.FileStatus(), _c_format(fmt)
-    if _lib.load_library(library).c.check_planes(ctypes.byref(c), int(enable_chroma),
-                                                 ctypes.byref(st)) < 0:
+    lib = _lib.load_library(library)
+    st, c = _lib.FileStatus(), _c_format(fmt, lib)
+    if lib.c.check_planes(ctypes.byref(c), int(enable_chroma), ctypes.byref(st)) < 0:
         raise _error(st)
 
 
@@ -411,7 +413,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     if height is not None:
         height = _uint(height, "height", 1, _lib.MAX_DIMENSION)
     if pixel_format is not None:
-        pixel_format = normalize_pixel_format(pixel_format)
+        pixel_format = normalize_pixel_format(pixel_format, library)
     if bitdepth is not None:
         bitdepth = _uint(bitdepth, "bitdepth", 1, 64)
         msg = check_bitdepth(bitdepth, library)

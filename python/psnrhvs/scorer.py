@@ -35,19 +35,23 @@ def plane_sizes(width: int, height: int, pixel_format: str,
                 library: Any = None) -> List[Tuple[int, int]]:
     """(height, width) of each plane libvmaf scores (chroma rounded down): the
     library's psnrhvs_geometry()."""
-    f = _lib.Format(width, height, _lib.LAYOUTS[pixel_format], 8)
+    lib = _lib.load_library(library)
+    f = _lib.Format(width, height, lib.layouts()[pixel_format], 8)
     g = _lib.Geometry()
-    if _lib.load_library(library).c.geometry(ctypes.byref(f), ctypes.byref(g)) < 0:
+    if lib.c.geometry(ctypes.byref(f), ctypes.byref(g)) < 0:
         raise InvalidArgumentError(f"invalid size {width}x{height}")
     return [(g.scored_h[p], g.scored_w[p]) for p in range(g.num_planes)]
 
 
-def normalize_pixel_format(pf: Any) -> str:
+def normalize_pixel_format(pf: Any, library: Any = None) -> str:
+    """pf as the library names layouts ("420", ...; "yuv420p" too), else UsageError."""
     text = str(pf)
     if text.startswith("yuv") and text.endswith("p"):
         text = text[3:-1]  # "yuv420p" -> "420"
-    if text not in _lib.LAYOUTS:
-        raise UsageError(f"unknown pixel format '{pf}' (expected 420, 422, 444 or 400)")
+    names = list(_lib.load_library(library).layouts())
+    if text not in names:
+        raise UsageError(f"unknown pixel format '{pf}' "
+                         f"(expected {', '.join(names[:-1])} or {names[-1]})")
     return text
 
 
@@ -83,7 +87,7 @@ class Scorer:
                  library: Any = None):
         self._ctx = ctypes.c_void_p()
         self._lib = _lib.load_library(library)
-        self.pixel_format = normalize_pixel_format(pixel_format)
+        self.pixel_format = normalize_pixel_format(pixel_format, self._lib)
         # Integers that fit a C int, never truncated: the library checks ranges.
         self.width = check_int(width, "width", INT_MIN, INT_MAX)
         self.height = check_int(height, "height", INT_MIN, INT_MAX)
@@ -102,7 +106,7 @@ class Scorer:
         s = _lib.Settings()
         self._lib.c.default_settings(ctypes.byref(s))
         s.width, s.height = self.width, self.height
-        s.layout = _lib.LAYOUTS[self.pixel_format]
+        s.layout = self._lib.layouts()[self.pixel_format]
         s.bitdepth = self.bitdepth
         s.enable_chroma = 1 if enable_chroma else 0
         s.mask_product = _choice(mask_product, _lib.MASK_PRODUCTS, "mask_product")
@@ -327,7 +331,7 @@ def score_arrays(ref_frames: Iterable[Planes], dist_frames: Iterable[Planes], *,
     to 8 for uint8 samples (uint16 samples need it: 10 or 12). Options are
     Scorer's (enable_chroma, mask_product, backend, device, threads, isa, ...).
     """
-    pixel_format = normalize_pixel_format(pixel_format)
+    pixel_format = normalize_pixel_format(pixel_format, options.get("library"))
     ref_it, dist_it = iter(ref_frames), iter(dist_frames)
     frames: List[FrameScore] = []
     try:

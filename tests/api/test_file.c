@@ -358,6 +358,23 @@ static void formats(void) {
     CHECK(!strcmp(psnrhvs_layout_string(PSNRHVS_PIXEL_LAYOUT_I444), "444") &&
               !psnrhvs_layout_string((enum PsnrHvsPixelLayout)9),
           "layout strings");
+    /* One table both ways: every name the library lists reads back as its
+     * layout; other words (Y4M's "mono", FFmpeg's "yuv420p") are not names. */
+    int names = 0;
+    for (; psnrhvs_layout_string((enum PsnrHvsPixelLayout)names); names++)
+        CHECK(psnrhvs_layout_from_string(psnrhvs_layout_string((enum PsnrHvsPixelLayout)names)) ==
+                  names,
+              "layout name round trip");
+    CHECK(names == 4 && psnrhvs_layout_from_string("400") == PSNRHVS_PIXEL_LAYOUT_I400 &&
+              psnrhvs_layout_from_string("mono") == PSNRHVS_ERR(EINVAL) &&
+              psnrhvs_layout_from_string("yuv420p") == PSNRHVS_ERR(EINVAL) &&
+              psnrhvs_layout_from_string("") == PSNRHVS_ERR(EINVAL) &&
+              psnrhvs_layout_from_string(NULL) == PSNRHVS_ERR(EINVAL),
+          "layout from string");
+    const PsnrHvsFormat odd420 = {17, 9, PSNRHVS_PIXEL_LAYOUT_I420, 10};
+    CHECK(!psnrhvs_geometry(&odd420, &g) && g.stored_w[2] == 9 && g.stored_h[2] == 5 &&
+              g.scored_w[2] == 8 && g.scored_h[2] == 4 && g.frame_bytes == 2 * (17 * 9 + 2 * 45),
+          "4:2:0 17x9 geometry");
 
     PsnrHvsFileStatus st;
     CHECK(!psnrhvs_check_bitdepth(10, &st), "10 bits");

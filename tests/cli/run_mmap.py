@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Raw and Y4M files are memory-mapped (frames handed out in place); pipes are read.
 Both paths must give the same bytes: every kind of fixture through a file, a pipe and
-PSNRHVS_NO_MMAP=1 (the read() path on a file); Y4M FRAME lines with parameters, CR LF
+PSNRHVS_TEST_NO_MMAP=1 (the read() path on a file); Y4M FRAME lines with parameters, CR LF
 and lengths that leave 16-bit payloads unaligned; truncated and malformed files with the
 messages of the pipe path; a file cut short while it is being scored (an error, never
 a SIGBUS)."""
@@ -54,11 +54,11 @@ def score(ck, args, out, env=None, input_bytes=None):
 
 
 def three_ways(ck, what, args, side, path, tmp):
-    """args with path at position side: through the mapping, PSNRHVS_NO_MMAP, a pipe."""
+    """args with path at position side: through the mapping, PSNRHVS_TEST_NO_MMAP, a pipe."""
     out = os.path.join(tmp, "o.json")
     p1, a = score(ck, args, out)
     ck.check(p1.returncode == 0 and a is not None, "%s: mapped: %r" % (what, p1.stderr))
-    env = dict(os.environ, PSNRHVS_NO_MMAP="1")
+    env = dict(os.environ, PSNRHVS_TEST_NO_MMAP="1")
     p2, b = score(ck, args, out, env=env)
     piped = list(args)
     piped[piped.index(path)] = "-"
@@ -230,7 +230,7 @@ def drop_behind(ck, tmp):
             "--backend", "cpu", "--json", "--precision", "max", "--raw"]
     args = [str(a) for a in args]
     outs = []
-    for env_extra in ({}, {"PSNRHVS_NO_MMAP": "1"}):
+    for env_extra in ({}, {"PSNRHVS_TEST_NO_MMAP": "1"}):
         out = os.path.join(tmp, "drop%d.json" % len(outs))
         proc = subprocess.Popen(args + ["-o", out], env=dict(os.environ, **env_extra),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)

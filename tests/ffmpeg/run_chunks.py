@@ -11,7 +11,12 @@ HEVC as raw Annex B streams (no index, no timestamps), VP9 with alt-ref frames, 
 (dav1d), FFV1, an MP4 trimmed by an edit list (discarded packets), a VFR
 Matroska without cues; frame threads in the sessions, a memory budget that
 holds sessions back, a ladder whose inputs share the sessions, a truncated
-file. PSNRHVS_TIMING's plan line shows the chunks were decoded apart."""
+file. --timing's plan line shows the chunks were decoded apart.
+
+The settings of a run: "sessions" and "timing" are the CLI's flags
+(--decode-sessions, --timing); "chunk", "threads" and "buffer_mb" are test
+hooks (tools/test_hooks.h: PSNRHVS_TEST_DECODE_*), which let 48-frame clips
+on a 2-core machine take the paths a film would."""
 import hashlib
 import os
 import re
@@ -27,10 +32,13 @@ SRC = ["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25,noise=alls=20:allf=t+
        "-frames:v", str(FRAMES)]
 GOP = ["-g", "8", "-keyint_min", "8", "-sc_threshold", "0"]
 X265 = "log-level=none:keyint=8:min-keyint=8:scenecut=0:bframes=4:open-gop=1"
-SPLIT = {"PSNRHVS_DECODE_SESSIONS": "3", "PSNRHVS_DECODE_CHUNK": "1", "PSNRHVS_TIMING": "1"}
-ONE = {"PSNRHVS_DECODE_SESSIONS": "1"}
+SPLIT = {"sessions": "3", "chunk": "1", "timing": "1"}
+ONE = {"sessions": "1"}
+FLAGS = {"sessions": "--decode-sessions", "timing": "--timing"}
+HOOKS = {"chunk": "PSNRHVS_TEST_DECODE_CHUNK", "threads": "PSNRHVS_TEST_DECODE_THREADS",
+         "buffer_mb": "PSNRHVS_TEST_DECODE_BUFFER_MB"}
 
-# name, encoder, file, ffmpeg arguments, extra environment of the split run
+# name, encoder, file, ffmpeg arguments, extra settings of the split run
 CASES = [
     ("h264 closed gop mp4", "libx264", "closed.mp4",
      ["-c:v", "libx264", "-bf", "3"] + GOP + ["-crf", "30"], {}),
@@ -42,35 +50,50 @@ CASES = [
     ("h264 open gop, frame threads", "libx264", "open_t.mkv",
      ["-c:v", "libx264", "-bf", "3"] + GOP +
      ["-x264-params", "open-gop=1:b-pyramid=normal", "-crf", "30"],
-     {"PSNRHVS_DECODE_THREADS": "2"}),
+     {"threads": "2"}),
     ("hevc cra/rasl mkv", "libx265", "cra.mkv",
      ["-c:v", "libx265", "-x265-params", X265, "-crf", "30"], {}),
     ("hevc cra/rasl annex b", "libx265", "cra.hevc",
-     ["-c:v", "libx265", "-x265-params", X265, "-crf", "30"], {"PSNRHVS_DECODE_THREADS": "2"}),
+     ["-c:v", "libx265", "-x265-params", X265, "-crf", "30"], {"threads": "2"}),
     ("vp9 alt-ref webm", "libvpx-vp9", "vp9.webm",
      ["-c:v", "libvpx-vp9", "-g", "8", "-auto-alt-ref", "1", "-lag-in-frames", "16",
       "-cpu-used", "8", "-crf", "40", "-b:v", "0"], {}),
     ("av1 ivf (dav1d)", "libaom-av1", "av1.ivf",
      ["-c:v", "libaom-av1", "-g", "8", "-cpu-used", "8", "-crf", "45", "-b:v", "0"], {}),
     ("ffv1 mkv", "ffv1", "ffv1.mkv", ["-c:v", "ffv1", "-g", "8"],
-     {"PSNRHVS_DECODE_BUFFER_MB": "1"}),
+     {"buffer_mb": "1"}),
 ]
 
 
+def flags_of(extra):
+    """The command-line flags of settings extra."""
+    flags = []
+    for k, flag in FLAGS.items():
+        if k in extra:
+            flags += [flag] if k == "timing" else [flag, extra[k]]
+    return flags
+
+
 def env_with(extra):
+    """The environment with the test hooks of settings extra, and no others."""
     env = dict(os.environ)
     for k in list(env):
-        if k.startswith("PSNRHVS_DECODE_") or k == "PSNRHVS_TIMING":
+        if k.startswith("PSNRHVS_TEST_DECODE_"):
             del env[k]
-    env.update(extra)
+    env.update({HOOKS[k]: v for k, v in extra.items() if k in HOOKS})
     return env
+
+
+def dump(ck, enc, out, extra, **kw):
+    """input_dump of enc into out with settings extra."""
+    return subprocess.run([ck.dump] + flags_of(extra) + [enc, out], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env_with(extra), **kw)
 
 
 def frame_hashes(ck, enc, extra, what):
     """(per-frame MD5s, stderr) of the frames input_dump reads from enc."""
     out = ck.path("dump.yuv")
-    p = subprocess.run([ck.dump, enc, out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=env_with(extra), timeout=300)
+    p = dump(ck, enc, out, extra, timeout=300)
     err = p.stderr.decode(errors="replace")
     if not ck.check(p.returncode == 0, "%s: input_dump failed: %s" % (what, err.strip())):
         return None, err
@@ -124,7 +147,7 @@ def check_split(ck, enc, extra, what, expect_chunks=3, reuse=False):
     split = None
     for n in ("3", "8"):
         env = dict(SPLIT, **extra)
-        env["PSNRHVS_DECODE_SESSIONS"] = n
+        env["sessions"] = n
         split, err = frame_hashes(ck, enc, env, what)
         tag = "%s sessions" % n
         same_frames(ck, what, split, one, (tag, "1 session"))
@@ -148,11 +171,12 @@ def check_split(ck, enc, extra, what, expect_chunks=3, reuse=False):
 
 def score_split(ck, ref_args, enc, what, n):
     """Scores of the split decode vs ffmpeg's Y4M pipe, bit for bit."""
-    os.environ.update({k: v for k, v in SPLIT.items() if k != "PSNRHVS_TIMING"})
+    split = {k: v for k, v in SPLIT.items() if k != "timing"}
+    os.environ.update({HOOKS[k]: v for k, v in split.items() if k in HOOKS})
     try:
-        a = ck.score(list(ref_args) + ["-d", enc, "--frame_cnt", n], what)
+        a = ck.score(list(ref_args) + ["-d", enc, "--frame_cnt", n] + flags_of(split), what)
     finally:
-        for k in SPLIT:
+        for k in HOOKS.values():
             os.environ.pop(k, None)
     b = ck.via_pipe(list(ref_args) + ["--frame_cnt", n], enc, what)
     ck.same_scores(a, b, what + ": split vs y4m pipe")
@@ -203,12 +227,9 @@ def main():
             f.write(data[:len(data) * 2 // 3])
         # Its last chunk is short: what a session started at its keyframe
         # drains at the end must be what the sequential decoder outputs.
-        b = subprocess.run([ck.dump, cut, ck.path("b.yuv")], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env_with(ONE))
+        b = dump(ck, cut, ck.path("b.yuv"), ONE)
         for n in ("3", "8"):
-            a = subprocess.run([ck.dump, cut, ck.path("a.yuv")], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE,
-                               env=env_with(dict(SPLIT, PSNRHVS_DECODE_SESSIONS=n)))
+            a = dump(ck, cut, ck.path("a.yuv"), dict(SPLIT, sessions=n))
             ea = [ln for ln in a.stderr.decode().splitlines()
                   if not ln.startswith("psnrhvs: decode ")]
             ck.check(a.returncode == b.returncode and a.stdout == b.stdout and
@@ -218,13 +239,11 @@ def main():
             with open(ck.path("a.yuv"), "rb") as fa, open(ck.path("b.yuv"), "rb") as fb:
                 ck.check(fa.read() == fb.read(), "truncated mkv, %s sessions: other frames" % n)
         # A pipe and a short file: one session, and the plan says why.
-        _, err = frame_hashes(ck, closed, {"PSNRHVS_TIMING": "1",
-                                            "PSNRHVS_DECODE_SESSIONS": "3"}, "short")
+        _, err = frame_hashes(ck, closed, {"timing": "1", "sessions": "3"}, "short")
         ck.check("one session" in err and "shorter than two chunks" in err,
                  "short file: %s" % err.strip())
         with open(ck.path("open.mkv"), "rb") as f:
-            p = subprocess.run([ck.dump, "-", ck.path("p.yuv")], input=f.read(),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_with(SPLIT))
+            p = dump(ck, "-", ck.path("p.yuv"), SPLIT, input=f.read())
         err = p.stderr.decode(errors="replace")
         ck.check(p.returncode == 0 and "one session" in err and "pipe" in err, "pipe: %s" % err)
 
@@ -238,9 +257,11 @@ def main():
         args = ["-r", refc]
         for d in dists:
             args += ["-d", d]
-        env = env_with(dict(SPLIT, PSNRHVS_DECODE_BUFFER_MB="1"))
-        p = subprocess.run([ck.psnrhvs] + args + ["--json", "--precision", "max", "--raw", "-q",
-                                                 "-o", ck.path("lad_%d.json")],
+        lad = dict(SPLIT, buffer_mb="1")
+        env = env_with(lad)
+        p = subprocess.run([ck.psnrhvs] + args + flags_of(lad) +
+                           ["--json", "--precision", "max", "--raw", "-q",
+                            "-o", ck.path("lad_%d.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         err = p.stderr.decode(errors="replace")
         ck.check(p.returncode == 0, "ladder: exit %d: %s" % (p.returncode, err.strip()))

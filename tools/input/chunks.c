@@ -168,8 +168,8 @@ int chunks_open(Chunks **const out, AVFormatContext *const fc, const int stream,
                 AVCodecContext *const dec, const int seekable, InputStream *const s) {
     *out = NULL;
     Plan plan;
-    chunks_make_plan(&plan, fc, stream, dec, seekable);
-    const int timing = getenv("PSNRHVS_TIMING") != NULL;
+    chunks_make_plan(&plan, fc, stream, dec, seekable, s->opt->decode_sessions);
+    const int timing = s->opt->timing;
     if (plan.sessions <= 1) {
         if (timing)
             fprintf(cli_err(), "psnrhvs: decode plan: %s: one session (%s): %s\n", s->name,
@@ -282,7 +282,7 @@ static void report(const struct Chunks *const c, const Run *const r, InputStream
     default:
         stream_error(s,
                      "cannot decode %s in chunks after frame %u: %s; "
-                     "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
+                     "--decode-sessions 1 decodes it in one session",
                      s->name, c->delivered, r->detail);
         break;
     }
@@ -313,7 +313,7 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
         if (!r && c->cur < c->nch && c->ch[c->cur].bad && c->ch[c->cur].end >= 0) {
             stream_error(s,
                          "cannot decode %s in chunks after frame %u: nobody decodes "
-                         "its next chunk (a bug); PSNRHVS_DECODE_SESSIONS=1 decodes it "
+                         "its next chunk (a bug); --decode-sessions 1 decodes it "
                          "in one session",
                          s->name, c->delivered);
             pthread_mutex_unlock(&c->lock);
@@ -334,7 +334,7 @@ int chunks_receive(Chunks *const c, AVFrame *const frame, InputStream *const s) 
                              "cannot decode %s in chunks after frame %u: its reorder "
                              "depth is %d frames there, %d in a decoder started there "
                              "(an H.264 stream without bitstream_restriction); "
-                             "PSNRHVS_DECODE_SESSIONS=1 decodes it in one session",
+                             "--decode-sessions 1 decodes it in one session",
                              s->name, c->delivered, r->end_hbf, nr->found_hbf);
                 pthread_mutex_unlock(&c->lock);
                 return AVERROR_PATCHWELCOME;

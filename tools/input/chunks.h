@@ -20,10 +20,10 @@ typedef struct Chunks Chunks;
  * Decide how the video stream `stream` of fc is decoded, before any packet
  * is read; dec is the input's decoder, opened and unused. *out is NULL when
  * one session decodes it, as before (a pipe, a short file, one keyframe, a
- * codec not split, PSNRHVS_DECODE_SESSIONS=1). Otherwise the packets are
+ * codec not split, --decode-sessions 1). Otherwise the packets are
  * read on a thread of the decoder's own, dec decodes the first chunk and
  * belongs to it until chunks_close(); fc is only read there.
- * PSNRHVS_TIMING=1 prints the plan on stderr.
+ * s->opt->timing (--timing) prints the plan on stderr.
  * @return 0, or -1 with s->err set.
  */
 int chunks_open(Chunks **out, struct AVFormatContext *fc, int stream, struct AVCodecContext *dec,

@@ -22,7 +22,7 @@
 #include "input/keyframes.h"
 
 #define TAG_BASE      ((int64_t)1 << 62)
-#define MAX_SESSIONS  64
+#define MAX_SESSIONS  INPUT_MAX_DECODE_SESSIONS
 #define MAX_PKT_BYTES ((size_t)512 << 20)
 #define POLL_MS       5 ///< waits on other inputs look again this often
 
@@ -167,7 +167,7 @@ static inline Pkt *pkt_at(const struct Chunks *const c, const int64_t i) {
 
 /** How the video stream `stream` of fc is decoded: sessions, threads, chunks. */
 void chunks_make_plan(Plan *p, const AVFormatContext *fc, int stream, const AVCodecContext *dec,
-                      int seekable);
+                      int seekable, int sessions);
 
 /** The bytes of frames that runs ahead may queue, every input's together. */
 size_t chunks_frame_budget(const Plan *p, int device);

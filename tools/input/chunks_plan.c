@@ -1,6 +1,6 @@
 /*
  * psnrhvs: decoding in keyframe chunks: the plan: how many sessions, their
- * threads and the chunks' size (from the environment and the container),
+ * threads and the chunks' size (from --decode-sessions and the container),
  * the memory budget for frames queued ahead, and the CUDA driver's symbols.
  * SPDX-License-Identifier: BSD-2-Clause
  */
@@ -11,15 +11,7 @@
 #include <unistd.h>
 
 #include "input/chunks_int.h"
-
-static long env_long(const char *const name, const long dflt, const long lo, const long hi) {
-    const char *const v = getenv(name);
-    if (!v || !*v) return dflt;
-    char *end;
-    const long x = strtol(v, &end, 10);
-    if (*end || x < lo) return dflt;
-    return x > hi ? hi : x;
-}
+#include "test_hooks.h"
 
 static long cpu_count(void) {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -30,32 +22,31 @@ static long cpu_count(void) {
  * How many sessions (docs/cli.md, "Decoding in chunks"):
  *  - one by default, with FFmpeg's frame threads on the CPU, as before
  *    chunks: measured on the H200, more sessions did not pay (see below);
- *  - PSNRHVS_DECODE_SESSIONS=N asks for N, PSNRHVS_DECODE_THREADS for the
- *    frame threads of a CPU session (cores / N), PSNRHVS_DECODE_CHUNK for
- *    min_chunk.
+ *  - --decode-sessions N asks for N; a CPU session gets cores / N frame
+ *    threads; chunks start at keyframes 48 frames apart or more (the tests
+ *    set both smaller through test_hooks.h).
  * One session regardless: a pipe (nothing is read ahead of what the pair
  * reader asks for), a codec not split, a file shorter than two chunks, an
  * index with fewer than two keyframes min_chunk apart; no more sessions than
  * the index has such keyframes.
  */
 void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int stream,
-                      const AVCodecContext *const dec, const int seekable) {
+                      const AVCodecContext *const dec, const int seekable, const int forced) {
     const AVStream *const st = fc->streams[stream];
     const long cores = cpu_count();
     memset(p, 0, sizeof(*p));
     p->nvdec = dec->hw_device_ctx != NULL;
-    p->min_chunk = (int)env_long("PSNRHVS_DECODE_CHUNK", 48, 1, 1 << 20);
+    const int chunk = test_hook_decode_chunk();
+    p->min_chunk = chunk ? chunk : 48;
     /* One session unless asked: on the H200 (bench/RESULTS.md, runs o-u) NVDEC
      * sessions opened for every chunk gained nothing, and CPU sessions were
      * slower than one with frame threads (H.264) or about as fast (HEVC).
      * NVDEC sessions kept between chunks are yet to be measured there. */
-    p->sessions = 1;
-    const long forced = env_long("PSNRHVS_DECODE_SESSIONS", 0, 1, MAX_SESSIONS);
-    if (forced) p->sessions = (int)forced;
-    p->threads = p->nvdec
-                     ? 1
-                     : (int)env_long("PSNRHVS_DECODE_THREADS",
-                                     cores / p->sessions > 1 ? cores / p->sessions : 1, 1, 256);
+    p->sessions = forced > 0 ? (forced < MAX_SESSIONS ? forced : MAX_SESSIONS) : 1;
+    const int threads = test_hook_decode_threads();
+    p->threads = p->nvdec  ? 1
+                 : threads ? threads
+                           : (int)(cores / p->sessions > 1 ? cores / p->sessions : 1);
     p->frames = st->nb_frames > 0 ? st->nb_frames : -1;
     if (p->frames < 0 && st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0) {
         const double secs = st->duration != AV_NOPTS_VALUE   ? st->duration * av_q2d(st->time_base)
@@ -79,8 +70,7 @@ void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int 
         snprintf(p->why, sizeof(p->why), "a pipe is read as it comes");
     else if (p->sessions == 1)
         snprintf(p->why, sizeof(p->why), "%s",
-                 forced ? "PSNRHVS_DECODE_SESSIONS=1"
-                        : "the default; PSNRHVS_DECODE_SESSIONS=N asks for N");
+                 forced ? "--decode-sessions 1" : "the default; --decode-sessions N asks for N");
     else if (keyscan_codec(st->codecpar->codec_id) == KEY_OTHER)
         snprintf(p->why, sizeof(p->why), "%s is not split into chunks", cname);
     else if (p->frames >= 0 && p->frames < 2LL * p->min_chunk)
@@ -122,9 +112,9 @@ static size_t gpu_memory(const int device) {
 }
 
 /* An eighth of the memory the frames live in (GPU or host), 16 GiB at most,
- * for the frames every input queues; PSNRHVS_DECODE_BUFFER_MB sets it. */
+ * for the frames every input queues (a test hook sets it smaller). */
 size_t chunks_frame_budget(const Plan *const p, const int device) {
-    const long mb = env_long("PSNRHVS_DECODE_BUFFER_MB", 0, 1, 1L << 30);
+    const long mb = test_hook_decode_buffer_mb();
     if (mb) return (size_t)mb << 20;
     size_t total = p->nvdec ? gpu_memory(device) : 0;
     if (!p->nvdec) {

@@ -34,12 +34,16 @@ static inline const char *layout_name(const enum PsnrHvsPixelLayout layout) {
     return s ? s : "?";
 }
 
+#define INPUT_MAX_DECODE_SESSIONS 64 ///< --decode-sessions, at most
+
 /** How compressed inputs are decoded (FFmpeg builds) and converted. */
 typedef struct InputOptions {
-    int hwaccel;    ///< 1: decode on the GPU (--hwaccel cuda), 0: on the CPU
-    int hw_device;  ///< GPU index for hwaccel
-    int scale_algo; ///< 0: sizes must match; else a PSNRHVS_SCALE_* (--scale)
-    int quiet;      ///< no warnings
+    int hwaccel;         ///< 1: decode on the GPU (--hwaccel cuda), 0: on the CPU
+    int hw_device;       ///< GPU index for hwaccel
+    int scale_algo;      ///< 0: sizes must match; else a PSNRHVS_SCALE_* (--scale)
+    int quiet;           ///< no warnings
+    int decode_sessions; ///< --decode-sessions: decoder sessions of a file, 0: the default (one)
+    int timing;          ///< --timing: the decode plan and its times on stderr
 } InputOptions;
 
 /** The colour an input declares (the library's PsnrHvsColour). */

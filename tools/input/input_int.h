@@ -37,10 +37,8 @@ struct Input {
     size_t page;
     int guard;                 ///< its slot in the SIGBUS guard, -1 when none
     int defer_range;           ///< in-place 16-bit frames: the range is checked on request
-    int prefault;              ///< mapped: fault each frame's pages in on the reader thread
     _Atomic size_t done_below; ///< mapped: bytes the scorer no longer reads (input_done_below)
     size_t dropped;            ///< of which the reader thread has unmapped the pages
-    int drop;                  ///< mapped: drop the pages behind (PSNRHVS_MAP_DROP)
     int on_device;             ///< frames handed out on the GPU (input_keep_on_device)
 };
 

@@ -19,6 +19,7 @@
 #include "input/convert.h"
 #include "input/input.h"
 #include "input/input_int.h"
+#include "test_hooks.h"
 
 /* ---- the SIGBUS guard: a mapped file cut short under us reads as zeros,
  * flagged, and is reported as a truncation, never a crash ---- */
@@ -83,7 +84,7 @@ int input_mapping_lost(const Input *const in) {
 /* Map a raw or Y4M regular file (not stdin, not a pipe, not a decoded one);
  * on any failure the input stays on the read() path. */
 void input_try_map(Input *const in, const char *const path) {
-    if (!strcmp(path, "-") || getenv("PSNRHVS_NO_MMAP")) return;
+    if (!strcmp(path, "-") || test_hook_no_mmap()) return;
     if (!in->file) return;
     const int fd = fileno(in->s.f);
     struct stat st;
@@ -110,15 +111,8 @@ void input_try_map(Input *const in, const char *const path) {
     }
     pthread_mutex_unlock(&guard_lock);
     in->map_pos = logical;
-    /* PSNRHVS_MAP_PREFAULT=0: the pages fault in where the frame is first
-     * read (the library's packing threads) instead of on the reader thread. */
-    const char *const pf = getenv("PSNRHVS_MAP_PREFAULT");
-    in->prefault = !pf || strcmp(pf, "0");
     const long page = sysconf(_SC_PAGESIZE);
     in->page = page > 0 ? (size_t)page : 4096;
-    /* PSNRHVS_MAP_DROP=0: the pages stay mapped until the file is closed. */
-    const char *const dr = getenv("PSNRHVS_MAP_DROP");
-    in->drop = !dr || strcmp(dr, "0");
 }
 
 /* Fault the pages of [p, p + len) in on this (a reader) thread, so the thread
@@ -157,7 +151,7 @@ static size_t mapped_size(const Input *const in) {
 }
 
 void input_done_below(Input *const in, const void *const p) {
-    if (!in || !in->map || !in->drop) return;
+    if (!in || !in->map) return;
     const uintptr_t a = (uintptr_t)p, m = (uintptr_t)in->map;
     if (a >= m && a - m <= in->map_size)
         atomic_store_explicit(&in->done_below, (size_t)(a - m), memory_order_relaxed);
@@ -188,8 +182,8 @@ int input_mapped_read(Input *const in, InputFrame *const frame) {
     const int res = psnrhvs_file_locate(in->file, in->map + pos, size - pos, &header, &st);
     if (res <= 0) return res < 0 ? input_file_error(in, &st) : 0;
     const uint8_t *const payload = in->map + pos + header;
-    if ((in->prefault && prefault(in, payload, bytes) < 0) ||
-        mapped_size(in) < pos + header + bytes || input_mapping_lost(in)) {
+    if (prefault(in, payload, bytes) < 0 || mapped_size(in) < pos + header + bytes ||
+        input_mapping_lost(in)) {
         stream_error(&in->s, "truncated frame %u in %s: the file was cut short while being read",
                      in->frames_read, in->s.name);
         return -1;
