@@ -200,7 +200,3 @@ int psnrhvs_devices(PsnrHvsDeviceEntry *const list, const int max) {
     pthread_mutex_unlock(&lock);
     return all ? n : PSNRHVS_ERR(ENOMEM);
 }
-
-int psnrhvs_cpu_count(void) {
-    return psh_cpu_count();
-}

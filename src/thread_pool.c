@@ -11,6 +11,7 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
+#include "psnrhvs.h"
 #include "thread_pool.h"
 #include "thread_start.h"
 
@@ -133,6 +134,10 @@ int psh_cpu_count(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, count_cpus);
     return cpu_count;
+}
+
+int psnrhvs_cpu_count(void) {
+    return psh_cpu_count();
 }
 
 PsnrHvsThreadPool *psh_thread_pool_create(int nthreads) {

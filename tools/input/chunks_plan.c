@@ -10,18 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "psnrhvs.h"
 #include "input/chunks_int.h"
 #include "test_hooks.h"
-
-static long cpu_count(void) {
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? n : 1;
-}
 
 /*
  * How many sessions (docs/cli.md, "Decoding in chunks"):
  *  - one by default, with FFmpeg's frame threads on the CPU, as before
- *    chunks: measured on the H200, more sessions did not pay (see below);
+ *    chunks: more sessions did not pay where measured (bench/RESULTS.md);
  *  - --decode-sessions N asks for N; a CPU session gets cores / N frame
  *    threads; chunks start at keyframes 48 frames apart or more (the tests
  *    set both smaller through test_hooks.h).
@@ -33,15 +29,14 @@ static long cpu_count(void) {
 void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int stream,
                       const AVCodecContext *const dec, const int seekable, const int forced) {
     const AVStream *const st = fc->streams[stream];
-    const long cores = cpu_count();
+    const long cores = psnrhvs_cpu_count();
     memset(p, 0, sizeof(*p));
     p->nvdec = dec->hw_device_ctx != NULL;
     const int chunk = test_hook_decode_chunk();
     p->min_chunk = chunk ? chunk : 48;
-    /* One session unless asked: on the H200 (bench/RESULTS.md, runs o-u) NVDEC
-     * sessions opened for every chunk gained nothing, and CPU sessions were
-     * slower than one with frame threads (H.264) or about as fast (HEVC).
-     * NVDEC sessions kept between chunks are yet to be measured there. */
+    /* One session unless asked: NVDEC sessions opened for every chunk gained
+     * nothing, and CPU sessions were slower than one with frame threads
+     * (H.264) or about as fast (HEVC) (bench/RESULTS.md). */
     p->sessions = forced > 0 ? (forced < MAX_SESSIONS ? forced : MAX_SESSIONS) : 1;
     const int threads = test_hook_decode_threads();
     p->threads = p->nvdec  ? 1
