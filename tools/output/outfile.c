@@ -230,16 +230,29 @@ static char *future_path(const char *const path) {
     return out;
 }
 
+/* "output file a.xml", "stdout", "the input stdin" */
+static const char *shown(char *const buf, const size_t size, const NamedFile *const f,
+                         const int input) {
+    if (strcmp(f->path, "-"))
+        snprintf(buf, size, "%s %s", f->role, f->path);
+    else if (input)
+        snprintf(buf, size, "%s stdin", f->role);
+    else
+        snprintf(buf, size, "stdout");
+    return buf;
+}
+
 int output_check_clobber(const NamedFile *const outs, const int nout, const NamedFile *const ins,
                          const int nin, char *const err, const size_t err_size) {
+    char a[2048], b[2048];
     for (int o = 0; o < nout; o++) {
         struct stat so, si;
         const int exists = regular_file_of(outs[o].path, 0, &so);
         for (int i = 0; exists && i < nin; i++) {
             if (regular_file_of(ins[i].path, 1, &si) && so.st_dev == si.st_dev &&
                 so.st_ino == si.st_ino) {
-                snprintf(err, err_size, "%s %s is %s %s: it is not written over", outs[o].role,
-                         outs[o].path, ins[i].role, ins[i].path);
+                snprintf(err, err_size, "%s is %s: it is not written over",
+                         shown(a, sizeof(a), &outs[o], 0), shown(b, sizeof(b), &ins[i], 1));
                 return -1;
             }
         }
@@ -255,8 +268,8 @@ int output_check_clobber(const NamedFile *const outs, const int nout, const Name
                 free(b);
             }
             if (same) {
-                snprintf(err, err_size, "%s %s and %s %s are the same file", outs[p].role,
-                         outs[p].path, outs[o].role, outs[o].path);
+                snprintf(err, err_size, "%s and %s are the same file",
+                         shown(a, sizeof(a), &outs[p], 0), shown(b, sizeof(b), &outs[o], 0));
                 return -1;
             }
         }

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Never lose a file (issue 41): every command that reads files and writes one refuses an
+output that is one of its inputs, each input hashed before and after, with one line on stderr
+and a non-zero exit:
+- report (score files, rate tables, '-' as stdin) and bdrate (stdout appended to a table);
+- -o naming a file of an image-sequence input (f/%03d.jpg), or a new name its pattern takes;
+- closed stdin, stdout and stderr: the outputs stay clean, a closed stdout is an error;
+- a failed -o (/dev/full) leaves the --plot file as it was (and the reverse);
+- another user's symbolic link in a sticky world-writable folder is not followed (root);
+- smaller ones: a NUL byte in a Y4M header, -o under /proc (an accurate message), a batch job
+  writing /dev/null, the reader thread's reason under a memory limit.
+Usage: run_keep.py PSNRHVS DATA_DIR"""
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clitest  # noqa: E402
+
+RATE_A = ("id,bitrate,psnr_hvs,psnr_hvs_y,psnr_hvs_cb,psnr_hvs_cr\n"
+          "crf40,120.5,30.1,29.5,38.0,39.0\ncrf34,260,33.2,32.7,39.5,40.2\n"
+          "crf28,540,36.0,35.8,41.0,41.5\ncrf22,1180,38.9,38.1,42.2,42.8\n")
+RATE_B = ("id,bitrate,psnr_hvs,psnr_hvs_y,psnr_hvs_cb,psnr_hvs_cr\n"
+          "crf40,100.5,30.3,29.7,38.1,39.0\ncrf34,230,33.4,32.9,39.6,40.1\n"
+          "crf28,500,36.1,35.9,41.2,41.4\ncrf22,1100,39.0,38.3,42.3,42.9\n")
+
+
+def digest(folder):
+    """Every file under folder and its bytes' hash (links as links)."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            p = os.path.join(root, name)
+            rel = os.path.relpath(p, folder)
+            if os.path.islink(p):
+                out[rel] = "link:" + os.readlink(p)
+            elif os.path.isfile(p):
+                with open(p, "rb") as f:
+                    out[rel] = hashlib.sha256(f.read()).hexdigest()
+            else:
+                out[rel] = "dir"
+    return out
+
+
+def refused(ck, what, args, cwd, expect, stdin=None, stdout=subprocess.PIPE, pass_fds=()):
+    """The run fails with one line holding each of expect; nothing in cwd changed."""
+    before = digest(cwd)
+    p = subprocess.run([ck.psnrhvs] + args, cwd=cwd, stdin=stdin, stdout=stdout,
+                       stderr=subprocess.PIPE, pass_fds=pass_fds, timeout=300)
+    err = p.stderr.decode(errors="replace")
+    ck.check(p.returncode > 0, "%s: exit %d (%s)" % (what, p.returncode, err))
+    ck.check(len(err.splitlines()) == 1 and all(e in err for e in expect),
+             "%s: stderr %r, expected one line with %r" % (what, err, expect))
+    after = digest(cwd)
+    ck.check(after == before, "%s: files changed: %r" % (
+        what, {k: (before.get(k), after.get(k)) for k in set(before) | set(after)
+               if before.get(k) != after.get(k)}))
+    return p
+
+
+def setup(ck, tmp):
+    for name in ("ref", "dist"):
+        shutil.copy(os.path.join(ck.data, "yuv420p_176x144_%s.y4m" % name),
+                    os.path.join(tmp, name + ".y4m"))
+
+
+def report_cases(ck, tmp):
+    """1. report and bdrate."""
+    setup(ck, tmp)
+    base = ["-r", "ref.y4m", "-d", "dist.y4m", "-q"]
+    for out in ("a.json", "b.json", "c.xml"):
+        ck.run_ok(base + ["-o", out], "make " + out, cwd=tmp)
+    for name, text in (("r1.csv", RATE_A), ("r2.csv", RATE_B)):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    os.symlink("a.json", os.path.join(tmp, "link.html"))
+    os.link(os.path.join(tmp, "b.json"), os.path.join(tmp, "hard.html"))
+    rep = ["report", "a.json", "b.json", "c.xml"]
+    refused(ck, "report -o an input", rep + ["-o", "a.json"], tmp,
+            ["output file a.json is the input a.json", "not written over"])
+    refused(ck, "report -o ./input", rep + ["-o", "./c.xml"], tmp,
+            ["output file ./c.xml is the input c.xml"])
+    refused(ck, "report -o its absolute path", rep + ["-o", os.path.join(tmp, "b.json")], tmp,
+            ["is the input b.json"])
+    refused(ck, "report -o a link to an input", rep + ["-o", "link.html"], tmp,
+            ["output file link.html is the input a.json"])
+    refused(ck, "report -o a hard link of an input", rep + ["-o", "hard.html"], tmp,
+            ["output file hard.html is the input b.json"])
+    with open(os.path.join(tmp, "a.json"), "rb") as f:
+        refused(ck, "report - -o the file on stdin", ["report", "-", "-o", "a.json"], tmp,
+                ["output file a.json is the input stdin"], stdin=f)
+    fd = os.open(os.path.join(tmp, "c.xml"), os.O_RDWR)
+    try:
+        refused(ck, "report -o /proc/self/fd/N of an input",
+                rep + ["-o", "/proc/self/fd/%d" % fd], tmp, ["is the input c.xml"], pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    refused(ck, "report on rate tables -o a table", ["report", "r1.csv", "r2.csv", "-o", "r1.csv"],
+            tmp, ["output file r1.csv is the input r1.csv"])
+    # the same page elsewhere: written
+    p = ck.run(rep + ["r1.csv", "r2.csv", "-o", "page.html"], cwd=tmp)
+    ck.check(p.returncode == 0 and os.path.getsize(os.path.join(tmp, "page.html")) > 0,
+             "report -o page.html: exit %d %r" % (p.returncode, p.stderr))
+    # bdrate writes stdout: appended to (or opened read-write on) a table, refused
+    for mode in ("ab", "r+b"):
+        with open(os.path.join(tmp, "r2.csv"), mode) as f:
+            refused(ck, "bdrate with stdout on the test table (%s)" % mode,
+                    ["bdrate", "r1.csv", "r2.csv"], tmp,
+                    ["stdout is the test table r2.csv", "not written over"], stdout=f)
+    p = ck.run(["bdrate", "r1.csv", "r2.csv"], cwd=tmp)
+    ck.check(p.returncode == 0 and b"BD-rate" in p.stdout, "bdrate: exit %d %r" % (p.returncode, p.stderr))
+
+
+def main():
+    ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
+    for case in (report_cases,):
+        with tempfile.TemporaryDirectory() as tmp:
+            case(ck, tmp)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
