@@ -118,9 +118,41 @@ def report_cases(ck, tmp):
     ck.check(p.returncode == 0 and b"BD-rate" in p.stdout, "bdrate: exit %d %r" % (p.returncode, p.stderr))
 
 
+def sequence_cases(ck, tmp):
+    """2. -o onto a file of an image sequence."""
+    ffmpeg = shutil.which("ffmpeg")
+    if not ffmpeg:
+        print("image-sequence cases skipped: no ffmpeg CLI to make the images")
+        return
+    setup(ck, tmp)
+    os.mkdir(os.path.join(tmp, "f"))
+    subprocess.run([ffmpeg, "-loglevel", "error", "-i", "ref.y4m", "-frames:v", "3", "-start_number", "1",
+                    "f/%03d.jpg"], cwd=tmp, check=True)
+    base = ["-r", "ref.y4m", "-d", "f/%03d.jpg", "-q", "--json", "--frame_cnt", "3"]
+    p = ck.run(base + ["-o", "seq.json"], cwd=tmp)
+    if p.returncode and b"without FFmpeg" in p.stderr:
+        print("image-sequence cases skipped: %s" % p.stderr.decode(errors="replace").strip())
+        return
+    ck.check(p.returncode == 0, "score an image sequence: exit %d %r" % (p.returncode, p.stderr))
+    os.symlink("f/001.jpg", os.path.join(tmp, "link.json"))
+    os.link(os.path.join(tmp, "f", "002.jpg"), os.path.join(tmp, "hard.json"))
+    for out, shown in (("f/003.jpg", "f/003.jpg"), ("./f/../f/002.jpg", "./f/../f/002.jpg"),
+                       ("link.json", "link.json"), ("hard.json", "hard.json"),
+                       (os.path.join(tmp, "f", "001.jpg"), "001.jpg"),
+                       ("f/004.jpg", "f/004.jpg"), ("f/12.jpg", "f/12.jpg")):
+        refused(ck, "-o %s of f/%%03d.jpg" % out, base + ["-o", out], tmp,
+                [shown, "the distorted f/%03d.jpg, an image sequence"])
+        if out in ("f/004.jpg", "f/12.jpg"):
+            ck.check(not os.path.exists(os.path.join(tmp, out)), "-o %s: made" % out)
+    refused(ck, "--plot onto a file of the sequence", base + ["-o", "x.json", "--plot", "f/002.jpg"], tmp,
+            ["plot file f/002.jpg", "an image sequence"])
+    p = ck.run(base + ["-o", "f/other.json"], cwd=tmp)
+    ck.check(p.returncode == 0, "-o f/other.json beside the sequence: exit %d %r" % (p.returncode, p.stderr))
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
-    for case in (report_cases,):
+    for case in (report_cases, sequence_cases):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()

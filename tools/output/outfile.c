@@ -8,6 +8,7 @@
 /* fallocate (FALLOC_FL_KEEP_SIZE) is Linux's; it brings the XSI calls too. */
 #define _GNU_SOURCE
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -230,6 +231,64 @@ static char *future_path(const char *const path) {
     return out;
 }
 
+/* name against the file part of an image sequence's pattern, as FFmpeg's
+ * image2 fills it in: %d and %0Nd a number (%Nd pads with spaces), %% a '%'. */
+static int pattern_matches(const char *pat, const char *name) {
+    for (; *pat; pat++, name++) {
+        if (*pat == '%' && pat[1] == '%') {
+            pat++;
+        } else if (*pat == '%') {
+            const char *q = pat + 1;
+            while (*q >= '0' && *q <= '9') q++;
+            if (*q == 'd') {
+                while (*name == ' ') name++;
+                const char *end = name;
+                while (*end >= '0' && *end <= '9') end++;
+                for (; end > name; end--)
+                    if (pattern_matches(q + 1, end)) return 1;
+                return 0;
+            }
+        }
+        if (*pat != *name) return 0;
+    }
+    return !*name;
+}
+
+/* An input that names no file but holds a '%' is read as an image sequence
+ * (frames/%05d.png): is the output one of its files, or a new file of its
+ * folder that its pattern would take for a frame? so: the output's file, if
+ * it is one. @return 1 if so. */
+static int in_sequence(const char *const out, const struct stat *const so,
+                       const char *const pattern) {
+    struct stat st;
+    if (!strchr(pattern, '%') || !stat(pattern, &st) || errno != ENOENT) return 0;
+    char *const dir = dir_of(pattern);
+    const char *const slash = strrchr(pattern, '/'), *const pat = slash ? slash + 1 : pattern;
+    struct stat sd;
+    int res = 0;
+    if (!dir || stat(dir, &sd)) goto done;
+    char *const future = named_descriptor(out) < 0 ? future_path(out) : NULL;
+    if (future) {
+        char *const fdir = dir_of(future);
+        const char *const fslash = strrchr(future, '/');
+        struct stat sf;
+        res = fdir && !stat(fdir, &sf) && sf.st_dev == sd.st_dev && sf.st_ino == sd.st_ino &&
+              pattern_matches(pat, fslash ? fslash + 1 : future);
+        free(fdir);
+        free(future);
+    }
+    DIR *const d = so && !res ? opendir(dir) : NULL;
+    for (struct dirent *e; d && !res && (e = readdir(d));) {
+        if (!pattern_matches(pat, e->d_name)) continue;
+        res = !fstatat(dirfd(d), e->d_name, &st, 0) && st.st_dev == so->st_dev &&
+              st.st_ino == so->st_ino;
+    }
+    if (d) closedir(d);
+done:
+    free(dir);
+    return res;
+}
+
 /* "output file a.xml", "stdout", "the input stdin" */
 static const char *shown(char *const buf, const size_t size, const NamedFile *const f,
                          const int input) {
@@ -252,6 +311,14 @@ int output_check_clobber(const NamedFile *const outs, const int nout, const Name
             if (regular_file_of(ins[i].path, 1, &si) && so.st_dev == si.st_dev &&
                 so.st_ino == si.st_ino) {
                 snprintf(err, err_size, "%s is %s: it is not written over",
+                         shown(a, sizeof(a), &outs[o], 0), shown(b, sizeof(b), &ins[i], 1));
+                return -1;
+            }
+        }
+        for (int i = 0; i < nin; i++) {
+            if (in_sequence(outs[o].path, exists ? &so : NULL, ins[i].path)) {
+                snprintf(err, err_size,
+                         "%s is a file of %s, an image sequence: it is not written there",
                          shown(a, sizeof(a), &outs[o], 0), shown(b, sizeof(b), &ins[i], 1));
                 return -1;
             }
