@@ -150,9 +150,47 @@ def sequence_cases(ck, tmp):
     ck.check(p.returncode == 0, "-o f/other.json beside the sequence: exit %d %r" % (p.returncode, p.stderr))
 
 
+def closed_descriptors(ck, tmp):
+    """5. stdin, stdout and stderr closed: no output file takes descriptor 2."""
+    setup(ck, tmp)
+    with open(os.path.join(tmp, "dist.y4m"), "rb") as f:
+        head, body = f.read().split(b"\n", 1)
+    with open(os.path.join(tmp, "short.y4m"), "wb") as f:  # warns: it ends before the reference
+        f.write(head + b"\n" + body[:len(body) // 2 // 38022 * 38022])
+
+    def closed(args):
+        return subprocess.run(["/bin/sh", "-c", 'exec "$0" "$@" <&- >&- 2>&-', ck.psnrhvs] + args,
+                              cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+
+    p = closed(["-r", "ref.y4m", "-d", "short.y4m", "--json", "-o", "o.json"])
+    ck.check(p.returncode == 0, "closed 0-2, --json -o: exit %d" % p.returncode)
+    try:
+        with open(os.path.join(tmp, "o.json")) as f:
+            ok = len(json.load(f)["frames"]) > 0
+    except (OSError, ValueError, KeyError) as e:
+        ok = False
+        print("o.json: %s" % e)
+    ck.check(ok, "closed 0-2: o.json is the scores alone")
+    p = closed(["-r", "ref.y4m", "-d", "short.y4m", "-o", "o.xml", "--plot", "p.svg"])
+    ck.check(p.returncode == 0, "closed 0-2, XML and --plot: exit %d" % p.returncode)
+    for name in ("o.xml", "p.svg"):
+        try:
+            ET.parse(os.path.join(tmp, name))
+            ok = True
+        except (OSError, ET.ParseError) as e:
+            ok = False
+            print("%s: %s" % (name, e))
+        ck.check(ok, "closed 0-2: %s is well-formed" % name)
+    # scores asked of a closed stdout: an error, not a silent success
+    p = closed(["-r", "ref.y4m", "-d", "dist.y4m", "--json"])
+    ck.check(p.returncode != 0, "closed stdout, --json: exit %d" % p.returncode)
+    leftovers = [n for n in os.listdir(tmp) if n.startswith(".psnrhvs-")]
+    ck.check(not leftovers, "closed 0-2: temporary files left: %r" % leftovers)
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
-    for case in (report_cases, sequence_cases):
+    for case in (report_cases, sequence_cases, closed_descriptors):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()
