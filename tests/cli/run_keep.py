@@ -188,9 +188,30 @@ def closed_descriptors(ck, tmp):
     ck.check(not leftovers, "closed 0-2: temporary files left: %r" % leftovers)
 
 
+def commit_together(ck, tmp):
+    """6. One run's outputs are all written, or none replaced."""
+    if not os.path.exists("/dev/full") or not stat.S_ISCHR(os.stat("/dev/full").st_mode):
+        print("/dev/full cases skipped: no /dev/full here")
+        return
+    setup(ck, tmp)
+    for name, text in (("p.svg", "the old plot\n"), ("o.json", "the old scores\n")):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    base = ["-r", "ref.y4m", "-d", "dist.y4m", "-q"]
+    refused(ck, "-o /dev/full --plot p.svg", base + ["-o", "/dev/full", "--plot", "p.svg"], tmp,
+            ["/dev/full", "No space left on device"])
+    refused(ck, "-o o.json --plot /dev/full", base + ["--json", "-o", "o.json", "--plot", "/dev/full"],
+            tmp, ["/dev/full", "No space left on device"])
+    p = ck.run(base + ["--json", "-o", "o.json", "--plot", "p.svg"], cwd=tmp)
+    with open(os.path.join(tmp, "p.svg")) as f:
+        plot = f.read()
+    ck.check(p.returncode == 0 and plot.startswith("<") and "the old" not in plot,
+             "-o o.json --plot p.svg: exit %d %r" % (p.returncode, p.stderr))
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
-    for case in (report_cases, sequence_cases, closed_descriptors):
+    for case in (report_cases, sequence_cases, closed_descriptors, commit_together):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()

@@ -694,24 +694,19 @@ done:
     return res;
 }
 
-typedef struct FormatCall {
-    enum PsnrHvsScoreFormat f;
-    const PsnrHvsOutput *o;
-} FormatCall;
-
 int output_fwrite(void *const f, const char *const data, const size_t size) {
     return fwrite(data, 1, size, f) != size;
 }
 
-static int format_call(FILE *const f, const void *const cookie) {
-    const FormatCall *const c = cookie;
+int output_format_write(FILE *const f, const void *const cookie) {
+    const OutputFormat *const c = cookie;
     return psnrhvs_output_write(c->o, c->f, output_fwrite, f) < 0 ? -1 : 0;
 }
 
 int output_commit(OutputFile **const of_p, const enum PsnrHvsScoreFormat f,
                   const PsnrHvsOutput *const o) {
-    const FormatCall c = {f, o};
-    return output_commit_with(of_p, format_call, &c);
+    const OutputFormat c = {f, o};
+    return output_commit_with(of_p, output_format_write, &c);
 }
 
 const char *output_format_names(char *const buf, const size_t size) {
@@ -728,9 +723,10 @@ const char *output_format_names(char *const buf, const size_t size) {
     return buf;
 }
 
-int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, const void *cookie),
-                       const void *const cookie) {
-    OutputFile *const of = *of_p;
+/* Write the bytes: an atomic output's into its temporary file (closed, not
+ * renamed yet), any other where it goes. @return 0, or -1 (reported). */
+static int write_out(OutputFile *const of, int (*const write)(FILE *f, const void *cookie),
+                     const void *const cookie) {
     const char *const name = of->f == stdout ? "stdout" : of->name;
     if (of->mode == OUTPUT_FIFO) {
         /* Waits for a reader, as any writer of a FIFO does. */
@@ -738,7 +734,6 @@ int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, cons
         if (fd < 0 || !(of->f = fdopen(fd, "w"))) {
             report("cannot write output file %s: %s", name, errno);
             if (fd >= 0) close(fd);
-            output_abort(of_p);
             return -1;
         }
     }
@@ -758,21 +753,42 @@ int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, cons
     }
     if (err) {
         report("cannot write %s: %s", name, saved_errno);
-        output_abort(of_p);
         return -1;
     }
-    if (of->mode == OUTPUT_ATOMIC) {
-        if (rename(of->tmp, of->target)) {
-            fprintf(cli_err(), "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
-                    strerror(errno));
-            output_abort(of_p);
-            return -1;
-        }
-        /* Renamed: nothing is left to remove (a signal now unlinks nothing). */
-        unwatch_signals(of->tmp);
-        free(of->tmp);
-        of->tmp = NULL;
-    }
-    output_abort(of_p);
     return 0;
+}
+
+/* An atomic output's temporary file renamed over the target. @return 0, or -1 (reported). */
+static int put_in_place(OutputFile *const of) {
+    if (rename(of->tmp, of->target)) {
+        fprintf(cli_err(), "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
+                strerror(errno));
+        return -1;
+    }
+    /* Renamed: nothing is left to remove (a signal now unlinks nothing). */
+    unwatch_signals(of->tmp);
+    free(of->tmp);
+    of->tmp = NULL;
+    return 0;
+}
+
+int output_commit_many(const OutputWrite *const w, const int n) {
+    int err = 0;
+    /* Temporary files first, then what is written where it is (a device, a
+     * pipe, a hard link), and only when all that went well the renames: a
+     * run that fails to write one output replaces none. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n && !err; i++)
+            if (*w[i].of && ((*w[i].of)->mode == OUTPUT_ATOMIC) == !pass)
+                err = write_out(*w[i].of, w[i].write, w[i].cookie) < 0;
+    for (int i = 0; i < n && !err; i++)
+        if (*w[i].of && (*w[i].of)->mode == OUTPUT_ATOMIC) err = put_in_place(*w[i].of) < 0;
+    for (int i = 0; i < n; i++) output_abort(w[i].of);
+    return err ? -1 : 0;
+}
+
+int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, const void *cookie),
+                       const void *const cookie) {
+    const OutputWrite w = {of_p, write, cookie};
+    return output_commit_many(&w, 1);
 }
