@@ -400,6 +400,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     Y4M brings its own. The options are the CLI's flags of the same names:
     scale (True: bicubic, or an algorithm's name: the distorted scaled to the
     reference size), common_bitdepth (the lower-depth side shifted up),
+    res.extra["inputs"] = {"the reference": ref, "the distorted": dist}
     hwaccel ("cuda": NVDEC), colour_mismatch ("warn", "error"), device (N,
     "all" or a list). container: "auto" (Y4M by magic; a compressed container,
     coded stream or image, scale, or a device list go to the CLI; anything else
@@ -526,5 +527,6 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
             frames, sc.library, width=fmt.width, height=fmt.height,
             pixel_format=fmt.pixel_format, bitdepth=fmt.bitdepth, backend=sc.backend, isa=sc.isa,
             fps=len(frames) / elapsed if elapsed > 0 else 0.0,
-            version=f"psnrhvs-{sc.library.version}")
+            version=f"psnrhvs-{sc.library.version}",
+            extra={"inputs": {"the reference": ref_path, "the distorted": dist_path}})
 
