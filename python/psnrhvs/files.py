@@ -14,9 +14,11 @@ which decodes them where it is built with FFmpeg's libraries.
 from __future__ import annotations
 
 import ctypes
+import errno
 import mmap
 import os
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -38,6 +40,9 @@ from .scorer import Scorer, check_int as _uint, normalize_pixel_format
 PathLike = Union[str, "os.PathLike[str]"]
 
 RELEASE_BYTES = 16 << 20  # pages read are given back by this much at a time
+_Y4M_MAX_LINE = 4096  # src/file.c: the longest FRAME line the library reads
+_MADV_POPULATE_WRITE = (getattr(mmap, "MADV_POPULATE_WRITE", 23)
+                        if sys.platform.startswith("linux") else None)
 UINT_MAX = 2**32 - 1
 
 #: enum PsnrHvsFileError's kinds as exceptions
@@ -135,18 +140,26 @@ class VideoFile:
         self.size = os.path.getsize(self.path)
         self._mm: Optional[mmap.mmap] = None
         self.data = np.zeros(0, np.uint8)
+        self._fd = -1
         if self.size:
-            with open(self.path, "rb") as f:
-                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            # Private: each frame's pages are made this process's own before
+            # anything reads them (_pin), so a file cut short under us is an
+            # error, never a SIGBUS. The arrays stay read-only.
+            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
             if hasattr(self._mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
                 self._mm.madvise(mmap.MADV_SEQUENTIAL)
             self.data = np.frombuffer(self._mm, dtype=np.uint8)
+            self.data.flags.writeable = False
         self.pos = info.header_bytes
         self._released = 0
 
     def close(self) -> None:
         if self._f:
             self._lib.c.file_close(ctypes.byref(self._f))
+        if getattr(self, "_fd", -1) >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def __del__(self) -> None:
         if getattr(self, "_f", None):
@@ -176,32 +189,65 @@ class VideoFile:
         self.geometry = Geometry.of(fmt, self._lib)
         self.format = fmt
 
+    def _cut_short(self) -> TruncatedFrameError:
+        """The CLI's error for a file cut short while being read (tools/input/mapped.c)."""
+        return TruncatedFrameError(f"truncated frame {self.frames_read} in {self.name}: the "
+                                   "file was cut short while being read")
+
+    def _pin(self, length: int) -> np.ndarray:
+        """The next length bytes, as an array. Mapped pages are made private
+        copies first (MADV_POPULATE_WRITE, one call): a file cut short before
+        that is an error from the call, and one cut short after it no longer
+        touches them. Where the kernel has no such call the bytes are read
+        (pread) into an array of their own."""
+        start = self.pos // mmap.PAGESIZE * mmap.PAGESIZE
+        if self._mm is not None and self._populate:
+            try:
+                self._mm.madvise(_MADV_POPULATE_WRITE, start, self.pos + length - start)
+                return self.data[self.pos:self.pos + length]
+            except OSError as e:
+                if e.errno == errno.EFAULT:
+                    raise self._cut_short() from None
+                if e.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                    raise InputError(f"cannot read {self.name}: {e.strerror}",
+                                     errno=e.errno) from None
+                VideoFile._populate = False  # an older kernel: read instead
+        buf = np.empty(length, np.uint8)
+        got = os.preadv(self._fd, [buf], self.pos)
+        if got < length:
+            raise self._cut_short()
+        return buf
+
+    _populate = _MADV_POPULATE_WRITE is not None
+
     def read(self) -> Optional[List[np.ndarray]]:
         """The next frame's stored planes, None at a clean end, or an InputError."""
         g = self.geometry
         assert g is not None
-        avail = self.size - self.pos
-        at = self.data.ctypes.data + self.pos if avail > 0 else None
+        avail = max(self.size - self.pos, 0)
+        # What the library may look at: a FRAME line and the samples.
+        window = self._pin(min(avail, _Y4M_MAX_LINE + g.frame_bytes)) if avail else None
+        at = window.ctypes.data if window is not None else None
         header = ctypes.c_size_t()
         st = _lib.FileStatus()
-        res = self._lib.c.file_locate(self._f, at, max(avail, 0), ctypes.byref(header),
+        res = self._lib.c.file_locate(self._f, at, avail, ctypes.byref(header),
                                       ctypes.byref(st))
         if res < 0:
             raise _error(st)
         if res == 0:
             return None
         planes = []
-        off = self.pos + header.value
+        off = header.value
         dtype = np.dtype("<u2") if g.bytes_per_sample == 2 else np.dtype(np.uint8)
         for (h, w), nbytes in zip(g.stored, g.plane_bytes):
-            view = self.data[off:off + nbytes]
+            view = window[off:off + nbytes]
             if dtype.itemsize == 2:
                 # A view, not a copy: the scorer copies only where it must
                 # (a big-endian host, a sample address that is not even).
                 view = view.view(dtype)
             planes.append(view.reshape(h, w))
             off += nbytes
-        self.pos = off
+        self.pos += off
         self.frames_read += 1
         return planes
 
@@ -354,6 +400,7 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
         with open(out) as f:
             res = parse_json(f.read(), library)
     res.extra["cli"] = exe
+    res.extra["inputs"] = {"the reference": ref, "the distorted": dist}
     res.backend = backend
     # The CLI's JSON (libvmaf's layout) has no geometry: what a raw or Y4M
     # reference says is what was scored (scale scales the distorted to it).
@@ -400,7 +447,6 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     Y4M brings its own. The options are the CLI's flags of the same names:
     scale (True: bicubic, or an algorithm's name: the distorted scaled to the
     reference size), common_bitdepth (the lower-depth side shifted up),
-    res.extra["inputs"] = {"the reference": ref, "the distorted": dist}
     hwaccel ("cuda": NVDEC), colour_mismatch ("warn", "error"), device (N,
     "all" or a list). container: "auto" (Y4M by magic; a compressed container,
     coded stream or image, scale, or a device list go to the CLI; anything else

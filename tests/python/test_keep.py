@@ -77,3 +77,51 @@ def test_write_json_over_an_input(pair):
         assert {p: sha(p) for p in (ref, dist)} == before, out
     res.write_json(tmp / "out.json")
     assert psnrhvs.read_json(tmp / "out.json").pooled == res.pooled
+
+
+CUT_SHORT = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, sys.argv[1])
+    import psnrhvs, psnrhvs.files
+    path, mode = sys.argv[2], sys.argv[3]
+    size = os.path.getsize(path)
+    frame = 176 * 144 * 3 // 2 + len(b"FRAME\\n")
+
+    class CutShort(psnrhvs.files.VideoFile):
+        # opened and mapped whole, then cut short before frame 2 is read: the race made
+        # deterministic
+        def __init__(self, p, *a, **k):
+            super().__init__(p, *a, **k)
+            if os.path.samefile(p, path):
+                os.truncate(path, size - 3 * frame - frame // 2)
+
+    if mode == "read":
+        vf = CutShort(path)
+        vf.set_format(vf.format)
+        got = 0
+        try:
+            while vf.read() is not None:
+                got += 1
+        except psnrhvs.TruncatedFrameError as e:
+            print("raised after %d frames: %s" % (got, e))
+    else:
+        psnrhvs.files.VideoFile = CutShort
+        try:
+            psnrhvs.score_files(sys.argv[4], path)
+        except psnrhvs.TruncatedFrameError as e:
+            print("raised: %s" % e)
+""")
+
+
+@pytest.mark.parametrize("mode", ["read", "score"])
+def test_cut_short_while_read_raises(tmp_path, mode):
+    """The CLI's words ('... was cut short while being read'), never a SIGBUS (the mapping
+    holds pages past the new end: touching them would be one)."""
+    dist = tmp_path / "dist.y4m"
+    dist.write_bytes(DIST.read_bytes())
+    p = subprocess.run([sys.executable, "-c", CUT_SHORT, str(REPO / "python"), str(dist), mode, str(REF)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, env=os.environ)
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0, f"exit {p.returncode} (-7: SIGBUS): {p.stderr.decode(errors='replace')}"
+    assert "raised" in out and "the file was cut short while being read" in out, out
+    assert f"in {dist}" in out
