@@ -209,9 +209,40 @@ def commit_together(ck, tmp):
              "-o o.json --plot p.svg: exit %d %r" % (p.returncode, p.stderr))
 
 
+def sticky_links(ck, tmp):
+    """7. Another user's link in a sticky world-writable folder is not followed."""
+    if os.geteuid() != 0:
+        print("sticky-folder cases skipped: need root (to give a link to another user)")
+        return
+    setup(ck, tmp)
+    sticky, victim_dir = os.path.join(tmp, "sticky"), os.path.join(tmp, "victim")
+    os.mkdir(sticky)
+    os.chmod(sticky, 0o1777)
+    os.mkdir(victim_dir)
+    victim = os.path.join(victim_dir, "conf.txt")
+    with open(victim, "w") as f:
+        f.write("root's settings\n")
+    link = os.path.join(sticky, "out.json")
+    os.symlink(victim, link)
+    os.lchown(link, 65534, 65534)
+    refused(ck, "-o another user's link in a sticky folder",
+            ["-r", "ref.y4m", "-d", "dist.y4m", "-q", "--json", "-o", link], tmp,
+            ["sticky/out.json", "symbolic link of another user", "not followed"])
+    ck.check(os.path.islink(link), "the link stays")
+    refused(ck, "report -o another user's link in a sticky folder",
+            ["report", "ref.y4m", "-o", link], tmp, ["not followed"])
+    # the caller's own link there is followed
+    os.unlink(link)
+    os.symlink(victim, link)
+    p = ck.run(["-r", "ref.y4m", "-d", "dist.y4m", "-q", "--json", "-o", link], cwd=tmp)
+    with open(victim) as f:
+        ck.check(p.returncode == 0 and json.load(f)["frames"],
+                 "-o root's own link in a sticky folder: exit %d %r" % (p.returncode, p.stderr))
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
-    for case in (report_cases, sequence_cases, closed_descriptors, commit_together):
+    for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()

@@ -158,10 +158,24 @@ static char *dir_of(const char *const path) {
     return dir;
 }
 
+/* The kernel's protected_symlinks rule, whatever the sysctl says: in a
+ * sticky world-writable folder (/tmp) a link is followed only if it is ours
+ * or the folder owner's; another user's may point anywhere we can write. */
+static int link_followable(const char *const link, const struct stat *const st) {
+    if (st->st_uid == geteuid()) return 1;
+    char *const dir = dir_of(link);
+    struct stat sd;
+    const int ok = dir && !stat(dir, &sd) &&
+                   (!(sd.st_mode & S_ISVTX) || !(sd.st_mode & S_IWOTH) || sd.st_uid == st->st_uid);
+    free(dir);
+    return ok;
+}
+
 /*
  * Follow symbolic links in the last component, as open() would, to the path
  * written: the link stays a link and its target (even one still to be
- * created) gets the scores. @return the path (malloc'd), or NULL with errno.
+ * created) gets the scores. @return the path (malloc'd), or NULL with errno
+ * (EPERM: another user's link in a sticky world-writable folder).
  */
 static char *resolve_links(const char *const path) {
     char *cur = strdup(path);
@@ -170,9 +184,9 @@ static char *resolve_links(const char *const path) {
         if (named_descriptor(cur) >= 0) return cur;
         struct stat st;
         if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) return cur; /* stat() reports errors */
-        if (hops == 40) {
+        if (hops == 40 || !link_followable(cur, &st)) {
             free(cur);
-            errno = ELOOP;
+            errno = hops == 40 ? ELOOP : EPERM;
             return NULL;
         }
         /* /proc links report size 0: read into PATH_MAX then. */
@@ -461,7 +475,13 @@ static int choose_destination(OutputFile *const of) {
         return -1;
     }
     if (!(of->target = resolve_links(name))) {
-        report("cannot create output file %s: %s", name, errno);
+        if (errno == EPERM)
+            fprintf(cli_err(),
+                    "psnrhvs: output file %s is a symbolic link of another user in a sticky "
+                    "world-writable folder: it is not followed\n",
+                    name);
+        else
+            report("cannot create output file %s: %s", name, errno);
         return -1;
     }
     if (named_descriptor(of->target) >= 0) return 1;
