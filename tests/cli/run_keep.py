@@ -240,9 +240,21 @@ def sticky_links(ck, tmp):
                  "-o root's own link in a sticky folder: exit %d %r" % (p.returncode, p.stderr))
 
 
+def nul_header(ck, tmp):
+    """8. A NUL byte in a Y4M header is an error, as other control bytes are."""
+    setup(ck, tmp)
+    with open(os.path.join(tmp, "ref.y4m"), "rb") as f:
+        head, body = f.read().split(b"\n", 1)
+    with open(os.path.join(tmp, "nul.y4m"), "wb") as f:
+        f.write(b"YUV4MPEG2 W176 H144\0 Cfoo\n" + body)
+    refused(ck, "a NUL byte in a Y4M header", ["-r", "ref.y4m", "-d", "nul.y4m", "-q", "--json"], tmp,
+            ["malformed Y4M nul.y4m: a NUL byte in the header"])
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
-    for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links):
+    for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links,
+                 nul_header):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()
