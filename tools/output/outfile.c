@@ -22,6 +22,7 @@
 
 #include "msg.h"
 #include "output/output.h"
+#include "output/test_hooks.h"
 
 enum OutputMode {
     OUTPUT_STREAM,   ///< an open descriptor (stdout, /dev/fd/N), written at its offset
@@ -635,13 +636,6 @@ static void set_mode_and_owner(const OutputFile *const of, const int fd) {
 
 /* ---- a regular file rewritten where it is ---- */
 
-/* Tests: PSNRHVS_TEST_INPLACE_FAIL_AT=N makes the rewrite fail with ENOSPC
- * after N bytes, as a disk that fills up half-way would. */
-static long long inplace_fail_at(void) {
-    const char *const v = getenv("PSNRHVS_TEST_INPLACE_FAIL_AT");
-    return v && *v ? atoll(v) : -1;
-}
-
 static int write_at(const int fd, const char *p, size_t len, off_t off, const long long fail_at) {
     while (len) {
         size_t n = len;
@@ -700,7 +694,8 @@ static int rewrite_in_place(OutputFile *const of, int (*const write)(FILE *f, co
         errno = e;
         goto done;
     }
-    if (write_at(fd, buf, len, 0, inplace_fail_at()) || (len < old && ftruncate(fd, (off_t)len))) {
+    if (write_at(fd, buf, len, 0, output_test_fail_at()) ||
+        (len < old && ftruncate(fd, (off_t)len))) {
         const int e = errno;
         (void)!write_at(fd, saved, kept, 0, -1);
         (void)!ftruncate(fd, (off_t)old);
