@@ -125,3 +125,18 @@ def test_cut_short_while_read_raises(tmp_path, mode):
     assert p.returncode == 0, f"exit {p.returncode} (-7: SIGBUS): {p.stderr.decode(errors='replace')}"
     assert "raised" in out and "the file was cut short while being read" in out, out
     assert f"in {dist}" in out
+
+
+def test_four_planes_for_420_raise():
+    rng = np.random.default_rng(41)
+    y = rng.integers(0, 255, (144, 176), dtype=np.uint8)
+    c = rng.integers(0, 255, (72, 88), dtype=np.uint8)
+    with psnrhvs.Scorer(176, 144, pixel_format="420") as s:
+        good = s.score((y, c, c), (y, c, c))
+        assert good.psnr_hvs_y is not None
+        for n in (2, 4):
+            planes = (y, c, c, c)[:n]
+            with pytest.raises(psnrhvs.InvalidArgumentError, match=f"has {n} plane"):
+                s.score(planes, (y, c, c))
+            with pytest.raises(psnrhvs.InvalidArgumentError, match=f"has {n} plane"):
+                s.score((y, c, c), planes)
