@@ -251,10 +251,23 @@ def nul_header(ck, tmp):
             ["malformed Y4M nul.y4m: a NUL byte in the header"])
 
 
+def proc_output(ck, tmp):
+    """8. -o in /proc: refused with an accurate message (only a read-only file is named)."""
+    setup(ck, tmp)
+    with open("/proc/version", "rb") as f:
+        version = f.read()
+    p = ck.run(["-r", "ref.y4m", "-d", "dist.y4m", "-q", "--json", "-o", "/proc/version"], cwd=tmp)
+    err = p.stderr.decode(errors="replace")
+    ck.check(p.returncode == 1 and err.strip() == "psnrhvs: output file /proc/version is in /proc: "
+             "no output is written there", "-o /proc/version: exit %d %r" % (p.returncode, err))
+    with open("/proc/version", "rb") as f:
+        ck.check(f.read() == version, "/proc/version unchanged")
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links,
-                 nul_header):
+                 nul_header, proc_output):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()

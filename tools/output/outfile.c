@@ -414,6 +414,31 @@ done:
     return res;
 }
 
+/* The system tree a path's folder is in ("/dev", "/proc", "/sys"), NULL if
+ * none: /proc and /sys hold the kernel's settings, /dev its devices (no file
+ * is made or replaced there; /dev/shm is a folder for files). */
+static const char *system_tree_of(const char *const path) {
+    char *const dir = dir_of(path), *const real = dir ? realpath(dir, NULL) : NULL;
+    static const char *const trees[] = {"/dev", "/proc", "/sys"};
+    const char *tree = NULL;
+    for (size_t i = 0; real && !tree && i < sizeof(trees) / sizeof(trees[0]); i++) {
+        const size_t n = strlen(trees[i]);
+        if (!strncmp(real, trees[i], n) && (real[n] == '/' || !real[n])) tree = trees[i];
+    }
+    if (tree && !strncmp(real, "/dev/shm", 8) && (real[8] == '/' || !real[8])) tree = NULL;
+    free(real);
+    free(dir);
+    return tree;
+}
+
+static int refuse_dev_file(const char *const name) {
+    fprintf(cli_err(),
+            "psnrhvs: output file %s: no file is made or replaced in /dev (its devices are "
+            "written: /dev/null, /dev/stdout, /dev/stderr, /dev/fd/N)\n",
+            name);
+    return -1;
+}
+
 static int writable(const char *const path) {
     return !faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
 }
@@ -486,11 +511,19 @@ static int choose_destination(OutputFile *const of) {
         return -1;
     }
     if (named_descriptor(of->target) >= 0) return 1;
+    const char *const tree = system_tree_of(of->target);
+    if (tree && strcmp(tree, "/dev")) {
+        fprintf(cli_err(), "psnrhvs: output file %s is in %s: no output is written there\n", name,
+                tree);
+        return -1;
+    }
+    const int in_dev = tree != NULL;
     if (stat(of->target, &of->st)) {
         if (errno != ENOENT) {
             report("cannot create output file %s: %s", name, errno);
             return -1;
         }
+        if (in_dev) return refuse_dev_file(name);
         of->mode = OUTPUT_ATOMIC;
         if (create_temporary(of) < 0) {
             report("cannot create output file %s: %s", name, errno);
@@ -527,6 +560,7 @@ static int choose_destination(OutputFile *const of) {
         }
         return 0;
     }
+    if (in_dev) return refuse_dev_file(name);
     /* A regular file we may not write is not replaced behind its mode's back. */
     if (!writable(of->target)) {
         report("cannot write output file %s: %s", name, errno);
