@@ -251,6 +251,19 @@ def nul_header(ck, tmp):
             ["malformed Y4M nul.y4m: a NUL byte in the header"])
 
 
+def batch_dev_null(ck, tmp):
+    """8. A batch job writing /dev/null is done."""
+    if not os.path.exists("/dev/null") or not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        print("batch /dev/null case skipped: no /dev/null here")
+        return
+    setup(ck, tmp)
+    with open(os.path.join(tmp, "jobs.csv"), "w") as f:
+        f.write("reference,distorted,output\nref.y4m,dist.y4m,/dev/null\nref.y4m,dist.y4m,x.json\n")
+    p = ck.run(["batch", "--quiet", "jobs.csv"], cwd=tmp)
+    ck.check(p.returncode == 0 and os.path.isfile(os.path.join(tmp, "x.json")),
+             "batch with an output /dev/null: exit %d %r" % (p.returncode, p.stderr))
+
+
 def proc_output(ck, tmp):
     """8. -o in /proc: refused with an accurate message (only a read-only file is named)."""
     setup(ck, tmp)
@@ -267,7 +280,7 @@ def proc_output(ck, tmp):
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links,
-                 nul_header, proc_output):
+                 nul_header, batch_dev_null, proc_output):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()
