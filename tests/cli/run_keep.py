@@ -264,6 +264,25 @@ def batch_dev_null(ck, tmp):
              "batch with an output /dev/null: exit %d %r" % (p.returncode, p.stderr))
 
 
+def reader_thread_reason(ck, tmp):
+    """8. No memory for the reader thread's stack (ulimit -v 200000): the reason is given."""
+    import resource
+    setup(ck, tmp)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (200000 * 1024, 200000 * 1024))
+
+    p = subprocess.run([ck.psnrhvs, "-r", "ref.y4m", "-d", "dist.y4m", "-q", "--json", "--threads", "1"],
+                       cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit, timeout=300)
+    err = p.stderr.decode(errors="replace")
+    if "cannot start the reader thread" in err:
+        ck.check(p.returncode == 1 and "cannot start the reader thread: " in err,
+                 "the reader thread's failure without its reason: %r" % err)
+    else:
+        print("reader-thread case not reached under a 200000 KiB address space: exit %d %r"
+              % (p.returncode, err[-200:]))
+
+
 def proc_output(ck, tmp):
     """8. -o in /proc: refused with an accurate message (only a read-only file is named)."""
     setup(ck, tmp)
@@ -280,7 +299,7 @@ def proc_output(ck, tmp):
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links,
-                 nul_header, batch_dev_null, proc_output):
+                 nul_header, batch_dev_null, reader_thread_reason, proc_output):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()

@@ -345,8 +345,10 @@ static void start_job(Batch *const b, Job *const j) {
     j->message[0] = '\0';
     j->batch = b;
     atomic_store(&j->done, 0);
-    if (cli_thread_start(&j->thread, job_main, j)) {
-        fail_job(b, j, "cannot start its thread");
+    const int err = cli_thread_start(&j->thread, job_main, j);
+    if (err) {
+        snprintf(why, sizeof(why), "cannot start its thread: %s", strerror(err));
+        fail_job(b, j, why);
         free_argv(j);
         return;
     }
