@@ -140,3 +140,53 @@ def test_four_planes_for_420_raise():
                 s.score(planes, (y, c, c))
             with pytest.raises(psnrhvs.InvalidArgumentError, match=f"has {n} plane"):
                 s.score((y, c, c), planes)
+
+
+def test_property_no_writer_changes_an_input(pair):
+    """Property: Result.write_json() and a Dask job, each given one of its inputs by a name
+    drawn at random (itself, ./, its absolute path, sub/../, a symbolic link, a hard link,
+    /proc/self/fd/N), refuse it; no input ever changes. A fixed seed, a bounded count."""
+    import random
+    tmp, ref, dist = pair
+    (tmp / "sub").mkdir()
+    res = psnrhvs.score_files(ref, dist)
+    rng = random.Random(41)
+    inputs = {"ref.y4m": "the reference", "dist.y4m": "the distorted"}
+    before = {n: sha(tmp / n) for n in inputs}
+    for i in range(40):
+        writer = rng.choice(["write_json", "run_job"])
+        target = rng.choice(sorted(inputs))
+        form = rng.choice(["same", "dot", "abs", "updown", "link", "hard", "proc_fd"])
+        fd = None
+        if form == "same":
+            out = target
+        elif form == "dot":
+            out = "./" + target
+        elif form == "abs":
+            out = str(tmp / target)
+        elif form == "updown":
+            out = "sub/../" + target
+        elif form == "link":
+            out = f"l{i}"
+            os.symlink(target, tmp / out)
+        elif form == "hard":
+            out = f"h{i}"
+            os.link(tmp / target, tmp / out)
+        else:
+            fd = os.open(tmp / target, os.O_RDWR)
+            out = f"/proc/self/fd/{fd}"
+        if not out.startswith("/"):
+            out = str(tmp) + "/" + out
+        what = f"round {i}: {writer} to {out} ({form} of {target})"
+        try:
+            if writer == "write_json":
+                with pytest.raises(psnrhvs.UsageError, match=inputs[target]):
+                    res.write_json(out)
+            else:
+                row = psnrhvs.dask.run_job({"id": str(i), "reference": str(ref),
+                                            "distorted": str(dist), "output": out})
+                assert row["status"] == "error" and inputs[target] in row["error"], what
+        finally:
+            if fd is not None:
+                os.close(fd)
+        assert {n: sha(tmp / n) for n in inputs} == before, what
