@@ -296,10 +296,46 @@ def proc_output(ck, tmp):
         ck.check(f.read() == version, "/proc/version unchanged")
 
 
+def decoded_not_scored(ck, tmp):
+    """8. 'its frames were scored as decoded' only after a run that scored them: an MJPEG
+    AVI with damaged frames (FFmpeg conceals and logs) next to a reference that fails."""
+    ffmpeg = shutil.which("ffmpeg")
+    if not ffmpeg:
+        print("decoding-warning cases skipped: no ffmpeg CLI to make the clip")
+        return
+    setup(ck, tmp)
+    subprocess.run([ffmpeg, "-loglevel", "error", "-i", "ref.y4m", "-c:v", "mjpeg", "-q:v", "3",
+                    "clip.avi"], cwd=tmp, check=True)
+    with open(os.path.join(tmp, "clip.avi"), "rb") as f:
+        clip = bytearray(f.read())
+    at = clip.find(b"\xff\xda")  # each frame's entropy-coded data, flipped in the middle
+    while at >= 0:
+        for k in range(at + 200, min(at + 260, len(clip))):
+            if clip[k] != 0xff and clip[k - 1] != 0xff:
+                clip[k] ^= 0x55
+        at = clip.find(b"\xff\xda", at + 2)
+    with open(os.path.join(tmp, "bad.avi"), "wb") as f:
+        f.write(clip)
+    line = "were scored as decoded"
+    p = ck.run(["-r", "ref.y4m", "-d", "bad.avi", "--json", "-o", "ok.json"], cwd=tmp)
+    if p.returncode and b"without FFmpeg" in p.stderr:
+        print("decoding-warning cases skipped: %s" % p.stderr.decode(errors="replace").strip())
+        return
+    if line not in p.stderr.decode(errors="replace"):
+        print("decoding-warning cases skipped: FFmpeg logs no error for this clip: exit %d %r"
+              % (p.returncode, p.stderr))
+        return
+    ck.check(p.returncode == 0, "the damaged clip scored: exit %d %r" % (p.returncode, p.stderr))
+    shutil.copy(os.path.join(ck.data, "yuv420p10_176x144_ref.y4m"), os.path.join(tmp, "ref10.y4m"))
+    for ref, expect in (("missing.y4m", "cannot open missing.y4m"), ("ref10.y4m", "bit")):
+        refused(ck, "-r %s -d bad.avi: nothing scored" % ref,
+                ["-r", ref, "-d", "bad.avi", "--json", "-o", "x.json"], tmp, [expect])
+
+
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links,
-                 nul_header, batch_dev_null, reader_thread_reason, proc_output):
+                 nul_header, batch_dev_null, reader_thread_reason, proc_output, decoded_not_scored):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()
