@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Raw planar YUV and YUV4MPEG2 files, memory-mapped, and score_files().
+"""Raw planar YUV and YUV4MPEG2 files, and score_files().
 
 The files are libpsnrhvs's (psnrhvs_file_*, include/psnrhvs.h), as the CLI
 reads them: the library parses the Y4M header, locates each frame in the
-mapping, gives the plane geometry and negotiates the pair's format, and its
-messages become the exceptions here (in this package's keywords: width, not
---width). Frames are numpy views into the mapping: nothing is copied on the
-way to the library.
+bytes read, gives the plane geometry and negotiates the pair's format, and
+its messages become the exceptions here (in this package's keywords: width,
+not --width). A frame is read (pread) into an array of its own and its planes
+are numpy views into it: nothing is copied again on the way to the library.
 
 Inputs that are neither (an .mp4, .mkv, .ivf ...) go to the psnrhvs CLI,
 which decodes them where it is built with FFmpeg's libraries.
@@ -14,11 +14,8 @@ which decodes them where it is built with FFmpeg's libraries.
 from __future__ import annotations
 
 import ctypes
-import errno
-import mmap
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -39,10 +36,7 @@ from .scorer import Scorer, check_int as _uint, normalize_pixel_format
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-RELEASE_BYTES = 16 << 20  # pages read are given back by this much at a time
 _Y4M_MAX_LINE = 4096  # src/file.c: the longest FRAME line the library reads
-_MADV_POPULATE_WRITE = (getattr(mmap, "MADV_POPULATE_WRITE", 23)
-                        if sys.platform.startswith("linux") else None)
 UINT_MAX = 2**32 - 1
 
 #: enum PsnrHvsFileError's kinds as exceptions
@@ -113,8 +107,9 @@ class Geometry:
 
 
 class VideoFile:
-    """One input, memory-mapped. ``format`` is the Y4M header's (None for raw
-    until set_format()); read() returns the next frame's planes as views."""
+    """One input. ``format`` is the Y4M header's (None for raw until
+    set_format()); read() returns the next frame's planes as views of the
+    bytes read for it."""
 
     def __init__(self, path: PathLike, library: Any = None):
         self.path = os.fspath(path)
@@ -136,23 +131,11 @@ class VideoFile:
         if self.is_y4m:
             self.format = _py_format(info.format)
             self.colour_range = info.colour.range.decode() or None
-        # A zero-length file cannot be mapped; it simply has no frames.
+        # Read, not mapped: a mapped file cut short under us (another process
+        # truncating it) would kill the process with SIGBUS.
         self.size = os.path.getsize(self.path)
-        self._mm: Optional[mmap.mmap] = None
-        self.data = np.zeros(0, np.uint8)
-        self._fd = -1
-        if self.size:
-            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            # Private: each frame's pages are made this process's own before
-            # anything reads them (_pin), so a file cut short under us is an
-            # error, never a SIGBUS. The arrays stay read-only.
-            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
-            if hasattr(self._mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
-                self._mm.madvise(mmap.MADV_SEQUENTIAL)
-            self.data = np.frombuffer(self._mm, dtype=np.uint8)
-            self.data.flags.writeable = False
+        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         self.pos = info.header_bytes
-        self._released = 0
 
     def close(self) -> None:
         if self._f:
@@ -166,20 +149,8 @@ class VideoFile:
             self.close()
 
     def release(self) -> None:
-        """Drop the pages before the read position from this process's mapping.
-
-        Mapped file pages count in the process's resident size, so a long
-        video read through would look like its whole size in memory (and a
-        Dask nanny kills workers over their memory limit). The file is mapped
-        read-only: a dropped page stays in the page cache and would simply be
-        read again if an old view were used.
-        """
-        if self._mm is None or not hasattr(mmap, "MADV_DONTNEED"):
-            return
-        end = self.pos // mmap.PAGESIZE * mmap.PAGESIZE
-        if end - self._released >= RELEASE_BYTES:
-            self._mm.madvise(mmap.MADV_DONTNEED, self._released, end - self._released)
-            self._released = end
+        """Kept for callers of the mapped reader: each frame is an array of its
+        own, freed with its planes; nothing stays resident."""
 
     def set_format(self, fmt: Format) -> None:
         st = _lib.FileStatus()
@@ -194,31 +165,20 @@ class VideoFile:
         return TruncatedFrameError(f"truncated frame {self.frames_read} in {self.name}: the "
                                    "file was cut short while being read")
 
-    def _pin(self, length: int) -> np.ndarray:
-        """The next length bytes, as an array. Mapped pages are made private
-        copies first (MADV_POPULATE_WRITE, one call): a file cut short before
-        that is an error from the call, and one cut short after it no longer
-        touches them. Where the kernel has no such call the bytes are read
-        (pread) into an array of their own."""
-        start = self.pos // mmap.PAGESIZE * mmap.PAGESIZE
-        if self._mm is not None and self._populate:
-            try:
-                self._mm.madvise(_MADV_POPULATE_WRITE, start, self.pos + length - start)
-                return self.data[self.pos:self.pos + length]
-            except OSError as e:
-                if e.errno == errno.EFAULT:
-                    raise self._cut_short() from None
-                if e.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-                    raise InputError(f"cannot read {self.name}: {e.strerror}",
-                                     errno=e.errno) from None
-                VideoFile._populate = False  # an older kernel: read instead
+    def _read_bytes(self, length: int) -> np.ndarray:
+        """The next length bytes, which the file had when it was opened: fewer
+        now means it was cut short while being read."""
         buf = np.empty(length, np.uint8)
-        got = os.preadv(self._fd, [buf], self.pos)
-        if got < length:
-            raise self._cut_short()
+        got = 0
+        while got < length:
+            try:
+                n = os.preadv(self._fd, [buf[got:]], self.pos + got)
+            except OSError as e:
+                raise InputError(f"cannot read {self.name}: {e.strerror}", errno=e.errno) from None
+            if n <= 0:
+                raise self._cut_short()
+            got += n
         return buf
-
-    _populate = _MADV_POPULATE_WRITE is not None
 
     def read(self) -> Optional[List[np.ndarray]]:
         """The next frame's stored planes, None at a clean end, or an InputError."""
@@ -226,7 +186,7 @@ class VideoFile:
         assert g is not None
         avail = max(self.size - self.pos, 0)
         # What the library may look at: a FRAME line and the samples.
-        window = self._pin(min(avail, _Y4M_MAX_LINE + g.frame_bytes)) if avail else None
+        window = self._read_bytes(min(avail, _Y4M_MAX_LINE + g.frame_bytes)) if avail else None
         at = window.ctypes.data if window is not None else None
         header = ctypes.c_size_t()
         st = _lib.FileStatus()

@@ -88,8 +88,7 @@ CUT_SHORT = textwrap.dedent("""
     frame = 176 * 144 * 3 // 2 + len(b"FRAME\\n")
 
     class CutShort(psnrhvs.files.VideoFile):
-        # opened and mapped whole, then cut short before frame 2 is read: the race made
-        # deterministic
+        # opened whole, then cut short before frame 2 is read: the race made deterministic
         def __init__(self, p, *a, **k):
             super().__init__(p, *a, **k)
             if os.path.samefile(p, path):
@@ -115,8 +114,8 @@ CUT_SHORT = textwrap.dedent("""
 
 @pytest.mark.parametrize("mode", ["read", "score"])
 def test_cut_short_while_read_raises(tmp_path, mode):
-    """The CLI's words ('... was cut short while being read'), never a SIGBUS (the mapping
-    holds pages past the new end: touching them would be one)."""
+    """The CLI's words ('... was cut short while being read'), never a SIGBUS (what touching
+    a mapping's pages past the new end would be)."""
     dist = tmp_path / "dist.y4m"
     dist.write_bytes(DIST.read_bytes())
     p = subprocess.run([sys.executable, "-c", CUT_SHORT, str(REPO / "python"), str(dist), mode, str(REF)],
