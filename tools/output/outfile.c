@@ -269,37 +269,38 @@ static int pattern_matches(const char *pat, const char *name) {
     return !*name;
 }
 
+/* out a name of the pattern's folder (sd) that its file part pat would read as a frame. */
+static int new_frame_name(const char *const out, const char *const pat,
+                          const struct stat *const sd) {
+    if (named_descriptor(out) >= 0) return 0;
+    char *const future = future_path(out), *const fdir = future ? dir_of(future) : NULL;
+    const char *const slash = future ? strrchr(future, '/') : NULL;
+    struct stat sf;
+    const int res = fdir && !stat(fdir, &sf) && sf.st_dev == sd->st_dev &&
+                    sf.st_ino == sd->st_ino && pattern_matches(pat, slash ? slash + 1 : future);
+    free(fdir);
+    free(future);
+    return res;
+}
+
 /* An input that names no file but holds a '%' is read as an image sequence
- * (frames/%05d.png): is the output one of its files, or a new file of its
- * folder that its pattern would take for a frame? so: the output's file, if
- * it is one. @return 1 if so. */
+ * (frames/%05d.png): is the output (so: its file, NULL if none yet) one of
+ * the files of the pattern's folder that the pattern names, or a new name
+ * there that it would read as a frame? @return 1 if so. */
 static int in_sequence(const char *const out, const struct stat *const so,
                        const char *const pattern) {
-    struct stat st;
+    struct stat st, sd;
     if (!strchr(pattern, '%') || !stat(pattern, &st) || errno != ENOENT) return 0;
     char *const dir = dir_of(pattern);
     const char *const slash = strrchr(pattern, '/'), *const pat = slash ? slash + 1 : pattern;
-    struct stat sd;
-    int res = 0;
-    if (!dir || stat(dir, &sd)) goto done;
-    char *const future = named_descriptor(out) < 0 ? future_path(out) : NULL;
-    if (future) {
-        char *const fdir = dir_of(future);
-        const char *const fslash = strrchr(future, '/');
-        struct stat sf;
-        res = fdir && !stat(fdir, &sf) && sf.st_dev == sd.st_dev && sf.st_ino == sd.st_ino &&
-              pattern_matches(pat, fslash ? fslash + 1 : future);
-        free(fdir);
-        free(future);
-    }
-    DIR *const d = so && !res ? opendir(dir) : NULL;
+    int res = dir && !stat(dir, &sd) && new_frame_name(out, pat, &sd);
+    DIR *const d = dir && so && !res ? opendir(dir) : NULL;
     for (struct dirent *e; d && !res && (e = readdir(d));) {
         if (!pattern_matches(pat, e->d_name)) continue;
         res = !fstatat(dirfd(d), e->d_name, &st, 0) && st.st_dev == so->st_dev &&
               st.st_ino == so->st_ino;
     }
     if (d) closedir(d);
-done:
     free(dir);
     return res;
 }
