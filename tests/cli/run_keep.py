@@ -8,8 +8,9 @@ and a non-zero exit:
 - closed stdin, stdout and stderr: the outputs stay clean, a closed stdout is an error;
 - a failed -o (/dev/full) leaves the --plot file as it was (and the reverse);
 - another user's symbolic link in a sticky world-writable folder is not followed (root);
-- smaller ones: a NUL byte in a Y4M header, -o under /proc (an accurate message), a batch job
-  writing /dev/null, the reader thread's reason under a memory limit.
+- smaller ones: a NUL byte in a Y4M header, -o under /proc (an accurate message), the reader
+  thread's reason under a memory limit, no 'scored as decoded' line when nothing was scored
+  (a batch job writing /dev/null: run_outfile_dev.py, in a private /dev).
 Usage: run_keep.py PSNRHVS DATA_DIR"""
 import hashlib
 import json
@@ -251,19 +252,6 @@ def nul_header(ck, tmp):
             ["malformed Y4M nul.y4m: a NUL byte in the header"])
 
 
-def batch_dev_null(ck, tmp):
-    """8. A batch job writing /dev/null is done."""
-    if not os.path.exists("/dev/null") or not stat.S_ISCHR(os.stat("/dev/null").st_mode):
-        print("batch /dev/null case skipped: no /dev/null here")
-        return
-    setup(ck, tmp)
-    with open(os.path.join(tmp, "jobs.csv"), "w") as f:
-        f.write("reference,distorted,output\nref.y4m,dist.y4m,/dev/null\nref.y4m,dist.y4m,x.json\n")
-    p = ck.run(["batch", "--quiet", "jobs.csv"], cwd=tmp)
-    ck.check(p.returncode == 0 and os.path.isfile(os.path.join(tmp, "x.json")),
-             "batch with an output /dev/null: exit %d %r" % (p.returncode, p.stderr))
-
-
 def reader_thread_reason(ck, tmp):
     """8. No memory for the reader thread's stack (ulimit -v 200000): the reason is given."""
     import resource
@@ -335,7 +323,7 @@ def decoded_not_scored(ck, tmp):
 def main():
     ck = clitest.Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     for case in (report_cases, sequence_cases, closed_descriptors, commit_together, sticky_links,
-                 nul_header, batch_dev_null, reader_thread_reason, proc_output, decoded_not_scored):
+                 nul_header, reader_thread_reason, proc_output, decoded_not_scored):
         with tempfile.TemporaryDirectory() as tmp:
             case(ck, tmp)
     ck.finish()
