@@ -165,6 +165,12 @@ static int parse_header(PsnrHvsFile *const f, PsnrHvsFileStatus *const st) {
                    "malformed Y4M %s: header does not end with a newline", f->name);
         return -1;
     }
+    /* A NUL would end the line for the parser below: the tags after it unread. */
+    if (memchr(line, '\0', (size_t)len)) {
+        psh_status(st, PSNRHVS_FILE_ERROR_MALFORMED, 0,
+                   "malformed Y4M %s: a NUL byte in the header", f->name);
+        return -1;
+    }
     PsnrHvsFormat *const fmt = &f->info.format;
     *fmt = (PsnrHvsFormat){.layout = PSNRHVS_PIXEL_LAYOUT_I420, .bitdepth = 8};
     int have_w = 0, have_h = 0;

@@ -24,6 +24,7 @@
 #include "csv.h"
 #include "readfile.h"
 #include "msg.h"
+#include "output/output.h"
 
 const char *bd_method_name(const enum BdMethod m) {
     return m == BD_CUBIC ? "cubic" : "pchip";
@@ -518,6 +519,15 @@ int bdrate_main(int argc, char *const *argv) {
     if (num_files < 2) usage_error("needs two rate tables: ANCHOR.csv TEST.csv", NULL);
     if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
         usage_error("stdin ('-') given twice", NULL);
+
+    /* stdout appended to (or opened read-write on) a table: not written over. */
+    const NamedFile out = {"-", "output"};
+    const NamedFile ins[2] = {{files[0], "the anchor"}, {files[1], "the test table"}};
+    char why[8192];
+    if (output_check_clobber(&out, 1, ins, 2, why, sizeof(why)) < 0) {
+        fprintf(stderr, "psnrhvs: bdrate: %s\n", why);
+        return 1;
+    }
 
     RdTable t[2];
     char err[1024];

@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "psnrhvs.h"
 #include "batch.h"
@@ -116,7 +118,30 @@ static const struct {
     {"bdrate", bdrate_cmd},
 };
 
+/*
+ * Descriptors 0-2 closed by whoever started us are opened on /dev/null, so
+ * that no file we open takes their number (an output's temporary file on 2
+ * would get the warnings). As gnulib's stdopen: the way that fails, stdin
+ * write-only and stdout and stderr read-only, so that scores asked of a
+ * closed stdout are an error, not a silent success. @return 0, or -1.
+ */
+static int std_descriptors_safe(void) {
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        const int got = open("/dev/null", fd ? O_RDONLY : O_WRONLY);
+        if (got != fd) {
+            if (got >= 0) close(got);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int main(const int argc, char *const *const argv) {
+    if (std_descriptors_safe() < 0) {
+        fprintf(stderr, "psnrhvs: cannot open /dev/null for a closed stdin, stdout or stderr\n");
+        return 1;
+    }
     for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1, argv[0]);
     return score(argc, argv, 0);

@@ -223,6 +223,21 @@ int report_main(int argc, char *const *argv) {
         fprintf(stderr, "psnrhvs: out of memory\n");
         goto end;
     }
+    /* Never a page over one of its inputs (by name, link, or stdin). */
+    NamedFile *const ins = calloc((size_t)num_inputs, sizeof(*ins));
+    if (!ins) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        goto end;
+    }
+    for (int i = 0; i < num_inputs; i++) ins[i] = (NamedFile){inputs[i], "the input"};
+    const NamedFile page = {output, "output file"};
+    char why[8192];
+    const int clobber = output_check_clobber(&page, 1, ins, num_inputs, why, sizeof(why));
+    free(ins);
+    if (clobber < 0) {
+        fprintf(stderr, "psnrhvs: report: %s\n", why);
+        goto end;
+    }
     /* Open the page first: a bad path fails before reading anything. */
     if (output_open(&of, output) < 0) goto end;
     for (int i = 0; i < num_inputs; i++) {

@@ -609,6 +609,8 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     for (int r = 0; r < n; r++)
         if (score_write_rendition(&rend[r], ref, &cli, format, engine, elapsed, ladder) < 0)
             goto end;
+    input_mark_scored(ref);
+    for (int r = 0; r < n; r++) input_mark_scored(rend[r].in);
     ret = 0;
     /* Done, every output in place, while a GPU still opens (a short run on
      * auto), with a GPU open (its context and pinned memory took 0.12-0.2 s

@@ -65,9 +65,11 @@ int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettin
         .precision = cli->precision,
         .raw = cli->raw,
     };
-    if (rd->plot_of) {
-        PsnrHvsScoreSet plot_scores;
-        if (scores_from_output(&plot_scores, &data) < 0) {
+    if (rd->plot_of || rd->of) {
+        /* Both or neither: a failed output leaves the old plot too. */
+        const int has_output = rd->of != NULL;
+        PsnrHvsScoreSet plot_scores = {0};
+        if (rd->plot_of && scores_from_output(&plot_scores, &data) < 0) {
             fprintf(cli_err(), "psnrhvs: out of memory\n");
             return -1;
         }
@@ -76,11 +78,13 @@ int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettin
         const char *const ds = strrchr(dn, '/'), *const rs = strrchr(rn, '/');
         snprintf(title, sizeof(title), "%s vs %s", ds ? ds + 1 : dn, rs ? rs + 1 : rn);
         const PlotData pd = {.scores = &plot_scores, .title = title};
-        const int pres = output_commit_with(&rd->plot_of, plot_write, &pd);
+        const OutputFormat of = {format, &data};
+        const OutputWrite w[2] = {{&rd->plot_of, plot_write, &pd},
+                                  {&rd->of, output_format_write, &of}};
+        const int res = output_commit_many(w, 2);
         psnrhvs_scores_free(&plot_scores);
-        if (pres < 0) return -1;
+        if (res < 0 || has_output) return res;
     }
-    if (rd->of) return output_commit(&rd->of, format, &data);
     if (labelled) printf("%s\n", input_name(rd->in));
     if (psnrhvs_output_summary(&data, output_fwrite, stdout) < 0 || fflush(stdout)) {
         fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");

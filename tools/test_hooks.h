@@ -31,4 +31,21 @@ int test_hook_no_mmap(void);
  *  (bench/hwaccel_gpu.sh). */
 int test_hook_hwaccel_copy(void);
 
+/* PSNRHVS_TEST_INPLACE_FAIL_AT=N: the in-place rewrite of an output fails
+ * with ENOSPC after N bytes, as a disk that fills up half-way would; -1:
+ * never. Read only by the tests' CLI (tests/cli builds psnrhvs_test_hooks
+ * with PSNRHVS_CLI_TEST_HOOKS): it would lose data, so the installed CLI
+ * has no such path at all. */
+#ifdef PSNRHVS_CLI_TEST_HOOKS
+#include <stdlib.h>
+static inline long long test_hook_inplace_fail_at(void) {
+    const char *const v = getenv("PSNRHVS_TEST_INPLACE_FAIL_AT");
+    return v && *v ? atoll(v) : -1;
+}
+#else
+static inline long long test_hook_inplace_fail_at(void) {
+    return -1;
+}
+#endif
+
 #endif /* PSNRHVS_TOOLS_TEST_HOOKS_H */

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
 from .errors import PsnrHvsError
-from .results import KEYS, STATS, Result
+from .results import KEYS, STATS, Result, check_output
 
 #: Options a job may carry: score_files()'s keywords.
 JOB_OPTIONS = frozenset((
@@ -145,6 +145,10 @@ def run_job(job: Union[Job, Mapping[str, Any]], per_frame: bool = False) -> Dict
                 value = os.environ[env]
                 opts[opt] = int(value) if opt in ("device", "threads") else value
         try:
+            if job.output:
+                # Refused before scoring, as the CLI's batch refuses such a job.
+                check_output(job.output, {"the reference": job.reference,
+                                          "the distorted": job.distorted})
             res = score_files(job.reference, job.distorted, quiet=True, **opts)
             if job.output:
                 res.write_json(job.output)

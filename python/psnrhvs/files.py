@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Raw planar YUV and YUV4MPEG2 files, memory-mapped, and score_files().
+"""Raw planar YUV and YUV4MPEG2 files, and score_files().
 
 The files are libpsnrhvs's (psnrhvs_file_*, include/psnrhvs.h), as the CLI
 reads them: the library parses the Y4M header, locates each frame in the
-mapping, gives the plane geometry and negotiates the pair's format, and its
-messages become the exceptions here (in this package's keywords: width, not
---width). Frames are numpy views into the mapping: nothing is copied on the
-way to the library.
+bytes read, gives the plane geometry and negotiates the pair's format, and
+its messages become the exceptions here (in this package's keywords: width,
+not --width). A frame is read (pread) into an array of its own and its planes
+are numpy views into it: nothing is copied again on the way to the library.
 
 Inputs that are neither (an .mp4, .mkv, .ivf ...) go to the psnrhvs CLI,
 which decodes them where it is built with FFmpeg's libraries.
@@ -14,7 +14,6 @@ which decodes them where it is built with FFmpeg's libraries.
 from __future__ import annotations
 
 import ctypes
-import mmap
 import os
 import subprocess
 import tempfile
@@ -37,7 +36,7 @@ from .scorer import Scorer, check_int as _uint, normalize_pixel_format
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-RELEASE_BYTES = 16 << 20  # pages read are given back by this much at a time
+_Y4M_MAX_LINE = 4096  # src/file.c: the longest FRAME line the library reads
 UINT_MAX = 2**32 - 1
 
 #: enum PsnrHvsFileError's kinds as exceptions
@@ -108,8 +107,9 @@ class Geometry:
 
 
 class VideoFile:
-    """One input, memory-mapped. ``format`` is the Y4M header's (None for raw
-    until set_format()); read() returns the next frame's planes as views."""
+    """One input. ``format`` is the Y4M header's (None for raw until
+    set_format()); read() returns the next frame's planes as views of the
+    bytes read for it."""
 
     def __init__(self, path: PathLike, library: Any = None):
         self.path = os.fspath(path)
@@ -131,42 +131,26 @@ class VideoFile:
         if self.is_y4m:
             self.format = _py_format(info.format, self._lib)
             self.colour_range = info.colour.range.decode() or None
-        # A zero-length file cannot be mapped; it simply has no frames.
+        # Read, not mapped: a mapped file cut short under us (another process
+        # truncating it) would kill the process with SIGBUS.
         self.size = os.path.getsize(self.path)
-        self._mm: Optional[mmap.mmap] = None
-        self.data = np.zeros(0, np.uint8)
-        if self.size:
-            with open(self.path, "rb") as f:
-                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            if hasattr(self._mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
-                self._mm.madvise(mmap.MADV_SEQUENTIAL)
-            self.data = np.frombuffer(self._mm, dtype=np.uint8)
+        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         self.pos = info.header_bytes
-        self._released = 0
 
     def close(self) -> None:
         if self._f:
             self._lib.c.file_close(ctypes.byref(self._f))
+        if getattr(self, "_fd", -1) >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def __del__(self) -> None:
         if getattr(self, "_f", None):
             self.close()
 
     def release(self) -> None:
-        """Drop the pages before the read position from this process's mapping.
-
-        Mapped file pages count in the process's resident size, so a long
-        video read through would look like its whole size in memory (and a
-        Dask nanny kills workers over their memory limit). The file is mapped
-        read-only: a dropped page stays in the page cache and would simply be
-        read again if an old view were used.
-        """
-        if self._mm is None or not hasattr(mmap, "MADV_DONTNEED"):
-            return
-        end = self.pos // mmap.PAGESIZE * mmap.PAGESIZE
-        if end - self._released >= RELEASE_BYTES:
-            self._mm.madvise(mmap.MADV_DONTNEED, self._released, end - self._released)
-            self._released = end
+        """Kept for callers of the mapped reader: each frame is an array of its
+        own, freed with its planes; nothing stays resident."""
 
     def set_format(self, fmt: Format) -> None:
         st = _lib.FileStatus()
@@ -176,32 +160,54 @@ class VideoFile:
         self.geometry = Geometry.of(fmt, self._lib)
         self.format = fmt
 
+    def _cut_short(self) -> TruncatedFrameError:
+        """The CLI's error for a file cut short while being read (tools/input/mapped.c)."""
+        return TruncatedFrameError(f"truncated frame {self.frames_read} in {self.name}: the "
+                                   "file was cut short while being read")
+
+    def _read_bytes(self, length: int) -> np.ndarray:
+        """The next length bytes, which the file had when it was opened: fewer
+        now means it was cut short while being read."""
+        buf = np.empty(length, np.uint8)
+        got = 0
+        while got < length:
+            try:
+                n = os.preadv(self._fd, [buf[got:]], self.pos + got)
+            except OSError as e:
+                raise InputError(f"cannot read {self.name}: {e.strerror}", errno=e.errno) from None
+            if n <= 0:
+                raise self._cut_short()
+            got += n
+        return buf
+
     def read(self) -> Optional[List[np.ndarray]]:
         """The next frame's stored planes, None at a clean end, or an InputError."""
         g = self.geometry
         assert g is not None
-        avail = self.size - self.pos
-        at = self.data.ctypes.data + self.pos if avail > 0 else None
+        avail = max(self.size - self.pos, 0)
+        # What the library may look at: a FRAME line and the samples.
+        window = self._read_bytes(min(avail, _Y4M_MAX_LINE + g.frame_bytes)) if avail else None
+        at = window.ctypes.data if window is not None else None
         header = ctypes.c_size_t()
         st = _lib.FileStatus()
-        res = self._lib.c.file_locate(self._f, at, max(avail, 0), ctypes.byref(header),
+        res = self._lib.c.file_locate(self._f, at, avail, ctypes.byref(header),
                                       ctypes.byref(st))
         if res < 0:
             raise _error(st)
         if res == 0:
             return None
         planes = []
-        off = self.pos + header.value
+        off = header.value
         dtype = np.dtype("<u2") if g.bytes_per_sample == 2 else np.dtype(np.uint8)
         for (h, w), nbytes in zip(g.stored, g.plane_bytes):
-            view = self.data[off:off + nbytes]
+            view = window[off:off + nbytes]
             if dtype.itemsize == 2:
                 # A view, not a copy: the scorer copies only where it must
                 # (a big-endian host, a sample address that is not even).
                 view = view.view(dtype)
             planes.append(view.reshape(h, w))
             off += nbytes
-        self.pos = off
+        self.pos += off
         self.frames_read += 1
         return planes
 
@@ -356,6 +362,7 @@ def score_with_cli(reference: PathLike, distorted: PathLike, *, cli: Optional[Pa
         with open(out) as f:
             res = parse_json(f.read(), library)
     res.extra["cli"] = exe
+    res.extra["inputs"] = {"the reference": ref, "the distorted": dist}
     res.backend = backend
     # The CLI's JSON (libvmaf's layout) has no geometry: what a raw or Y4M
     # reference says is what was scored (scale scales the distorted to it).
@@ -528,5 +535,6 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
             frames, sc.library, width=fmt.width, height=fmt.height,
             pixel_format=fmt.pixel_format, bitdepth=fmt.bitdepth, backend=sc.backend, isa=sc.isa,
             fps=len(frames) / elapsed if elapsed > 0 else 0.0,
-            version=f"psnrhvs-{sc.library.version}")
+            version=f"psnrhvs-{sc.library.version}",
+            extra={"inputs": {"the reference": ref_path, "the distorted": dist_path}})
 

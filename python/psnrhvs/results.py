@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import tempfile
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 #: libvmaf's per-frame keys, in its order.
 KEYS = ("psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs")
@@ -172,8 +173,31 @@ class Result:
     def write_json(self, path: "os.PathLike[str] | str", precision: Optional[int] = None,
                    raw: bool = True) -> None:
         """Write to_json() atomically: a temporary file in the same folder renamed
-        into place, so a reader never sees a partial file (what the CLI does)."""
+        into place, so a reader never sees a partial file (what the CLI does).
+        A path that is one of the files scored is a UsageError, as in the CLI."""
+        check_output(path, self.extra.get("inputs") or {})
         write_atomic(path, self.to_json(precision, raw))
+
+
+def check_output(path: "os.PathLike[str] | str", inputs: Mapping[str, str]) -> None:
+    """The CLI's refusal (tools/output/outfile.c): an output that is one of the
+    inputs ({"the reference": path, ...}), by name, through a link or
+    /proc/self/fd, is a UsageError before anything is written."""
+    from .errors import UsageError
+    try:
+        so = os.stat(path)
+    except OSError:
+        return  # a new file is no input
+    if not stat.S_ISREG(so.st_mode):
+        return
+    for role, p in inputs.items():
+        try:
+            si = os.stat(p)
+        except OSError:
+            continue
+        if (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
+            raise UsageError(f"output {os.fspath(path)} is {role} {os.fspath(p)}: "
+                             "it is not written over")
 
 
 def write_atomic(path: "os.PathLike[str] | str", text: str) -> None:

@@ -218,7 +218,8 @@ class Scorer:
         if isinstance(planes, np.ndarray) and planes.ndim == 2:
             planes = (planes,)
         planes = list(planes)
-        if len(planes) < self.num_planes:
+        # 1 or 3, never more: a fourth plane (alpha?) would be ignored silently.
+        if len(planes) < self.num_planes or len(planes) not in (1, 3):
             raise InvalidArgumentError(
                 f"{what} has {len(planes)} plane(s); {self.num_planes} are scored "
                 f"({self.pixel_format}{'' if self.num_planes == 3 else ', luma only'})")

@@ -134,7 +134,12 @@ def batch_cases(ck, tmp):
 
 
 def hard_link_hook(ck, tmp):
-    """The in-place rewrite failing half-way (a test hook) leaves both links as they were."""
+    """The in-place rewrite failing half-way (a test hook, in the tests' CLI only) leaves both
+    links as they were; the release CLI has no such hook."""
+    hooks = sys.argv[3] if len(sys.argv) > 3 else "none"
+    if hooks == "none":
+        print("hook cases skipped: no CLI with test hooks in this build (cross build)")
+        return
     for name in ("ref.y4m", "dist.y4m"):
         shutil.copy(os.path.join(ck.data, "yuv420p_176x144_%s.y4m" % name[:-4]), os.path.join(tmp, name))
     out, other = os.path.join(tmp, "hl.xml"), os.path.join(tmp, "other.xml")
@@ -152,7 +157,7 @@ def hard_link_hook(ck, tmp):
             f.write(old)
         os.link(out, other)
         env = dict(os.environ, PSNRHVS_TEST_INPLACE_FAIL_AT=str(fail_at))
-        p = subprocess.run([ck.psnrhvs, "-r", "ref.y4m", "-d", "dist.y4m", "-q", "-o", "hl.xml"], cwd=tmp,
+        p = subprocess.run([hooks, "-r", "ref.y4m", "-d", "dist.y4m", "-q", "-o", "hl.xml"], cwd=tmp,
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         err = p.stderr.decode(errors="replace")
         ck.check(p.returncode == 1 and "No space left on device" in err and len(err.splitlines()) == 1,
@@ -160,8 +165,10 @@ def hard_link_hook(ck, tmp):
         for f in (out, other):
             with open(f, "rb") as fh:
                 ck.check(fh.read() == old, "hook at %d: %s changed" % (fail_at, os.path.basename(f)))
-    # without the hook: rewritten in place, the link kept
-    p = ck.run(["-r", "ref.y4m", "-d", "dist.y4m", "-q", "-o", "hl.xml"], cwd=tmp)
+    # the release CLI obeys no hook: rewritten in place, the link kept
+    env = dict(os.environ, PSNRHVS_TEST_INPLACE_FAIL_AT="0")
+    p = subprocess.run([ck.psnrhvs, "-r", "ref.y4m", "-d", "dist.y4m", "-q", "-o", "hl.xml"], cwd=tmp,
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with open(other, "rb") as fh:
         text = fh.read()
     ck.check(p.returncode == 0 and text.startswith(b"<VMAF") and os.stat(out).st_nlink == 2,

@@ -142,6 +142,24 @@ def inner(psnrhvs, data, keep):
     check(p.returncode == 0 and p.stdout == expected and os.readlink(link) == "/dev/stdout",
           "-o a link to /dev/stdout: exit %d %r" % (p.returncode, p.stderr))
     unchanged("-o a link to /dev/stdout")
+    # A new name in /dev: refused before anything is made (this /dev is the test's tmpfs)
+    for out in ("/dev/psnrhvs-new.json", "/dev/./psnrhvs-new.json"):
+        p = subprocess.run(args + ["-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        check(p.returncode == 1 and b"no file is made or replaced in /dev" in p.stderr
+              and p.stderr.count(b"\n") == 1, "-o %s: exit %d %r" % (out, p.returncode, p.stderr))
+        check(not os.path.exists("/dev/psnrhvs-new.json"), "-o %s: made" % out)
+        unchanged("-o " + out)
+    # A batch job writing /dev/null is done (nothing to read back from a device)
+    jobs = os.path.join(keep, "jobs.csv")
+    with open(jobs, "w") as f:
+        f.write("reference,distorted,output\n%s,%s,/dev/null\n%s,%s,%s\n" % (
+            os.path.join(data, "yuv420p_176x144_ref.y4m"), os.path.join(data, "yuv420p_176x144_dist.y4m"),
+            os.path.join(data, "yuv420p_176x144_ref.y4m"), os.path.join(data, "yuv420p_176x144_dist.y4m"),
+            os.path.join(keep, "x.json")))
+    p = subprocess.run([psnrhvs, "batch", "--quiet", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(p.returncode == 0 and os.path.isfile(os.path.join(keep, "x.json")),
+          "batch, a job writing /dev/null: exit %d %r" % (p.returncode, p.stderr))
+    unchanged("batch onto /dev/null")
     # A descriptor not open: an error, nothing created
     p = subprocess.run(args + ["-o", "/dev/fd/9"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check(p.returncode == 1 and b"cannot write to /dev/fd/9: Bad file descriptor" in p.stderr,

@@ -317,8 +317,10 @@ static void start_job(Batch *const b, Job *const j) {
     j->message[0] = '\0';
     j->batch = b;
     atomic_store(&j->done, 0);
-    if (cli_thread_start(&j->thread, job_main, j)) {
-        fail_job(b, j, "cannot start its thread");
+    const int err = cli_thread_start(&j->thread, job_main, j);
+    if (err) {
+        snprintf(why, sizeof(why), "cannot start its thread: %s", strerror(err));
+        fail_job(b, j, why);
         free_argv(j);
         return;
     }
@@ -342,7 +344,11 @@ static void finish_job(Batch *const b, Job *const j) {
     char msg[MAX_LINE_BYTES + 64];
     if (j->status == 0) {
         char why[600];
-        if (read_back(j, why, sizeof(why)) < 0) {
+        struct stat st;
+        /* A device or a pipe (-o /dev/null) has nothing to read back: the
+         * job is done, its summary row without values. */
+        const int regular = stat(j->output, &st) || S_ISREG(st.st_mode);
+        if (regular && read_back(j, why, sizeof(why)) < 0) {
             fail_job(b, j, why);
             return;
         }

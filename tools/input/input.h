@@ -61,6 +61,7 @@ typedef struct InputStream {
      * frame order on the main thread. */
     char err[512];
     InputColour colour; ///< filled by the reader's open, where the input declares it
+    int scored;         ///< the run's scores were written (input_mark_scored)
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
@@ -216,6 +217,9 @@ const char *input_error(const Input *in);
 
 /** Frames read so far. */
 unsigned input_frames_read(const Input *in);
+/** The frames read were scored and written: what the decoder says at close
+ *  about them ("scored as decoded") is true only then. */
+void input_mark_scored(Input *in);
 
 void input_close(Input **in);
 

@@ -254,8 +254,9 @@ static void *reader_thread(void *const arg) {
 
 int pair_reader_start(PairReader *const pr) {
     if (pr->started) return 0;
-    if (cli_thread_start(&pr->thread, reader_thread, pr)) {
-        snprintf(pr->err, sizeof(pr->err), "cannot start the reader thread");
+    const int err = cli_thread_start(&pr->thread, reader_thread, pr);
+    if (err) {
+        snprintf(pr->err, sizeof(pr->err), "cannot start the reader thread: %s", strerror(err));
         return -1;
     }
     pr->started = 1;

@@ -8,6 +8,7 @@
 /* fallocate (FALLOC_FL_KEEP_SIZE) is Linux's; it brings the XSI calls too. */
 #define _GNU_SOURCE
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 
 #include "msg.h"
 #include "output/output.h"
+#include "test_hooks.h"
 
 enum OutputMode {
     OUTPUT_STREAM,   ///< an open descriptor (stdout, /dev/fd/N), written at its offset
@@ -157,10 +159,24 @@ static char *dir_of(const char *const path) {
     return dir;
 }
 
+/* The kernel's protected_symlinks rule, whatever the sysctl says: in a
+ * sticky world-writable folder (/tmp) a link is followed only if it is ours
+ * or the folder owner's; another user's may point anywhere we can write. */
+static int link_followable(const char *const link, const struct stat *const st) {
+    if (st->st_uid == geteuid()) return 1;
+    char *const dir = dir_of(link);
+    struct stat sd;
+    const int ok = dir && !stat(dir, &sd) &&
+                   (!(sd.st_mode & S_ISVTX) || !(sd.st_mode & S_IWOTH) || sd.st_uid == st->st_uid);
+    free(dir);
+    return ok;
+}
+
 /*
  * Follow symbolic links in the last component, as open() would, to the path
  * written: the link stays a link and its target (even one still to be
- * created) gets the scores. @return the path (malloc'd), or NULL with errno.
+ * created) gets the scores. @return the path (malloc'd), or NULL with errno
+ * (EPERM: another user's link in a sticky world-writable folder).
  */
 static char *resolve_links(const char *const path) {
     char *cur = strdup(path);
@@ -169,9 +185,9 @@ static char *resolve_links(const char *const path) {
         if (named_descriptor(cur) >= 0) return cur;
         struct stat st;
         if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) return cur; /* stat() reports errors */
-        if (hops == 40) {
+        if (hops == 40 || !link_followable(cur, &st)) {
             free(cur);
-            errno = ELOOP;
+            errno = hops == 40 ? ELOOP : EPERM;
             return NULL;
         }
         /* /proc links report size 0: read into PATH_MAX then. */
@@ -230,16 +246,96 @@ static char *future_path(const char *const path) {
     return out;
 }
 
+/* name against the file part of an image sequence's pattern, as FFmpeg's
+ * image2 fills it in: %d and %0Nd a number (%Nd pads with spaces), %% a '%'. */
+static int pattern_matches(const char *pat, const char *name) {
+    for (; *pat; pat++, name++) {
+        if (*pat == '%' && pat[1] == '%') {
+            pat++;
+        } else if (*pat == '%') {
+            const char *q = pat + 1;
+            while (*q >= '0' && *q <= '9') q++;
+            if (*q == 'd') {
+                while (*name == ' ') name++;
+                const char *end = name;
+                while (*end >= '0' && *end <= '9') end++;
+                for (; end > name; end--)
+                    if (pattern_matches(q + 1, end)) return 1;
+                return 0;
+            }
+        }
+        if (*pat != *name) return 0;
+    }
+    return !*name;
+}
+
+/* out a name of the pattern's folder (sd) that its file part pat would read as a frame. */
+static int new_frame_name(const char *const out, const char *const pat,
+                          const struct stat *const sd) {
+    if (named_descriptor(out) >= 0) return 0;
+    char *const future = future_path(out), *const fdir = future ? dir_of(future) : NULL;
+    const char *const slash = future ? strrchr(future, '/') : NULL;
+    struct stat sf;
+    const int res = fdir && !stat(fdir, &sf) && sf.st_dev == sd->st_dev &&
+                    sf.st_ino == sd->st_ino && pattern_matches(pat, slash ? slash + 1 : future);
+    free(fdir);
+    free(future);
+    return res;
+}
+
+/* An input that names no file but holds a '%' is read as an image sequence
+ * (frames/%05d.png): is the output (so: its file, NULL if none yet) one of
+ * the files of the pattern's folder that the pattern names, or a new name
+ * there that it would read as a frame? @return 1 if so. */
+static int in_sequence(const char *const out, const struct stat *const so,
+                       const char *const pattern) {
+    struct stat st, sd;
+    if (!strchr(pattern, '%') || !stat(pattern, &st) || errno != ENOENT) return 0;
+    char *const dir = dir_of(pattern);
+    const char *const slash = strrchr(pattern, '/'), *const pat = slash ? slash + 1 : pattern;
+    int res = dir && !stat(dir, &sd) && new_frame_name(out, pat, &sd);
+    DIR *const d = dir && so && !res ? opendir(dir) : NULL;
+    for (struct dirent *e; d && !res && (e = readdir(d));) {
+        if (!pattern_matches(pat, e->d_name)) continue;
+        res = !fstatat(dirfd(d), e->d_name, &st, 0) && st.st_dev == so->st_dev &&
+              st.st_ino == so->st_ino;
+    }
+    if (d) closedir(d);
+    free(dir);
+    return res;
+}
+
+/* "output file a.xml", "stdout", "the input stdin" */
+static const char *shown(char *const buf, const size_t size, const NamedFile *const f,
+                         const int input) {
+    if (strcmp(f->path, "-"))
+        snprintf(buf, size, "%s %s", f->role, f->path);
+    else if (input)
+        snprintf(buf, size, "%s stdin", f->role);
+    else
+        snprintf(buf, size, "stdout");
+    return buf;
+}
+
 int output_check_clobber(const NamedFile *const outs, const int nout, const NamedFile *const ins,
                          const int nin, char *const err, const size_t err_size) {
+    char a[2048], b[2048];
     for (int o = 0; o < nout; o++) {
         struct stat so, si;
         const int exists = regular_file_of(outs[o].path, 0, &so);
         for (int i = 0; exists && i < nin; i++) {
             if (regular_file_of(ins[i].path, 1, &si) && so.st_dev == si.st_dev &&
                 so.st_ino == si.st_ino) {
-                snprintf(err, err_size, "%s %s is %s %s: it is not written over", outs[o].role,
-                         outs[o].path, ins[i].role, ins[i].path);
+                snprintf(err, err_size, "%s is %s: it is not written over",
+                         shown(a, sizeof(a), &outs[o], 0), shown(b, sizeof(b), &ins[i], 1));
+                return -1;
+            }
+        }
+        for (int i = 0; i < nin; i++) {
+            if (in_sequence(outs[o].path, exists ? &so : NULL, ins[i].path)) {
+                snprintf(err, err_size,
+                         "%s is a file of %s, an image sequence: it is not written there",
+                         shown(a, sizeof(a), &outs[o], 0), shown(b, sizeof(b), &ins[i], 1));
                 return -1;
             }
         }
@@ -255,8 +351,8 @@ int output_check_clobber(const NamedFile *const outs, const int nout, const Name
                 free(b);
             }
             if (same) {
-                snprintf(err, err_size, "%s %s and %s %s are the same file", outs[p].role,
-                         outs[p].path, outs[o].role, outs[o].path);
+                snprintf(err, err_size, "%s and %s are the same file",
+                         shown(a, sizeof(a), &outs[p], 0), shown(b, sizeof(b), &outs[o], 0));
                 return -1;
             }
         }
@@ -317,6 +413,31 @@ int output_make_parents(const char *const path, char *const err, const size_t er
 done:
     free(dir);
     return res;
+}
+
+/* The system tree a path's folder is in ("/dev", "/proc", "/sys"), NULL if
+ * none: /proc and /sys hold the kernel's settings, /dev its devices (no file
+ * is made or replaced there; /dev/shm is a folder for files). */
+static const char *system_tree_of(const char *const path) {
+    char *const dir = dir_of(path), *const real = dir ? realpath(dir, NULL) : NULL;
+    static const char *const trees[] = {"/dev", "/proc", "/sys"};
+    const char *tree = NULL;
+    for (size_t i = 0; real && !tree && i < sizeof(trees) / sizeof(trees[0]); i++) {
+        const size_t n = strlen(trees[i]);
+        if (!strncmp(real, trees[i], n) && (real[n] == '/' || !real[n])) tree = trees[i];
+    }
+    if (tree && !strncmp(real, "/dev/shm", 8) && (real[8] == '/' || !real[8])) tree = NULL;
+    free(real);
+    free(dir);
+    return tree;
+}
+
+static int refuse_dev_file(const char *const name) {
+    fprintf(cli_err(),
+            "psnrhvs: output file %s: no file is made or replaced in /dev (its devices are "
+            "written: /dev/null, /dev/stdout, /dev/stderr, /dev/fd/N)\n",
+            name);
+    return -1;
 }
 
 static int writable(const char *const path) {
@@ -381,15 +502,29 @@ static int choose_destination(OutputFile *const of) {
         return -1;
     }
     if (!(of->target = resolve_links(name))) {
-        report("cannot create output file %s: %s", name, errno);
+        if (errno == EPERM)
+            fprintf(cli_err(),
+                    "psnrhvs: output file %s is a symbolic link of another user in a sticky "
+                    "world-writable folder: it is not followed\n",
+                    name);
+        else
+            report("cannot create output file %s: %s", name, errno);
         return -1;
     }
     if (named_descriptor(of->target) >= 0) return 1;
+    const char *const tree = system_tree_of(of->target);
+    if (tree && strcmp(tree, "/dev")) {
+        fprintf(cli_err(), "psnrhvs: output file %s is in %s: no output is written there\n", name,
+                tree);
+        return -1;
+    }
+    const int in_dev = tree != NULL;
     if (stat(of->target, &of->st)) {
         if (errno != ENOENT) {
             report("cannot create output file %s: %s", name, errno);
             return -1;
         }
+        if (in_dev) return refuse_dev_file(name);
         of->mode = OUTPUT_ATOMIC;
         if (create_temporary(of) < 0) {
             report("cannot create output file %s: %s", name, errno);
@@ -426,6 +561,7 @@ static int choose_destination(OutputFile *const of) {
         }
         return 0;
     }
+    if (in_dev) return refuse_dev_file(name);
     /* A regular file we may not write is not replaced behind its mode's back. */
     if (!writable(of->target)) {
         report("cannot write output file %s: %s", name, errno);
@@ -535,13 +671,6 @@ static void set_mode_and_owner(const OutputFile *const of, const int fd) {
 
 /* ---- a regular file rewritten where it is ---- */
 
-/* Tests: PSNRHVS_TEST_INPLACE_FAIL_AT=N makes the rewrite fail with ENOSPC
- * after N bytes, as a disk that fills up half-way would. */
-static long long inplace_fail_at(void) {
-    const char *const v = getenv("PSNRHVS_TEST_INPLACE_FAIL_AT");
-    return v && *v ? atoll(v) : -1;
-}
-
 static int write_at(const int fd, const char *p, size_t len, off_t off, const long long fail_at) {
     while (len) {
         size_t n = len;
@@ -600,7 +729,8 @@ static int rewrite_in_place(OutputFile *const of, int (*const write)(FILE *f, co
         errno = e;
         goto done;
     }
-    if (write_at(fd, buf, len, 0, inplace_fail_at()) || (len < old && ftruncate(fd, (off_t)len))) {
+    if (write_at(fd, buf, len, 0, test_hook_inplace_fail_at()) ||
+        (len < old && ftruncate(fd, (off_t)len))) {
         const int e = errno;
         (void)!write_at(fd, saved, kept, 0, -1);
         (void)!ftruncate(fd, (off_t)old);
@@ -614,24 +744,19 @@ done:
     return res;
 }
 
-typedef struct FormatCall {
-    enum PsnrHvsScoreFormat f;
-    const PsnrHvsOutput *o;
-} FormatCall;
-
 int output_fwrite(void *const f, const char *const data, const size_t size) {
     return fwrite(data, 1, size, f) != size;
 }
 
-static int format_call(FILE *const f, const void *const cookie) {
-    const FormatCall *const c = cookie;
+int output_format_write(FILE *const f, const void *const cookie) {
+    const OutputFormat *const c = cookie;
     return psnrhvs_output_write(c->o, c->f, output_fwrite, f) < 0 ? -1 : 0;
 }
 
 int output_commit(OutputFile **const of_p, const enum PsnrHvsScoreFormat f,
                   const PsnrHvsOutput *const o) {
-    const FormatCall c = {f, o};
-    return output_commit_with(of_p, format_call, &c);
+    const OutputFormat c = {f, o};
+    return output_commit_with(of_p, output_format_write, &c);
 }
 
 const char *output_format_names(char *const buf, const size_t size) {
@@ -648,9 +773,10 @@ const char *output_format_names(char *const buf, const size_t size) {
     return buf;
 }
 
-int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, const void *cookie),
-                       const void *const cookie) {
-    OutputFile *const of = *of_p;
+/* Write the bytes: an atomic output's into its temporary file (closed, not
+ * renamed yet), any other where it goes. @return 0, or -1 (reported). */
+static int write_out(OutputFile *const of, int (*const write)(FILE *f, const void *cookie),
+                     const void *const cookie) {
     const char *const name = of->f == stdout ? "stdout" : of->name;
     if (of->mode == OUTPUT_FIFO) {
         /* Waits for a reader, as any writer of a FIFO does. */
@@ -658,7 +784,6 @@ int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, cons
         if (fd < 0 || !(of->f = fdopen(fd, "w"))) {
             report("cannot write output file %s: %s", name, errno);
             if (fd >= 0) close(fd);
-            output_abort(of_p);
             return -1;
         }
     }
@@ -678,21 +803,42 @@ int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, cons
     }
     if (err) {
         report("cannot write %s: %s", name, saved_errno);
-        output_abort(of_p);
         return -1;
     }
-    if (of->mode == OUTPUT_ATOMIC) {
-        if (rename(of->tmp, of->target)) {
-            fprintf(cli_err(), "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
-                    strerror(errno));
-            output_abort(of_p);
-            return -1;
-        }
-        /* Renamed: nothing is left to remove (a signal now unlinks nothing). */
-        unwatch_signals(of->tmp);
-        free(of->tmp);
-        of->tmp = NULL;
-    }
-    output_abort(of_p);
     return 0;
+}
+
+/* An atomic output's temporary file renamed over the target. @return 0, or -1 (reported). */
+static int put_in_place(OutputFile *const of) {
+    if (rename(of->tmp, of->target)) {
+        fprintf(cli_err(), "psnrhvs: cannot rename %s to %s: %s\n", of->tmp, of->target,
+                strerror(errno));
+        return -1;
+    }
+    /* Renamed: nothing is left to remove (a signal now unlinks nothing). */
+    unwatch_signals(of->tmp);
+    free(of->tmp);
+    of->tmp = NULL;
+    return 0;
+}
+
+int output_commit_many(const OutputWrite *const w, const int n) {
+    int err = 0;
+    /* Temporary files first, then what is written where it is (a device, a
+     * pipe, a hard link), and only when all that went well the renames: a
+     * run that fails to write one output replaces none. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n && !err; i++)
+            if (*w[i].of && ((*w[i].of)->mode == OUTPUT_ATOMIC) == !pass)
+                err = write_out(*w[i].of, w[i].write, w[i].cookie) < 0;
+    for (int i = 0; i < n && !err; i++)
+        if (*w[i].of && (*w[i].of)->mode == OUTPUT_ATOMIC) err = put_in_place(*w[i].of) < 0;
+    for (int i = 0; i < n; i++) output_abort(w[i].of);
+    return err ? -1 : 0;
+}
+
+int output_commit_with(OutputFile **const of_p, int (*const write)(FILE *f, const void *cookie),
+                       const void *const cookie) {
+    const OutputWrite w = {of_p, write, cookie};
+    return output_commit_many(&w, 1);
 }

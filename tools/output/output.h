@@ -42,6 +42,26 @@ int output_commit(OutputFile **of, enum PsnrHvsScoreFormat f, const PsnrHvsOutpu
 /** The same with any writer: write(f, cookie) returns 0, or -1 on a write error. */
 int output_commit_with(OutputFile **of, int (*write)(FILE *f, const void *cookie),
                        const void *cookie);
+/** The scores in a format: output_format_write's cookie. */
+typedef struct OutputFormat {
+    enum PsnrHvsScoreFormat f;
+    const PsnrHvsOutput *o;
+} OutputFormat;
+/** A writer of an OutputFormat, for output_commit_many. */
+int output_format_write(FILE *f, const void *cookie);
+
+/** One output of a run and its writer, for output_commit_many. */
+typedef struct OutputWrite {
+    OutputFile **of; ///< NULL *of: none
+    int (*write)(FILE *f, const void *cookie);
+    const void *cookie;
+} OutputWrite;
+/**
+ * The outputs of one run, all or none as far as a rename can: every
+ * temporary file is written first, then the outputs written where they are,
+ * then the renames, in order. Frees each. @return 0 or -1 (reported).
+ */
+int output_commit_many(const OutputWrite *w, int n);
 /** Remove any temporary file and leave an existing one as it was; frees of. */
 void output_abort(OutputFile **of);
 
