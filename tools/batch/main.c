@@ -226,7 +226,8 @@ int batch_main(int argc, char *const *argv, const char *const prog) {
         for (int g = 0; g < b.num_gpus; g++)
             fprintf(stderr, "%s %s:%d", g ? "," : "", cli_backend_name(b.gpu[g].backend),
                     b.gpu[g].device);
-        fprintf(stderr, "%s\n", b.num_gpus ? "" : " none");
+        /* on a terminal, as the progress lines that follow: the rest cleared */
+        fprintf(stderr, "%s%s\n", b.num_gpus ? "" : " none", b.tty ? "\x1b[K" : "");
     }
     const int failed = batch_run(&b);
     if (!b.quiet) batch_draw(&b, 1);
