@@ -79,15 +79,18 @@ static void progress(const unsigned frames, const long long total, const double 
     const double elapsed = cli_now() - start;
     const double fps = elapsed > 0 ? frames / elapsed : 0.0;
     char t[32];
+    cli_progress_line(0); /* rewritten, not ended */
+    FILE *const f = cli_err();
     if (final)
-        fprintf(cli_err(), "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
+        fprintf(f, "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
                 clock_time(t, sizeof(t), elapsed));
     else if (total >= (long long)frames && fps > 0)
-        fprintf(cli_err(), "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
+        fprintf(f, "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
                 clock_time(t, sizeof(t), (double)(total - (long long)frames) / fps));
     else
-        fprintf(cli_err(), "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
-    fflush(stderr);
+        fprintf(f, "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
+    fflush(f);
+    if (!final && f == stderr) cli_progress_line(1);
 }
 
 /* One line: which side had no frame to pair (after its skip). */
