@@ -686,6 +686,10 @@ end:
     for (size_t i = 0; sc.holds && i < sc.ring_size; i++) score_free_holds(&sc.ring[i]);
     free(sc.ring);
     pair_reader_close(&pr);
+    if (ret == 1) { /* failed, nothing written: no word on how frames were scored */
+        input_run_failed(ref);
+        for (int r = 0; r < n; r++) input_run_failed(rend[r].in);
+    }
     input_close(&ref);
     for (int r = 0; r < n; r++) {
         input_close(&rend[r].in);

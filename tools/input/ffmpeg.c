@@ -56,6 +56,7 @@ struct FFmpegInput {
 
     FrameUnpack u; ///< the format of the first frame; every frame must keep it
     const char *name;
+    const InputStream *s; ///< its stream (run_failed)
     int quiet, failed;
     int seekable;        ///< a regular file (else a pipe, read once)
     unsigned log_errors; ///< FFmpeg's error messages about this input (under log_lock)
@@ -344,7 +345,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
 static void ffmpeg_close(void *const priv) {
     FFmpegInput *const d = priv;
     chunks_close(&d->chunks); /* its sessions log no more */
-    if (d->log_errors && !d->failed && !d->quiet)
+    if (d->log_errors && !d->failed && !d->quiet && !(d->s && d->s->run_failed))
         fprintf(cli_err(),
                 "psnrhvs: warning: %s: FFmpeg reported %u decoding error%s (first: %s); its "
                 "frames were scored as decoded, as ffmpeg decodes them\n",
@@ -467,6 +468,7 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     ffmpeg_log_init();
     log_clear();
     d->name = s->name;
+    d->s = s;
     d->quiet = s->opt->quiet;
     int res = open_decoder(d, s);
     /* Split at keyframes when that pays (input/chunks.c); d->dec is then its. */
@@ -481,7 +483,7 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
                 s->name, d->dec->codec->name);
     if (!res) {
         stream_error(s, "no frames to score: %s has no frame", s->name);
-        return -1;
+        return d->failed = 1, -1;
     }
     const AVFrame *const f = d->cur;
     d->pending = 1;

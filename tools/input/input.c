@@ -511,6 +511,10 @@ unsigned input_frames_read(const Input *const in) {
     return in->frames_read;
 }
 
+void input_run_failed(Input *const in) {
+    if (in) in->s.run_failed = 1;
+}
+
 void input_close(Input **const in_p) {
     Input *const in = *in_p;
     if (!in) return;

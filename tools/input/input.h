@@ -57,6 +57,7 @@ typedef struct InputStream {
      * frame order on the main thread. */
     char err[512];
     InputColour colour; ///< filled by the reader's open, where the input declares it
+    int run_failed;     ///< input_run_failed(): no warning about frames scored
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
@@ -214,6 +215,12 @@ const char *input_error(const Input *in);
 unsigned input_frames_read(const Input *in);
 
 void input_close(Input **in);
+
+/**
+ * The run reading in failed (nothing was scored): at close it says nothing
+ * more about the frames (a decoder's "scored as decoded" warning).
+ */
+void input_run_failed(Input *in);
 
 /**
  * Raw and Y4M files (not stdin or pipes) are memory-mapped and frames handed
