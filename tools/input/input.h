@@ -58,6 +58,9 @@ typedef struct InputStream {
     char err[512];
     InputColour colour; ///< filled by the reader's open, where the input declares it
     int run_failed;     ///< input_run_failed(): no warning about frames scored
+    /* The pixel format states the range (yuvj*, a JPEG): "yuvj420p", "" when
+     * the range, if any, is only metadata. */
+    char range_by[32];
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
