@@ -63,6 +63,10 @@ if(PSNRHVS_SYCL STREQUAL "OFF")
   message(STATUS "SYCL backend: off (PSNRHVS_SYCL=OFF)")
   return()
 endif()
+psnrhvs_cross_off(SYCL) # cmake/Backends.cmake
+if(_psh_cross_off)
+  return()
+endif()
 
 # --- find AdaptiveCpp -------------------------------------------------------
 if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
