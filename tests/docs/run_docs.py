@@ -10,6 +10,7 @@
   and every command of its usage lines is in the man page's SYNOPSIS.
 - The backend the README's table calls the default is the one `psnrhvs --help` calls
   the default, and so is the man page's.
+- Every column of a batch summary (a one-job batch run here) is named in cli.md.
 
 Usage: run_docs.py PSNRHVS SOURCE_DIR"""
 import os
@@ -153,12 +154,46 @@ def check_default_backend(help_text, src):
     print("default backend: %s" % default)
 
 
+def check_summary_columns(cli, src):
+    """Every column of a batch summary (a one-job batch, run here) is named in cli.md's
+    Summary paragraph; the chroma and combined pooled columns as "the same for"."""
+    import csv
+    import tempfile
+    data = os.path.join(src, "tests", "data")
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "jobs.csv"), "w") as f:
+            f.write("reference,distorted,output\n%s,%s,out.json\n" % (
+                os.path.join(data, "yuv420p_176x144_ref.y4m"),
+                os.path.join(data, "yuv420p_176x144_dist.y4m")))
+        p = subprocess.run([cli, "batch", "-q", "jobs.csv"], cwd=tmp, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        path = os.path.join(tmp, "jobs.summary.csv")
+        if p.returncode != 0 or not os.path.exists(path):
+            fail("psnrhvs batch: exit %d: %s" % (p.returncode, p.stderr.decode()[-500:]))
+            return
+        with open(path, newline="") as f:
+            columns = next(csv.reader(f))
+    with open(os.path.join(src, "docs", "cli.md"), encoding="utf-8") as f:
+        cli_md = f.read()
+    m = re.search(r"\*\*Summary\.\*\*(.*?)\n\n", cli_md, flags=re.S)
+    para = m.group(1) if m else ""
+    if not para:
+        fail("docs/cli.md has no **Summary.** paragraph")
+    for c in columns:
+        if re.fullmatch(r"psnr_hvs(_cb|_cr)?_(min|max|mean|harmonic_mean)", c):
+            continue  # "and the same for psnr_hvs_cb, psnr_hvs_cr and psnr_hvs"
+        if "`%s`" % c not in para:
+            fail("the batch summary has a column %s; docs/cli.md's Summary does not name it" % c)
+    print("%d summary columns checked" % len(columns))
+
+
 def main():
     cli, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     check_links(src)
     help_text = check_flags(cli, src)
     if help_text:
         check_default_backend(help_text, src)
+    check_summary_columns(cli, src)
     print("%d failures" % len(failures))
     sys.exit(1 if failures else 0)
 
