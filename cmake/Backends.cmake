@@ -12,7 +12,21 @@ endforeach()
 # CMAKE_CUDA_ARCHITECTURES, and the Makefile generator refuses them ("empty").
 # A HIP backend must do the same with enable_language(HIP).
 set(PSNRHVS_WITH_CUDA OFF)
-if(NOT PSNRHVS_CUDA STREQUAL "OFF")
+# A cross build (cmake/toolchains/) is for another machine: nvcc, hipcc and
+# acpp here build for this one, and their runtimes are not in the target's
+# sysroot. AUTO leaves those backends out and says so; ON still tries.
+macro(psnrhvs_cross_off backend)
+  if(CMAKE_CROSSCOMPILING AND PSNRHVS_${backend} STREQUAL "AUTO")
+    message(STATUS "${backend} backend: off (a cross build for ${CMAKE_SYSTEM_PROCESSOR}: its "
+                   "compiler here builds for this machine; -DPSNRHVS_${backend}=ON to try)")
+    set(_psh_cross_off TRUE)
+  else()
+    set(_psh_cross_off FALSE)
+  endif()
+endmacro()
+psnrhvs_cross_off(CUDA)
+if(_psh_cross_off)
+elseif(NOT PSNRHVS_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)

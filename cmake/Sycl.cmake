@@ -63,6 +63,13 @@ if(PSNRHVS_SYCL STREQUAL "OFF")
   message(STATUS "SYCL backend: off (PSNRHVS_SYCL=OFF)")
   return()
 endif()
+# As psnrhvs_cross_off() of cmake/Backends.cmake (tests/sycl includes this
+# file alone): acpp here builds for this machine.
+if(CMAKE_CROSSCOMPILING AND PSNRHVS_SYCL STREQUAL "AUTO")
+  message(STATUS "SYCL backend: off (a cross build for ${CMAKE_SYSTEM_PROCESSOR}: its "
+                 "compiler here builds for this machine; -DPSNRHVS_SYCL=ON to try)")
+  return()
+endif()
 
 # --- find AdaptiveCpp -------------------------------------------------------
 if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")

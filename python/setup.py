@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Builds the package with the library and the CLI inside it.
 
-    python3 -m pip install --no-build-isolation --no-index ./python
+    python3 -m pip install -v --no-build-isolation --no-index ./python
 
 (Debian's setuptools and wheel, offline; in a venv made with
---system-site-packages for numpy.) build_py runs CMake on the repository
+--system-site-packages for numpy; -v shows the build's progress. An
+interpreter without bdist_wheel, a pyenv one without 'wheel', is told
+which one to use, before anything is built.) build_py runs CMake on the repository
 (this folder's parent, or $PSNRHVS_SOURCE_DIR) into a temporary folder:
 Release, BUILD_TESTING=OFF, the device backends as CMake finds them, and
 installs it to a temporary prefix, from which the package takes
@@ -31,16 +33,56 @@ from pathlib import Path
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
-try:
-    from wheel.bdist_wheel import bdist_wheel
-except ImportError:  # pragma: no cover (Debian's python3-wheel provides it)
-    bdist_wheel = None
+try:  # setuptools 70.1 and later have their own
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
+    try:
+        from wheel.bdist_wheel import bdist_wheel
+    except ImportError:  # Debian's python3-wheel provides it
+        bdist_wheel = None
 
 HERE = Path(__file__).resolve().parent
 
 
 def say(msg):
     print(f"psnrhvs setup.py: {msg}", file=sys.stderr, flush=True)
+
+
+def check_interpreter():
+    """pip builds a wheel (its metadata first): without bdist_wheel that fails with
+    "invalid command 'bdist_wheel'" after nothing useful. Say what this interpreter
+    lacks and which one to use, before anything is built."""
+    if not {"bdist_wheel", "dist_info", "editable_wheel"} & set(sys.argv[1:]):
+        return
+    try:
+        import numpy  # noqa: F401  (a dependency: pip --no-index finds only an installed one)
+        numpy_missing = False
+    except ImportError:
+        numpy_missing = True
+    py = sys.executable
+    if bdist_wheel is not None:
+        if numpy_missing:
+            say(f"note: numpy is not installed for {py}: pip must fetch it (with --no-index "
+                "it cannot: install numpy first, or make the venv with --system-site-packages "
+                "from Debian's python3 with python3-numpy)")
+        return
+    import setuptools
+    base = getattr(sys, "_base_executable", py)
+    lacks = "the 'wheel' package" + (" and numpy" if numpy_missing else "")
+    raise SystemExit(
+        f"psnrhvs setup.py: {py} (Python {sys.version.split()[0]}"
+        f"{', a venv of ' + base if base != py else ''}) cannot build the package: its "
+        f"setuptools {setuptools.__version__} has no bdist_wheel command (setuptools 70.1 "
+        f"and later have one) and {lacks} {'are' if numpy_missing else 'is'} not installed.\n"
+        "Use Debian's python3, which has them (apt-get install python3-venv python3-pip "
+        "python3-wheel python3-numpy):\n"
+        "  /usr/bin/python3 -m venv --system-site-packages venv && venv/bin/python -m pip "
+        "install -v --no-build-isolation --no-index ./python\n"
+        "or, with network access, add them to this interpreter first:\n"
+        f"  {py} -m pip install wheel{' numpy' if numpy_missing else ''}")
+
+
+check_interpreter()
 
 
 def run(cmd):
@@ -75,6 +117,8 @@ def install_tree(prefix, tmp):
              "-DBUILD_TESTING=OFF", "-DCMAKE_INSTALL_LIBDIR=lib",
              *shlex.split(os.environ.get("PSNRHVS_PIP_CMAKE_ARGS", ""))])
         jobs = os.environ.get("PSNRHVS_PIP_JOBS") or str(os.cpu_count() or 2)
+        say(f"building the library and the CLI on {jobs} cores (a few minutes; pip -v shows "
+            "the build's progress)")
         run(["cmake", "--build", build, "-j", jobs])
     run(["cmake", "--install", build, "--prefix", prefix])
 

@@ -328,10 +328,20 @@ static int frame_line_ok(const char *const line, const size_t len) {
 }
 
 static int truncated(const PsnrHvsFile *const f, const size_t got, PsnrHvsFileStatus *const st) {
-    /* A partial last frame is never scored. */
-    psh_status(st, PSNRHVS_FILE_ERROR_TRUNCATED, 0,
-               "truncated frame %u in %s: expected %zu bytes, got %zu", f->frames, f->name,
-               f->info.geometry.frame_bytes, got);
+    /* A partial last frame is never scored. A raw file's frame size is the
+     * caller's guess: one that does not divide the file is most often a
+     * wrong geometry, not a cut file. */
+    const PsnrHvsFormat *const fmt = &f->info.format;
+    if (f->info.y4m)
+        psh_status(st, PSNRHVS_FILE_ERROR_TRUNCATED, 0,
+                   "truncated frame %u in %s: expected %zu bytes, got %zu", f->frames, f->name,
+                   f->info.geometry.frame_bytes, got);
+    else
+        psh_status(st, PSNRHVS_FILE_ERROR_TRUNCATED, 0,
+                   "truncated frame %u in %s: expected %zu bytes, got %zu (the size is not a "
+                   "whole number of %dx%d %s %d-bit frames: -w/-h/-p/-b may be wrong)",
+                   f->frames, f->name, f->info.geometry.frame_bytes, got, fmt->width, fmt->height,
+                   psnrhvs_layout_string(fmt->layout), fmt->bitdepth);
     return PSNRHVS_ERR(EIO);
 }
 

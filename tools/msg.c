@@ -4,13 +4,22 @@
  */
 #include "msg.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 static _Thread_local FILE *err;
 static _Thread_local jmp_buf *usage;
+/* stderr ends in a progress line: a message (from any thread) ends it first. */
+static atomic_int progress_line;
 
 FILE *cli_err(void) {
-    return err ? err : stderr;
+    if (err) return err;
+    if (atomic_exchange(&progress_line, 0)) fputc('\n', stderr);
+    return stderr;
+}
+
+void cli_progress_line(const int open) {
+    atomic_store(&progress_line, open);
 }
 
 void cli_msg_set(FILE *const f, jmp_buf *const u) {

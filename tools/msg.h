@@ -14,6 +14,13 @@
 FILE *cli_err(void);
 
 /**
+ * 1: stderr now ends in a progress line, rewritten in place; the next
+ * message through cli_err() ends that line first. 0: it does not (say so
+ * before drawing it again).
+ */
+void cli_progress_line(int open);
+
+/**
  * This thread's messages to f (NULL: stderr again), and where a usage error
  * jumps (NULL: it exits with status 2).
  */

@@ -261,7 +261,9 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
                 "negative where the curve needs less rate for the same score, BD-metric positive "
                 "where it scores higher at the same rate.</p>\n",
                 bd_method_name(rep->bd_method));
-        fputs("<table id=\"bdrate\">\n<tr><th class=\"l\">curve</th>", f);
+        /* Up to nine columns: wider than a 1,400-pixel page. Its heads wrap,
+         * and what is still too wide scrolls in its box, not the page. */
+        fputs("<div class=\"wide\">\n<table id=\"bdrate\">\n<tr><th class=\"l\">curve</th>", f);
         for (int c = 0; c < PSNRHVS_NUM_KEYS; c++)
             if (anchor->metric[chart_keys[c]])
                 fprintf(f, "<th>%s BD-rate</th><th>%s BD-metric</th>",
@@ -298,7 +300,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
             }
             fputs("</tr>\n", f);
         }
-        fputs("</table>\n", f);
+        fputs("</table>\n</div>\n", f);
         if (nerr) {
             fputs("<ol class=\"bd-errors\">\n", f);
             for (int e = 0; e < nerr; e++) {
@@ -363,6 +365,8 @@ static const char style[] =
     ".tables{display:flex;flex-wrap:wrap;gap:8px 30px;align-items:flex-start}\n"
     "caption{text-align:left;font-weight:600;padding:2px 0}\n"
     ".rd-curve{fill:none;stroke-width:1.8;stroke-linejoin:round}\n"
+    ".wide{max-width:100%;overflow-x:auto}\n"
+    "#bdrate th{white-space:normal}\n"
     "td.bd-error{color:#b00;text-align:center}\n"
     ".bd-errors{color:#b00}\n";
 

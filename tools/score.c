@@ -80,15 +80,18 @@ static void progress(const unsigned frames, const long long total, const double 
     const double elapsed = cli_now() - start;
     const double fps = elapsed > 0 ? frames / elapsed : 0.0;
     char t[32];
+    cli_progress_line(0); /* rewritten, not ended */
+    FILE *const f = cli_err();
     if (final)
-        fprintf(cli_err(), "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
+        fprintf(f, "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
                 clock_time(t, sizeof(t), elapsed));
     else if (total >= (long long)frames && fps > 0)
-        fprintf(cli_err(), "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
+        fprintf(f, "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
                 clock_time(t, sizeof(t), (double)(total - (long long)frames) / fps));
     else
-        fprintf(cli_err(), "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
-    fflush(stderr);
+        fprintf(f, "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
+    fflush(f);
+    if (!final && f == stderr) cli_progress_line(1);
 }
 
 /* One line: which side had no frame to pair (after its skip). */
@@ -218,6 +221,47 @@ static long long expected_frames(Input *const ref, const Rendition *const rend, 
     return total;
 }
 
+/* The folders -o DIR/ (--plot DIR/) of a ladder makes: dir, down from its
+ * first missing part (top bytes long), so that a run that fails takes them
+ * away again (rmdir: only while empty). */
+typedef struct MadeDir {
+    char *dir;
+    size_t top;
+} MadeDir;
+
+static void note_missing_dir(MadeDir *const m, const char *const path) {
+    const char *const slash = strrchr(path, '/');
+    struct stat st;
+    if (m->dir || !slash || slash == path || !(m->dir = strndup(path, (size_t)(slash - path))))
+        return;
+    if (!stat(m->dir, &st)) {
+        free(m->dir);
+        m->dir = NULL;
+        return;
+    }
+    m->top = strlen(m->dir);
+    for (size_t i = m->top; i-- > 1;) {
+        if (m->dir[i] != '/') continue;
+        m->dir[i] = '\0';
+        const int there = !stat(m->dir, &st);
+        m->dir[i] = '/';
+        if (there) break;
+        m->top = i;
+    }
+    /* m->dir[0 .. top) is the first folder missing; its parents exist. */
+}
+
+static void remove_made_dir(MadeDir *const m, const int failed) {
+    if (!m->dir) return;
+    while (failed && !rmdir(m->dir)) {
+        char *const p = strrchr(m->dir, '/');
+        if (!p || (size_t)(p - m->dir) < m->top) break;
+        *p = '\0';
+    }
+    free(m->dir);
+    m->dir = NULL;
+}
+
 /* A raw or Y4M file can be read without ever blocking (not a pipe, not stdin). */
 static int is_regular_file(const char *const path) {
     struct stat st;
@@ -313,6 +357,7 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     Opener opener = {.ctx = NULL};
     PairReader *pr = NULL;
     InputFormat fmt, ref_fmt;
+    MadeDir made[2] = {{NULL, 0}, {NULL, 0}}; /* -o DIR/, --plot DIR/ */
     if (!rend) {
         fprintf(cli_err(), "psnrhvs: out of memory\n");
         current_log = outer_log;
@@ -408,10 +453,12 @@ int cli_score(const CLISettings *const cli_in, PsnrHvsSettings lib, const ScoreE
     }
     for (int r = 0; r < n; r++) {
         /* -o DIR/ (--plot DIR/) of a ladder: the folder is made. */
-        if (ladder && ((out_path[r] && cli.output[strlen(cli.output) - 1] == '/' &&
-                        output_make_parents(out_path[r], why, sizeof(why))) ||
-                       (plot_path[r] && cli.plot[strlen(cli.plot) - 1] == '/' &&
-                        output_make_parents(plot_path[r], why, sizeof(why))))) {
+        const int out_dir = ladder && out_path[r] && cli.output[strlen(cli.output) - 1] == '/';
+        const int plot_dir = ladder && plot_path[r] && cli.plot[strlen(cli.plot) - 1] == '/';
+        if (out_dir) note_missing_dir(&made[0], out_path[r]);
+        if (plot_dir) note_missing_dir(&made[1], plot_path[r]);
+        if ((out_dir && output_make_parents(out_path[r], why, sizeof(why))) ||
+            (plot_dir && output_make_parents(plot_path[r], why, sizeof(why)))) {
             fprintf(cli_err(), "psnrhvs: %s\n", why);
             goto end;
         }
@@ -638,6 +685,8 @@ end:
         output_abort(&rend[r].of);
         output_abort(&rend[r].plot_of);
     }
+    remove_made_dir(&made[1], ret != 0);
+    remove_made_dir(&made[0], ret != 0);
     if (opener.started) pthread_join(opener.thread, NULL);
     close_context(e, &opener.ctx);
     close_context(e, &sc.ctx);

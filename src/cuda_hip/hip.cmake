@@ -6,6 +6,10 @@
 if(PSNRHVS_HIP STREQUAL "OFF")
   return()
 endif()
+psnrhvs_cross_off(HIP) # cmake/Backends.cmake
+if(_psh_cross_off)
+  return()
+endif()
 
 find_program(PSNRHVS_HIPCC hipcc DOC "hipcc (Debian: package hipcc)")
 find_path(PSNRHVS_HIP_INCLUDE_DIR hip/hip_runtime_api.h

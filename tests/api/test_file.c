@@ -187,7 +187,8 @@ static void raw(void) {
     CHECK(psnrhvs_file_read(f, buf, NULL, &st) == 1 && !memcmp(buf, bytes + 384, 384), "frame 1");
     CHECK(psnrhvs_file_read(f, buf, NULL, &st) == PSNRHVS_ERR(EIO), "partial frame");
     EXPECT(&st, PSNRHVS_FILE_ERROR_TRUNCATED,
-           "truncated frame 2 in r.yuv: expected 384 bytes, got 5");
+           "truncated frame 2 in r.yuv: expected 384 bytes, got 5 (the size is not a whole number "
+           "of 16x16 420 8-bit frames: -w/-h/-p/-b may be wrong)");
     psnrhvs_file_close(&f);
     fclose(fp);
 

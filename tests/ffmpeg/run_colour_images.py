@@ -7,7 +7,9 @@ warning line naming both files and both ranges, and the scores of the same pair
 without the tag (nothing converted); -q silences it; --colour_mismatch error makes
 it an error (exit 1, no output); matrix, primaries and transfer that differ are named
 the same way; equal or undeclared values say nothing; two Y4M files compare their
-ranges too; each rendition of a ladder is compared.
+ranges too; each rendition of a ladder is compared. JPEGs (full range by their
+format) against a source that declares no range warn too, with the ffmpeg command
+that converts them, which does.
 
 Images: PNG, JPEG and TIFF files and image sequences (frames/%03d.jpg) go through
 FFmpeg, never the raw reader: a YUV JPEG (yuvj420p) and a JPEG sequence are scored
@@ -121,6 +123,41 @@ def main():
     # a full-range JPEG against the limited-range source: the warning, then the scores
     p = ck.run(["-r", limited, "-d", one, "--frame_cnt", "1", "-o", ck.path("j.xml")])
     ck.check(p.returncode == 0 and b"range limited vs full" in p.stderr, f"jpeg: {p.stderr!r}")
+    # The README's case: JPEGs that ffmpeg wrote from a source declaring no range. The
+    # JPEGs' range is their format's (full), the source's that of video (limited): the
+    # warning, with the command that converts them; --colour_mismatch error fails.
+    pattern = os.path.join(seq, "d%03d.jpg")
+    src = os.path.join(d, "yuv420p_176x144_dist.y4m")  # what the JPEGs were written from
+    convert = f"ffmpeg -i {pattern} -vf scale=out_range=tv,format=yuv420p OUT.y4m"
+    jx = ck.path("jpeg_seq.xml")
+    p = ck.run(["-r", src, "-d", pattern, "-o", jx])
+    warn = [ln for ln in p.stderr.decode().splitlines() if "declare different colour" in ln]
+    ck.check(p.returncode == 0 and len(warn) == 1 and "range undeclared vs full" in warn[0] and
+             f"{pattern} is full range (JPEG)" in warn[0] and convert in warn[0],
+             f"JPEGs against a source declaring no range: {p.stderr!r}")
+    p = ck.run(["-r", src, "-d", pattern, "--colour_mismatch", "error", "-o", ck.path("e.xml")])
+    ck.check(p.returncode == 1 and not os.path.exists(ck.path("e.xml")) and
+             len(p.stderr.splitlines()) == 1 and b"range undeclared vs full" in p.stderr and
+             convert.encode() in p.stderr,
+             f"JPEGs, --colour_mismatch error: {p.returncode} {p.stderr!r}")
+    # the command converts them: no warning, and they score as the video they came from
+    conv = ck.path("jpeg_tv.y4m")
+    ck.ff(["-i", pattern, "-vf", "scale=out_range=tv,format=yuv420p", conv])
+    cx = ck.path("jpeg_tv.xml")
+    p = ck.run(["-r", src, "-d", conv, "-o", cx])
+    ck.check(p.returncode == 0 and b"colour" not in p.stderr, f"converted JPEGs: {p.stderr!r}")
+    import re
+    means = []
+    for x in (jx, cx):
+        with open(x) as f:
+            m = re.search(r'<metric name="psnr_hvs" [^>]*? mean="([^"]+)"', f.read())
+        means.append(float(m.group(1)) if m else None)
+    ck.check(None not in means and means[1] > means[0] + 3,
+             f"psnr_hvs of the JPEGs as decoded and converted: {means}")
+    print(f"JPEGs against their source: psnr_hvs {means[0]} as decoded, {means[1]} converted")
+    # a JPEG against a Y4M that declares full range: nothing to say
+    p = ck.run(["-r", full_y4m, "-d", pattern, "-o", ck.path("f.xml")])
+    ck.check(p.returncode == 0 and b"colour" not in p.stderr, f"JPEGs vs full: {p.stderr!r}")
     gray = ck.path("gray.png")
     ck.ff(dist_raw + ["-frames:v", "1", "-pix_fmt", "gray", gray])
     gray_raw = ck.path("gray.yuv")

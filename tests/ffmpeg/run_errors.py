@@ -5,7 +5,8 @@ file, and the option that fixes it where one does. Unsupported pixel format,
 size mismatch without --scale, depth mismatch without --common_bitdepth,
 different lengths (both counts; --frame_cnt runs), --hwaccel cuda without an
 NVIDIA GPU (or, where one works, the same bits as CPU decoding), an MP4 indexed
-at its end on a pipe, no video stream, a damaged file, a frame size change."""
+at its end on a pipe, no video stream, a damaged file, a frame size change, a
+Matroska file cut short (the length error alone: nothing was scored)."""
 import os
 import sys
 
@@ -125,6 +126,34 @@ def main():
         p2 = ck.run(["-r", ref_y4m, "-d", "-"], input_bytes=bytes(data))
         print("damaged stream: exit %d, %r" % (p2.returncode, p2.stderr.decode().strip()))
         ck.check(p.stderr == b"" and p.returncode in (0, 1), "damaged stream with -q: %r" % p.stderr)
+        # a Matroska file cut short: its last packet damaged (FFmpeg logs a decoding
+        # error) and fewer frames than the source: the length error is the one line,
+        # no word on frames "scored as decoded" when nothing was scored
+        def cut_mkv(name, in_args):
+            mkv = ck.encode(in_args, name + "_src.mkv", ["-c:v", "libx264", "-crf", "20"])
+            with open(mkv, "rb") as f:
+                data = f.read()
+            cut = ck.path(name + ".mkv")
+            with open(cut, "wb") as f:
+                f.write(data[:len(data) * 2 // 3])
+            return cut
+        # five frames cut: none left to decode, one line
+        short = cut_mkv("cut5", dist8)
+        err = ck.error(["-r", ref_y4m, "-d", short, "-o", out], "truncated 5-frame mkv", 1,
+                       "no frames to score")
+        ck.check("scored as decoded" not in err, "truncated 5-frame mkv: %r" % err)
+        # twenty frames cut: more than the reference's 5, fewer than encoded
+        cut = cut_mkv("cut20", ["-stream_loop", "3"] + dist8)
+        err = ck.error(["-r", ref_y4m, "-d", cut, "-o", out], "truncated mkv", 1,
+                       "differ in length", "--frame_cnt")
+        ck.check("scored as decoded" not in err, "truncated mkv: %r" % err)
+        # with --frame_cnt the frames it has are scored: the decoding error is then
+        # a warning after the scores
+        n = err.split("--frame_cnt ")[1].split()[0] if "--frame_cnt " in err else "1"
+        p = ck.run(["-r", ref_y4m, "-d", cut, "--frame_cnt", n, "-o", out])
+        print("truncated mkv, --frame_cnt %s: exit %d, %r" % (n, p.returncode, p.stderr))
+        ck.check(p.returncode == 0 and os.path.exists(out),
+                 "truncated mkv with --frame_cnt %s: %d %r" % (n, p.returncode, p.stderr))
     ck.finish()
 
 

@@ -114,7 +114,7 @@ PAIR = [
                                     raw(1, 8, 8, depth=12), ref_raw=False),
      "fail 0 sample out of range in the reference ref.y4m, frame 0: Cr plane x=3 y=3 is 4096, above the 12-bit maximum 4095"),
     ("fail_truncated_dist.bin", pair(raw(3, 16, 16), raw(3, 16, 16)[:-5]),
-     "fail 2 truncated frame 2 in dist.yuv: expected 384 bytes, got 379"),
+     "fail 2 truncated frame 2 in dist.yuv: expected 384 bytes, got 379 (the size is not a whole number of 16x16 420 8-bit frames: -w/-h/-p/-b may be wrong)"),
     ("reject_differ.bin", pair(b"YUV4MPEG2 W8 H8\n" + frames(1, 8, 8), b"YUV4MPEG2 W16 H8\n" + frames(1, 16, 8),
                                ref_raw=False, dist_raw=False), "reject reference and distorted differ"),
     ("reject_bad_y4m.bin", pair(b"YUV4MPEG2 W8 C411\n", raw(1, 8, 8), ref_raw=False),

@@ -16,6 +16,8 @@ Usage: run_report_rd.py PSNRHVS DATA_DIR BUILD_DIR"""
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,34 @@ class RdPage:
                 (float(a["data-rate"]), float(a["data-db"]), float(a["cx"]), float(a["cy"])))
         self.curves = re.findall(r"<path class=\"rd-curve\" data-key=\"([^\"]*)\" "
                                  r"data-curve=\"([^\"]*)\"", page.raw)
+
+
+def chromium_widths(ck, page, tmp):
+    """(the page's scroll width, its window's width) in Chromium at 1400x1000: a copy of the
+    page with a script that writes them into the DOM, which --dump-dom prints."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    probe = os.path.join(tmp, "widths.html")
+    write(probe, text.replace("</body>", "<script>var e=document.documentElement;"
+                                         "document.body.setAttribute('data-widths',"
+                                         "e.scrollWidth+','+e.clientWidth);</script></body>"))
+    profile = tempfile.mkdtemp(dir=tmp)
+    env = dict(os.environ, HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--hide-scrollbars", "--user-data-dir=" + profile, "--window-size=1400,1000",
+           "--dump-dom", "file://" + probe]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                           timeout=180)
+    except subprocess.TimeoutExpired:
+        ck.check(False, "chromium --dump-dom did not finish in 180 s")
+        return None
+    m = re.search(r'data-widths="(\d+),(\d+)"', p.stdout.decode(errors="replace"))
+    ck.check(m is not None, "chromium --dump-dom: no widths (exit %d): %s" %
+             (p.returncode, p.stderr.decode(errors="replace")[-2000:]))
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def write(path, text):
@@ -162,8 +192,17 @@ def main():
                            capture_output=True, text=True)
         ck.check(p.returncode == 2 and "unknown --bd-method" in p.stderr, f"usage: {p.stderr}")
 
+        # The BD table fits a 1,400-pixel page: in a box that scrolls, its heads wrapping.
+        ck.check(re.search(r'<div class="wide">\s*<table id="bdrate">', page.raw) is not None and
+                 ".wide{max-width:100%;overflow-x:auto}" in page.raw,
+                 "the BD table is not in a box of the page's width that scrolls")
         skip = chromium_screenshot(ck, page_path, os.path.join(build, "report-rd-screenshot.png"),
                                    tmp)
+        if not skip:
+            widths = chromium_widths(ck, page_path, tmp)
+            ck.check(widths is not None and widths[0] <= widths[1],
+                     "the page is wider than its 1,400-pixel window (scroll width, window): %r"
+                     % (widths,))
     if skip and not ck.failures:
         print("%d checks passed; SKIP the Chromium rendering: %s" % (ck.checks, skip))
         sys.exit(77)

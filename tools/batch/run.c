@@ -101,6 +101,14 @@ static int output_complete(Batch *const b, Job *const j) {
             batch_say(b, "psnrhvs: batch: job %s: not complete, running it again: %s", j->id, why);
         return 0;
     }
+    /* The plot is written before the output: one missing now was removed
+     * since, and only a run makes it again. */
+    if (j->plot && (stat(j->plot, &st) || !S_ISREG(st.st_mode))) {
+        if (!b->quiet)
+            batch_say(b, "psnrhvs: batch: job %s: its plot %s is missing, running it again", j->id,
+                      j->plot);
+        return 0;
+    }
     return 1;
 }
 

@@ -4,8 +4,10 @@
  * jobs written when they are done.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch_int.h"
@@ -127,6 +129,36 @@ static void csv_field(FILE *const f, const char *const s) {
 
 static const char *const stat_names[4] = {"min", "max", "mean", "harmonic_mean"};
 
+/* The job's --precision (its column or args): N digits, PSNRHVS_PRECISION_MAX
+ * or, not given, PSNRHVS_PRECISION_VMAF. */
+static int job_precision(const Job *const j) {
+    int p = PSNRHVS_PRECISION_VMAF;
+    for (int i = 0; i < j->num_opts; i++) {
+        const char *v = NULL;
+        if (!strcmp(j->opts[i], "--precision") && i + 1 < j->num_opts)
+            v = j->opts[++i];
+        else if (!strncmp(j->opts[i], "--precision=", 12))
+            v = j->opts[i] + 12;
+        if (v) p = !strcmp(v, "max") ? PSNRHVS_PRECISION_MAX : atoi(v);
+    }
+    return p;
+}
+
+/* A pooled value of a CSV or sub output, which holds none: pooled here from
+ * its printed per-frame values, it is printed as an XML file of the same
+ * job would print it (35.942566, not the sum's 35.94256629999999). */
+static const char *pooled_text(char *const buf, const size_t size, const double v,
+                               const int precision) {
+    if (!isfinite(v) || precision == PSNRHVS_PRECISION_MAX) return shortest(buf, size, v);
+    if (precision == PSNRHVS_PRECISION_VMAF) { /* libvmaf: %.16f for a fraction under 1e-6 */
+        const double frac = fabs(v) - floor(fabs(v));
+        snprintf(buf, size, frac != 0 && frac < 1e-6 ? "%.16f" : "%.6f", v);
+    } else {
+        snprintf(buf, size, "%.*f", precision, v);
+    }
+    return buf;
+}
+
 int batch_summary_write(FILE *const f, const void *const cookie) {
     const Batch *const b = cookie;
     fputs("id,status,reference,distorted,output,format,frames,device,threads,seconds,bitrate,"
@@ -163,13 +195,18 @@ int batch_summary_write(FILE *const f, const void *const cookie) {
             fprintf(f, "%s,%s", shortest(buf, sizeof(buf), br.kbps), br.source);
         else
             fputc(',', f);
+        const int pooled_here = !strcmp(j->format, "csv") || !strcmp(j->format, "sub");
+        const int precision = job_precision(j);
         for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
             const double v[4] = {j->pool[k].min, j->pool[k].max, j->pool[k].mean,
                                  j->pool[k].harmonic_mean};
             for (int s = 0; s < 4; s++) {
                 char buf[64];
                 fputc(',', f);
-                if (values && j->has_key[k]) fputs(shortest(buf, sizeof(buf), v[s]), f);
+                if (values && j->has_key[k])
+                    fputs(pooled_here ? pooled_text(buf, sizeof(buf), v[s], precision)
+                                      : shortest(buf, sizeof(buf), v[s]),
+                          f);
             }
         }
         fputc(',', f);

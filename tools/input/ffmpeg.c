@@ -439,12 +439,19 @@ static int open_decoder(FFmpegInput *const d, InputStream *const s) {
 
 /* What the stream declares about its colour (the first frame's, else the
  * decoder's); unspecified stays "". The yuvj formats are full range. */
-static void declared_colour(const FFmpegInput *const d, InputColour *const c) {
+static void declared_colour(const FFmpegInput *const d, InputStream *const s) {
+    InputColour *const c = &s->colour;
     const AVFrame *const f = d->frame;
     enum AVColorRange range = f->color_range ? f->color_range : d->dec->color_range;
     const enum AVPixelFormat pf = (enum AVPixelFormat)d->u.pix_fmt;
-    if (pf == AV_PIX_FMT_YUVJ420P || pf == AV_PIX_FMT_YUVJ422P || pf == AV_PIX_FMT_YUVJ444P)
+    /* A JPEG's samples are full range unless it says otherwise: the range is
+     * stated, not merely tagged (input_colour_check). */
+    const int jpeg = d->dec->codec_id == AV_CODEC_ID_MJPEG && range != AVCOL_RANGE_MPEG;
+    if (pf == AV_PIX_FMT_YUVJ420P || pf == AV_PIX_FMT_YUVJ422P || pf == AV_PIX_FMT_YUVJ444P ||
+        jpeg) {
         range = AVCOL_RANGE_JPEG;
+        snprintf(s->range_by, sizeof(s->range_by), "%s", jpeg ? "JPEG" : av_get_pix_fmt_name(pf));
+    }
     if (range == AVCOL_RANGE_MPEG) snprintf(c->range, sizeof(c->range), "limited");
     if (range == AVCOL_RANGE_JPEG) snprintf(c->range, sizeof(c->range), "full");
     const enum AVColorSpace cs =
@@ -484,7 +491,7 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
                 s->name, d->dec->codec->name);
     if (!res) {
         stream_error(s, "no frames to score: %s has no frame", s->name);
-        return -1;
+        return d->failed = 1, -1;
     }
     const AVFrame *const f = d->cur;
     d->pending = 1;
@@ -493,9 +500,9 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
         d->frame->format == AV_PIX_FMT_CUDA ? d->dec->sw_pix_fmt : (enum AVPixelFormat)f->format);
     if (unpack_init(&d->u, f->format, desc ? desc->comp[0].depth : 0, f->width, f->height, s->name,
                     s->err, sizeof(s->err)) < 0)
-        return -1;
+        return d->failed = 1, -1;
     *fmt = d->u.fmt;
-    declared_colour(d, &s->colour);
+    declared_colour(d, s);
     return 1;
 }
 

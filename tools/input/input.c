@@ -291,13 +291,47 @@ void input_colour(const Input *const in, InputColour *const c) {
     *c = in->s.colour;
 }
 
+/* ffmpeg's name of the limited-range format with fmt's layout and depth. */
+static const char *limited_pix_fmt(const InputFormat *const fmt, char *const buf,
+                                   const size_t size) {
+    const char *const layout = layout_name(fmt->layout);
+    if (fmt->layout == PSNRHVS_PIXEL_LAYOUT_I400)
+        snprintf(buf, size, "gray%s",
+                 fmt->bitdepth > 8 ? (fmt->bitdepth > 10 ? "12le" : "10le") : "");
+    else if (fmt->bitdepth > 8)
+        snprintf(buf, size, "yuv%sp%dle", layout, fmt->bitdepth);
+    else
+        snprintf(buf, size, "yuv%sp", layout);
+    return buf;
+}
+
 int input_colour_check(const Input *const ref, const Input *const dist, const int error,
                        const int quiet) {
+    InputColour rc = ref->s.colour, dc = dist->s.colour;
+    /* Full range stated by the format (a JPEG, yuvj420p) against an input
+     * that declares no range, which as video is limited range: a mismatch
+     * too, where a range that is only a tag says nothing. */
+    const Input *const full = ref->s.range_by[0] && !dc.range[0]    ? ref
+                              : dist->s.range_by[0] && !rc.range[0] ? dist
+                                                                    : NULL;
+    if (full) snprintf(full == ref ? dc.range : rc.range, sizeof(rc.range), "undeclared");
     PsnrHvsFileStatus st;
-    const int res = psnrhvs_colour_compare(ref->s.name, &ref->s.colour, dist->s.name,
-                                           &dist->s.colour, error, &st);
-    if (res < 0 || (res && !quiet))
-        fprintf(cli_err(), "psnrhvs: %s%s\n", res < 0 ? "" : "warning: ", st.message);
+    const int res = psnrhvs_colour_compare(ref->s.name, &rc, dist->s.name, &dc, error, &st);
+    if (res < 0 || (res && !quiet)) {
+        /* How to make them alike: the full-range side converted to limited range. */
+        const Input *const conv = strcmp(rc.range, "full") && !strcmp(dc.range, "full")   ? dist
+                                  : !strcmp(rc.range, "full") && strcmp(dc.range, "full") ? ref
+                                                                                          : NULL;
+        char pf[32], hint[8448] = "";
+        if (conv && conv->has_format)
+            snprintf(hint, sizeof(hint),
+                     "; %s is full range%s%s%s: to score it as limited-range video, convert it: "
+                     "ffmpeg -i %s -vf scale=out_range=tv,format=%s OUT.y4m",
+                     conv->s.name, conv->s.range_by[0] ? " (" : "", conv->s.range_by,
+                     conv->s.range_by[0] ? ")" : "", conv->s.name,
+                     limited_pix_fmt(&conv->nfmt, pf, sizeof(pf)));
+        fprintf(cli_err(), "psnrhvs: %s%s%s\n", res < 0 ? "" : "warning: ", st.message, hint);
+    }
     return res < 0 ? -1 : 0;
 }
 

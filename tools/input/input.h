@@ -62,6 +62,9 @@ typedef struct InputStream {
     char err[512];
     InputColour colour; ///< filled by the reader's open, where the input declares it
     int scored;         ///< the run's scores were written (input_mark_scored)
+    /* The pixel format states the range (yuvj*, a JPEG): "yuvj420p", "" when
+     * the range, if any, is only metadata. */
+    char range_by[32];
 } InputStream;
 
 /** Read up to size bytes; returns the count read (short only at end of file or on error). */
