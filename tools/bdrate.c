@@ -21,7 +21,7 @@
 #include <strings.h>
 
 #include "bdrate.h"
-#include "csv.h"
+#include "csv_records.h"
 #include "readfile.h"
 #include "msg.h"
 #include "output/output.h"

@@ -12,6 +12,7 @@
 
 #include "cli_parse.h"
 #include "parity.h"
+#include "score/score_int.h"
 
 /* Frames listed per key before "and N more". */
 #define MAX_LISTED 16
@@ -482,4 +483,23 @@ end:
         free(slots[i].scores);
     }
     return ret;
+}
+
+int cli_parity(const CLISettings *const cli, const PsnrHvsSettings lib) {
+    Run *const run = run_new(cli, &lib, NULL);
+    if (!run) return 1;
+    int ret = run_open_inputs(run);
+    if (!ret) ret = run_agree_format(run);
+    if (!ret) ret = run_open_outputs(run);
+    if (!ret) ret = run_prepare(run);
+    if (!ret) {
+        const ParityOptions po = {
+            .configs = cli->num_configs ? cli->configs : NULL,
+            .num_configs = cli->num_configs,
+            .subsample = cli->subsample,
+            .quiet = cli->quiet,
+        };
+        ret = parity_run(&po, &run->lib, run->pr);
+    }
+    return run_free(run, ret);
 }

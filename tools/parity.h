@@ -46,4 +46,12 @@ typedef struct ParityOptions {
  */
 int parity_run(const ParityOptions *opt, const PsnrHvsSettings *base, PairReader *pr);
 
+/**
+ * The parity command: cli's inputs read as the score command reads them
+ * (its stages up to the pair reader), then parity_run on every pair.
+ * @return the exit status, as parity_run's (2: a usage error).
+ */
+struct CLISettings;
+int cli_parity(const struct CLISettings *cli, PsnrHvsSettings lib);
+
 #endif /* PSNRHVS_TOOLS_PARITY_H */

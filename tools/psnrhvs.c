@@ -13,6 +13,7 @@
 #include "batch.h"
 #include "bdrate.h"
 #include "cli_parse.h"
+#include "parity.h"
 #include "report.h"
 #include "score.h"
 
@@ -83,7 +84,7 @@ static int score(const int argc, char *const *const argv, const int parity) {
     psnrhvs_default_settings(&lib);
     cli_parse(argc, argv, parity, &cli, &lib);
     if (cli.list_devices) return list_devices(cli.verbose);
-    return cli_score(&cli, lib, NULL);
+    return cli.parity ? cli_parity(&cli, lib) : cli_score(&cli, lib, NULL);
 }
 
 static int parity_cmd(const int argc, char *const *const argv, const char *const prog) {

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "scores.h"
+#include "read_scores.h"
 
 /** `psnrhvs report ...` with argv[0] = "report". @return the exit status. */
 int report_main(int argc, char *const *argv);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "bdrate.h"
-#include "scores.h"
+#include "read_scores.h"
 
 #define MAX_PERCENTILES 8
 

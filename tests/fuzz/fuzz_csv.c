@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "csv_records.h"
 #include "fuzz_target.h"
 
 const char fuzz_target_name[] = "csv";

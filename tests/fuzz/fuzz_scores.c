@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz_target.h"
-#include "scores.h"
+#include "read_scores.h"
 
 const char fuzz_target_name[] = "scores";
 

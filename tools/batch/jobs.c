@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "batch_int.h"
-#include "csv.h"
+#include "csv_records.h"
 #include "readfile.h"
 
 enum ColKind {

@@ -23,7 +23,7 @@
 #include "batch_int.h"
 #include "msg.h"
 #include "score.h"
-#include "scores.h"
+#include "read_scores.h"
 #include "thread.h"
 
 /* ---- the machine ---- */

@@ -12,7 +12,7 @@
 
 #include "batch_int.h"
 #include "input/bitrate.h"
-#include "scores.h"
+#include "read_scores.h"
 
 /* ---- the terminal ---- */
 

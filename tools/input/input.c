@@ -318,12 +318,14 @@ int input_colour_check(const Input *const ref, const Input *const dist, const in
     PsnrHvsFileStatus st;
     const int res = psnrhvs_colour_compare(ref->s.name, &rc, dist->s.name, &dc, error, &st);
     if (res < 0 || (res && !quiet)) {
-        /* How to make them alike: the full-range side converted to limited range. */
+        /* How to make them alike: the side whose format states full range (a
+         * JPEG's) converted to limited range. A range only tagged (Y4M's
+         * XCOLORRANGE) gets the library's words alone, as in Python. */
         const Input *const conv = strcmp(rc.range, "full") && !strcmp(dc.range, "full")   ? dist
                                   : !strcmp(rc.range, "full") && strcmp(dc.range, "full") ? ref
                                                                                           : NULL;
         char pf[32], hint[8448] = "";
-        if (conv && conv->has_format)
+        if (conv && conv->has_format && conv->s.range_by[0])
             snprintf(hint, sizeof(hint),
                      "; %s is full range%s%s%s: to score it as limited-range video, convert it: "
                      "ffmpeg -i %s -vf scale=out_range=tv,format=%s OUT.y4m",

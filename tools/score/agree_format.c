@@ -5,7 +5,8 @@
  */
 #include <stdio.h>
 
-#include "format.h"
+#include "agree_format.h"
+#include "score_int.h"
 #include "msg.h"
 
 static PsnrHvsFormatSide side(Input *const in) {
@@ -47,4 +48,37 @@ int format_check_planes(const InputFormat *const fmt, const int enable_chroma) {
 int format_same(const InputFormat *const a, const InputFormat *const b) {
     return a->width == b->width && a->height == b->height && a->layout == b->layout &&
            a->bitdepth == b->bitdepth;
+}
+
+/* The score command's stage: every rendition scored at one format (a
+ * ladder's one scorer), the colours compared, the readers told. */
+int run_agree_format(Run *const run) {
+    const CLISettings *const cli = &run->cli;
+    Rendition *const rend = run->rend;
+    for (int r = 0; r < run->n; r++) {
+        InputFormat rf;
+        const int res =
+            format_resolve(cli, run->ref, rend[r].in, &rend[r].fmt, &rf, &rend[r].read_fmt);
+        if (res) return res;
+        if (input_colour_check(run->ref, rend[r].in, cli->colour_error, cli->quiet) < 0) return 1;
+        if (!r) {
+            run->fmt = rend[0].fmt;
+            run->ref_fmt = rf;
+        } else if (!format_same(&rend[r].fmt, &run->fmt) || !format_same(&rf, &run->ref_fmt)) {
+            const InputFormat *const f = &run->fmt;
+            fprintf(cli_err(),
+                    "psnrhvs: rendition %s would be scored as %dx%d %s %d-bit and %s as %dx%d %s "
+                    "%d-bit: every -d of a ladder needs the reference's size, pixel format and "
+                    "bit depth (after --scale and --common_bitdepth)\n",
+                    rend[r].path, rend[r].fmt.width, rend[r].fmt.height,
+                    layout_name(rend[r].fmt.layout), rend[r].fmt.bitdepth, rend[0].path, f->width,
+                    f->height, layout_name(f->layout), f->bitdepth);
+            return 1;
+        }
+    }
+    if (format_check_planes(&run->fmt, run->lib.enable_chroma) < 0) return 1;
+    if (input_set_formats(run->ref, &run->ref_fmt, &run->fmt) < 0) return 1;
+    for (int r = 0; r < run->n; r++)
+        if (input_set_formats(rend[r].in, &rend[r].read_fmt, &run->fmt) < 0) return 1;
+    return 0;
 }

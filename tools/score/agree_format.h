@@ -3,8 +3,8 @@
  * descriptions (Y4M headers, decoded streams) and the command line's flags.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_TOOLS_FORMAT_H
-#define PSNRHVS_TOOLS_FORMAT_H
+#ifndef PSNRHVS_TOOLS_SCORE_AGREE_FORMAT_H
+#define PSNRHVS_TOOLS_SCORE_AGREE_FORMAT_H
 
 #include "cli_parse.h"
 #include "input/input.h"
@@ -23,4 +23,4 @@ int format_check_planes(const InputFormat *fmt, int enable_chroma);
 
 int format_same(const InputFormat *a, const InputFormat *b);
 
-#endif /* PSNRHVS_TOOLS_FORMAT_H */
+#endif /* PSNRHVS_TOOLS_SCORE_AGREE_FORMAT_H */

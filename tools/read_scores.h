@@ -3,8 +3,8 @@
  * (the layouts are the library's: psnrhvs_scores_parse).
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_TOOLS_SCORES_H
-#define PSNRHVS_TOOLS_SCORES_H
+#ifndef PSNRHVS_TOOLS_READ_SCORES_H
+#define PSNRHVS_TOOLS_READ_SCORES_H
 
 #include <stddef.h>
 
@@ -26,4 +26,4 @@ int scores_from_output(PsnrHvsScoreSet *s, const PsnrHvsOutput *o);
  */
 const char *shortest(char *buf, size_t size, double v);
 
-#endif /* PSNRHVS_TOOLS_SCORES_H */
+#endif /* PSNRHVS_TOOLS_READ_SCORES_H */

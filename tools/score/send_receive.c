@@ -9,12 +9,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "psnrhvs.h"
 #include "input/input.h"
 #include "input/pair_reader.h"
 #include "msg.h"
 #include "score_int.h"
+
+/* "1:02:03" or "2:03" */
+static const char *clock_time(char *const buf, const size_t size, const double seconds) {
+    const unsigned long s = seconds < 0       ? 0
+                            : seconds > 3.6e8 ? 360000000ul
+                                              : (unsigned long)seconds;
+    if (s >= 3600)
+        snprintf(buf, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
+    return buf;
+}
+
+/* One line, rewritten in place; "\033[K" clears what a longer line left. */
+static void progress(const unsigned frames, const long long total, const double start,
+                     const int final) {
+    const double elapsed = cli_now() - start;
+    const double fps = elapsed > 0 ? frames / elapsed : 0.0;
+    char t[32];
+    cli_progress_line(0); /* rewritten, not ended */
+    FILE *const f = cli_err();
+    if (final)
+        fprintf(f, "\rpsnrhvs: %u frames, %.1f fps, %s\033[K\n", frames, fps,
+                clock_time(t, sizeof(t), elapsed));
+    else if (total >= (long long)frames && fps > 0)
+        fprintf(f, "\rpsnrhvs: frame %u/%lld, %.1f fps, ETA %s\033[K", frames, total, fps,
+                clock_time(t, sizeof(t), (double)(total - (long long)frames) / fps));
+    else
+        fprintf(f, "\rpsnrhvs: frame %u, %.1f fps\033[K", frames, fps);
+    fflush(f);
+    if (!final && f == stderr) cli_progress_line(1);
+}
 
 static int results_reserve(Results *const r, const size_t n) {
     if (n <= r->cap) return 0;
@@ -146,5 +179,89 @@ int score_send(Scorer *const sc, const FramePair *const fp, Rendition *const ren
         if (rres < 0) return -1;
     }
     sc->sent++;
+    return 0;
+}
+
+/* --timing: where start-up and the frames' time went (bench/cli_gpu.sh reads it). */
+static void timing_lines(Run *const run) {
+    const Scorer *const sc = &run->sc;
+    const double t0 = run->t0;
+    char each[16 * (1 + PSNRHVS_MAX_RENDITIONS)] = "";
+    for (int i = 0, k = 0; i <= run->n && k >= 0 && (size_t)k < sizeof(each); i++)
+        k += snprintf(each + k, sizeof(each) - (size_t)k, " %.1f", run->in_ms[i]);
+    fprintf(cli_err(),
+            "psnrhvs: timing: inputs and outputs open %.1f ms (each input, at once:%s ms), "
+            "scorers open %.1f ms (%s so far, on their thread), first frame read %.1f ms, "
+            "first score %.1f ms, all %.1f ms (from start)\n",
+            (run->t_open_start - t0) * 1e3, each, (run->opener.done - run->t_open_start) * 1e3,
+            psnrhvs_backend_name(sc->ctx), (run->t_first_frame - t0) * 1e3, (sc->first - t0) * 1e3,
+            (cli_now() - t0) * 1e3);
+    double reading, waiting;
+    pair_reader_times(run->pr, &reading, &waiting);
+    fprintf(cli_err(),
+            "psnrhvs: timing: frames: waiting for the reader %.1f ms, in send %.1f ms, in "
+            "receive %.1f ms; the reader reading %.1f ms, waiting for room %.1f ms\n",
+            run->wait_s * 1e3, sc->send_s * 1e3, sc->recv_s * 1e3, reading * 1e3, waiting * 1e3);
+    if (sc->marked[0] > 0 && sc->marked[1] > 0)
+        fprintf(cli_err(),
+                "psnrhvs: timing: scores: %llu received at %.1f ms, %llu at %.1f ms, %llu at "
+                "%.1f ms (from start)\n",
+                (unsigned long long)sc->mark[0], (sc->marked[0] - t0) * 1e3,
+                (unsigned long long)sc->mark[1], (sc->marked[1] - t0) * 1e3,
+                (unsigned long long)sc->received, (sc->last - t0) * 1e3);
+}
+
+int run_send_receive(Run *const run) {
+    const CLISettings *const cli = &run->cli;
+    const ScoreEnv *const e = run->env;
+    Scorer *const sc = &run->sc;
+    const int show_progress = !cli->quiet && isatty(fileno(stderr));
+    if (e->progress) e->progress(e->cookie, 0, run->total);
+    const double start = cli_now();
+    double last_progress = start;
+    unsigned idx = 0;
+    FramePair fp;
+    int read_res;
+    double t_wait = cli_now();
+    while ((read_res = pair_reader_next(run->pr, &fp)) > 0) {
+        run->wait_s += cli_now() - t_wait;
+        if (!run->t_first_frame) run->t_first_frame = cli_now();
+        idx = fp.idx;
+        /* Keep frames in flight: send until the queue is full, then take the oldest. */
+        if (idx % cli->subsample == 0 && score_send(sc, &fp, run->rend, &run->log) < 0) return 1;
+        if (run_mapping_lost(run)) return 1;
+        pair_reader_release(run->pr);
+        idx++;
+        if (e->cancel && *e->cancel) {
+            fprintf(cli_err(), "psnrhvs: interrupted\n");
+            return 1;
+        }
+        if (show_progress || e->progress) {
+            const double t = cli_now();
+            if (t - last_progress >= 0.25) {
+                if (show_progress) progress(idx, run->total, start, 0);
+                if (e->progress) e->progress(e->cookie, idx, run->total);
+                last_progress = t;
+            }
+        }
+        t_wait = cli_now();
+    }
+    /* The frames before a read error are scored first: errors come in frame order. */
+    for (;;) {
+        const int res = score_receive(sc, run->rend, &run->log);
+        if (res == PSNRHVS_ERR(EAGAIN)) break;
+        if (res < 0) return 1;
+    }
+    /* The library read retained frames until now. */
+    if (run_mapping_lost(run)) return 1;
+    if (read_res < 0) {
+        fprintf(cli_err(), "psnrhvs: %s\n", pair_reader_error(run->pr));
+        return 1;
+    }
+    run->elapsed = cli_now() - start;
+    run->frames = idx;
+    if (cli->timing) timing_lines(run);
+    if (show_progress && idx) progress(idx, run->total, start, 1);
+    if (e->progress) e->progress(e->cookie, idx, run->total);
     return 0;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "readfile.h"
-#include "scores.h"
+#include "read_scores.h"
 
 const char *shortest(char *const buf, const size_t size, const double v) {
     if (isnan(v)) return snprintf(buf, size, "nan"), buf;

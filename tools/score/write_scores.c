@@ -14,7 +14,7 @@
 #include "output/output.h"
 #include "report.h"
 #include "score_int.h"
-#include "scores.h"
+#include "read_scores.h"
 
 /* Several -d: each rendition's output and plot name, checked before any frame is read. */
 int score_name_outputs(const CLISettings *const cli, const enum PsnrHvsScoreFormat format,
@@ -90,5 +90,41 @@ int score_write_rendition(Rendition *const rd, Input *const ref, const CLISettin
         fprintf(cli_err(), "psnrhvs: cannot write to stdout\n");
         return -1;
     }
+    return 0;
+}
+
+/* One line: which side had no frame to pair (after its skip). */
+static void report_no_frames(Input *const ref, Input *const dist, const CLISettings *const cli) {
+    const int ref_none = input_frames_read(ref) <= cli->frame_skip_ref;
+    const int dist_none = input_frames_read(dist) <= cli->frame_skip_dist;
+    const char *const rn = input_name(ref), *const dn = input_name(dist);
+    if (ref_none && dist_none && strcmp(rn, dn))
+        fprintf(cli_err(), "psnrhvs: no frames to score: neither %s nor %s has a frame%s\n", rn, dn,
+                cli->frame_skip_ref || cli->frame_skip_dist ? " after skipping" : "");
+    else if (ref_none || dist_none)
+        fprintf(cli_err(), "psnrhvs: no frames to score: %s has no frame%s\n", ref_none ? rn : dn,
+                (ref_none ? cli->frame_skip_ref : cli->frame_skip_dist) ? " after skipping" : "");
+    else
+        fprintf(cli_err(), "psnrhvs: no frames to score\n");
+}
+
+int run_write(Run *const run) {
+    Rendition *const rend = run->rend;
+    for (int r = 0; r < run->n; r++) {
+        if (!rend[r].results.num) {
+            report_no_frames(run->ref, rend[r].in, &run->cli);
+            return 1;
+        }
+    }
+    char engine[64];
+    const char *const isa = psnrhvs_isa_name(run->sc.ctx);
+    snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(run->sc.ctx), isa ? ":" : "",
+             isa ? isa : "");
+    for (int r = 0; r < run->n; r++)
+        if (score_write_rendition(&rend[r], run->ref, &run->cli, run->format, engine, run->elapsed,
+                                  run->ladder) < 0)
+            return 1;
+    input_mark_scored(run->ref);
+    for (int r = 0; r < run->n; r++) input_mark_scored(rend[r].in);
     return 0;
 }

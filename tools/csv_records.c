@@ -2,7 +2,7 @@
  * psnrhvs: CSV records (RFC 4180) of the batch jobs file.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#include "csv.h"
+#include "csv_records.h"
 
 #include <stdio.h>
 #include <stdlib.h>

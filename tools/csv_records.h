@@ -3,8 +3,8 @@
  * '#' comment lines skipped.
  * SPDX-License-Identifier: BSD-2-Clause
  */
-#ifndef PSNRHVS_TOOLS_CSV_H
-#define PSNRHVS_TOOLS_CSV_H
+#ifndef PSNRHVS_TOOLS_CSV_RECORDS_H
+#define PSNRHVS_TOOLS_CSV_RECORDS_H
 
 #include <stddef.h>
 
@@ -26,4 +26,4 @@ int csv_next(const char **p, const char *end, unsigned *line, CsvRow *row, char 
 /** Free the fields (row->fields itself stays for the next record). */
 void csv_row_clear(CsvRow *row);
 
-#endif /* PSNRHVS_TOOLS_CSV_H */
+#endif /* PSNRHVS_TOOLS_CSV_RECORDS_H */
