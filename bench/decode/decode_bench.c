@@ -42,7 +42,7 @@ static void *run(void *const arg) {
     InputFormat fmt;
     InputFrame frame = {0};
     j->failed = 1;
-    if (input_open2(&in, j->path, &j->opt) < 0) return NULL;
+    if (input_open(&in, j->path, &j->opt) < 0) return NULL;
     j->t_open = now();
     if (!input_has_format(in, &fmt) || input_set_format(in, &fmt) < 0 ||
         input_frame_alloc(in, &frame) < 0)

@@ -58,7 +58,7 @@ static Input *open_raw(const char *path) {
     Input *in = NULL;
     const InputFormat fmt = {
         .width = W, .height = H, .layout = PSNRHVS_PIXEL_LAYOUT_I420, .bitdepth = 8};
-    if (input_open(&in, path) < 0 || input_set_format(in, &fmt) < 0) exit(1);
+    if (input_open(&in, path, NULL) < 0 || input_set_format(in, &fmt) < 0) exit(1);
     return in;
 }
 

@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     InputFrame frame = {0};
     FILE *out = NULL;
     int ret = 1;
-    if (input_open2(&in, argv[1], &opt) < 0) return 1;
+    if (input_open(&in, argv[1], &opt) < 0) return 1;
     if (!input_has_format(in, &fmt)) {
         fprintf(stderr, "input_dump: %s does not describe its format\n", argv[1]);
         goto end;

@@ -1,6 +1,6 @@
 /*
  * psnrhvs: compressed input through FFmpeg's libraries (libavformat demuxes,
- * libavcodec decodes), as one more Demuxer of the input library: the pair
+ * libavcodec decodes), the Decoder of the input library: the pair
  * reader reads both sides at once on its threads, libavcodec's frame threads
  * decode each, and the scoring overlaps both.
  *
@@ -168,10 +168,6 @@ static int64_t io_seek(void *const opaque, const int64_t offset, int whence) {
 }
 
 /* ---- the demuxer ------------------------------------------------------- */
-
-static int ffmpeg_probe(const uint8_t *const data, const size_t size) {
-    return 0; /* chosen by sniff_compressed(), never by probing */
-}
 
 static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
                                         const enum AVPixelFormat *const fmts) {
@@ -594,10 +590,9 @@ static long long ffmpeg_frames_left(void *const priv, const unsigned frames_read
     return n > (int64_t)frames_read ? n - (int64_t)frames_read : n > 0 ? 0 : -1;
 }
 
-const Demuxer demuxer_ffmpeg = {
+const Decoder decoder_ffmpeg = {
     .name = "ffmpeg",
     .priv_data_size = sizeof(FFmpegInput),
-    .probe = ffmpeg_probe,
     .open = ffmpeg_open,
     .read = ffmpeg_read,
     .close = ffmpeg_close,

@@ -107,7 +107,7 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
         return 0;
     }
 #if HAVE_FFMPEG
-    in->dmx = &demuxer_ffmpeg;
+    in->dmx = &decoder_ffmpeg;
 #else
     const char *const p = strcmp(path, "-") ? path : "INPUT";
     stream_error(&in->s,
@@ -130,7 +130,7 @@ static int open_stream(Input *const in, const char *const path, const int sniff)
 /* frames/%05d.png: no stream of our own (s.f is NULL), FFmpeg's image2 reads the files. */
 static int open_image_sequence(Input *const in, const char *const path) {
 #if HAVE_FFMPEG
-    in->dmx = &demuxer_ffmpeg;
+    in->dmx = &decoder_ffmpeg;
     if (!(in->priv = calloc(1, in->dmx->priv_data_size))) {
         stream_error(&in->s, "out of memory");
         return -1;
@@ -149,11 +149,7 @@ static int open_image_sequence(Input *const in, const char *const path) {
 #endif
 }
 
-int input_open(Input **const in_out, const char *const path) {
-    return input_open2(in_out, path, NULL);
-}
-
-int input_open2(Input **const in_out, const char *const path, const InputOptions *const opt) {
+int input_open(Input **const in_out, const char *const path, const InputOptions *const opt) {
     Input *in = calloc(1, sizeof(*in));
     if (!in) {
         fprintf(cli_err(), "psnrhvs: out of memory\n");
@@ -207,7 +203,7 @@ typedef struct Opening {
 
 static void open_timed(Opening *const o) {
     const double t0 = cli_now();
-    o->res = input_open2(&o->in, o->path, o->opt);
+    o->res = input_open(&o->in, o->path, o->opt);
     o->ms = (cli_now() - t0) * 1e3;
 }
 

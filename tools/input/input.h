@@ -94,17 +94,17 @@ typedef struct DeviceFrames {
 } DeviceFrames;
 
 /**
- * A decoder, in the manner of dav1d's Demuxer (raw and Y4M files are the
- * library's, psnrhvs_file_*). probe() looks at the first bytes;
+ * A compressed input's decoder: FFmpeg's (input/ffmpeg.c), the one there is;
+ * raw and Y4M files are the library's (psnrhvs_file_*), and the library's
+ * psnrhvs_file_probe() tells them apart (input.c's open_stream()).
  * open() reads any header and, if the container describes its format, fills
  * fmt and returns 1 (0 when the format must come from the command line);
  * read() reads the frame payload of exactly frame_bytes into buf, returning 1
  * for a frame, 0 at a clean end of file, -1 on error (already reported).
  */
-typedef struct Demuxer {
+typedef struct Decoder {
     const char *name;
     size_t priv_data_size;
-    int (*probe)(const uint8_t *data, size_t size);
     int (*open)(void *priv, InputStream *s, InputFormat *fmt);
     int (*read)(void *priv, InputStream *s, uint8_t *buf, size_t frame_bytes, unsigned frame_idx);
     void (*close)(void *priv);
@@ -120,23 +120,21 @@ typedef struct Demuxer {
      * keeping them valid (freed with input_hold_free()). */
     int (*read_device)(void *priv, InputStream *s, PsnrHvsPicture *pic, void **hold,
                        unsigned frame_idx);
-} Demuxer;
+} Decoder;
 
 typedef struct Input Input;
 
 /**
- * Open path ("-" = stdin) and detect its container.
+ * Open path ("-" = stdin) and detect its container, with decoding options
+ * (NULL: the defaults; opt is copied).
  * @return 0 or -1 (reported on stderr).
  */
-int input_open(Input **in, const char *path);
-
-/** input_open() with decoding options (NULL: the defaults); opt is copied. */
-int input_open2(Input **in, const char *path, const InputOptions *opt);
+int input_open(Input **in, const char *path, const InputOptions *opt);
 
 #define INPUT_MAX_OPEN 64 ///< input_open_many()'s inputs past the first, at most
 
 /**
- * input_open2() of path[i] with opt[i] into in[i], i < n, all at once on
+ * input_open() of path[i] with opt[i] into in[i], i < n, all at once on
  * threads where none is stdin (compressed inputs start their decoders and
  * NVDEC its device side by side), else one after the other. Messages come
  * in the inputs' order, up to the first input that fails; then every one is
@@ -298,7 +296,7 @@ void input_keep_on_device(Input *in);
 void input_hold_free(void *hold);
 
 #if HAVE_FFMPEG
-extern const Demuxer demuxer_ffmpeg; ///< libavformat + libavcodec (input/ffmpeg.c)
+extern const Decoder decoder_ffmpeg; ///< libavformat + libavcodec (input/ffmpeg.c)
 #endif
 
 /**

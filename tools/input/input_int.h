@@ -15,7 +15,7 @@
 
 struct Input {
     PsnrHvsFile *file;  ///< a raw or Y4M input (the library reads it), else NULL
-    const Demuxer *dmx; ///< a decoded one (FFmpeg), else NULL
+    const Decoder *dmx; ///< a decoded one (FFmpeg), else NULL
     void *priv;
     InputStream s;
     int has_format;
