@@ -1,5 +1,5 @@
 # What `cmake --install` puts where (GNUInstallDirs), as a distribution packs it:
-#   include/         psnrhvs.h, psnrhvs_version.h
+#   include/         psnrhvs.h, psnrhvs/*.h (its parts), psnrhvs_version.h
 #   lib/             libpsnrhvs.so.X.Y.Z (SONAME libpsnrhvs.so.X), libpsnrhvs.a (complete)
 #   lib/psnrhvs/     the backend modules (backend-cuda.so, backend-sycl.so and
 #                    AdaptiveCpp's runtime beside it), where built
@@ -20,6 +20,8 @@ install(TARGETS libpsnrhvs EXPORT psnrhvs_static ARCHIVE DESTINATION ${CMAKE_INS
 install(FILES ${PROJECT_SOURCE_DIR}/include/psnrhvs.h
               ${PSNRHVS_GENERATED_INCLUDE_DIR}/psnrhvs_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/psnrhvs DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
 # The SYCL module's AdaptiveCpp runtime beside it in <libdir>/psnrhvs (its
 # backends in hipSYCL/, where libacpp-rt looks).
 if(PSNRHVS_SYCL_ENABLED)

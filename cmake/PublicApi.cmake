@@ -4,6 +4,14 @@
 # dynamic symbols with it. Used at configure time and from cmake -P scripts.
 function(psnrhvs_public_functions out header)
   file(READ ${header} text)
+  # The parts psnrhvs.h includes (include/psnrhvs/*.h), read beside it.
+  get_filename_component(dir ${header} DIRECTORY)
+  string(REGEX MATCHALL "#include \"psnrhvs/[a-z_]+\\.h\"" parts "${text}")
+  foreach(part ${parts})
+    string(REGEX REPLACE "#include \"(psnrhvs/[a-z_]+\\.h)\"" "\\1" part "${part}")
+    file(READ ${dir}/${part} part_text)
+    string(APPEND text "\n${part_text}")
+  endforeach()
   # Comments and preprocessor lines hold the word too (#define PSNRHVS_API ...).
   string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
   string(REGEX REPLACE "//[^\n]*" "" text "${text}")
