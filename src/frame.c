@@ -120,7 +120,7 @@ static void pack(const PsnrHvsFrameGeometry *const g, const PsnrHvsPicture *cons
     PackJob pj = {
         .g = g, .ref = ref, .dist = dist, .dst = dst, .sides = sides, .streaming = upload};
     for (int p = 0; p < g->num_planes; p++) pj.rows += (long long)sides * g->plane[p].h;
-    /* One thread copies about 4-5 GB/s, short of what PCIe takes. */
+    /* One thread copies less than PCIe takes: several share a frame. */
     const int size = psh_thread_pool_size(pool);
     pj.ntasks = size > 1 ? 4 * size : 1;
     if (pj.ntasks > pj.rows) pj.ntasks = (int)pj.rows;

@@ -22,7 +22,7 @@
 #define AHEAD      2
 #define MAX_RANGES 64
 #define MAX_CHUNKS 64
-/* One locks 37-49 GB/s; two compete for the driver's locks. */
+/* One thread locks at the driver's pace; two compete for its locks. */
 #define THREADS 1
 
 enum { FREE, LOCKING, LOCKED, UNLOCKING };

@@ -160,7 +160,7 @@ void input_done_below(Input *const in, const void *const p) {
 /* On the reader thread, which mostly waits for room: the pages of the
  * frames scored leave the process (the file stays in the page cache, and
  * a page read again faults back in). Whole runs took as long either way
- * (run z); the resident size is what changes. */
+ * (bench/RESULTS.md); the resident size is what changes. */
 static void drop_behind(Input *const in) {
     const size_t below =
         atomic_load_explicit(&in->done_below, memory_order_relaxed) / in->page * in->page;
