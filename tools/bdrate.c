@@ -85,6 +85,114 @@ static int parse_number(const char *const s, double *const v) {
     return *s && !*end && !errno;
 }
 
+/* Where a rate table's columns are: -1 for none. */
+typedef struct RdColumns {
+    int rate, id, status, key[PSNRHVS_NUM_KEYS];
+} RdColumns;
+
+/* The columns of the header row; a metric without its own column takes NAME_POOL's.
+ * @return 0 or -1 with the reason in err */
+static int rd_find_columns(RdColumns *const col, const CsvRow *const row, const char *const name,
+                           const char *const pool, char *const err, const size_t err_size) {
+    int pooled[PSNRHVS_NUM_KEYS];
+    char pooled_name[PSNRHVS_NUM_KEYS][64];
+    col->rate = col->id = col->status = -1;
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
+        col->key[k] = -1, pooled[k] = -1;
+        snprintf(pooled_name[k], sizeof(pooled_name[k]), "%s_%s",
+                 psnrhvs_key_string((enum PsnrHvsKey)k), pool ? pool : "mean");
+    }
+    for (int i = 0; i < row->n; i++) {
+        const char *const f = row->fields[i];
+        if (col_is(f, "bitrate")) col->rate = i;
+        if (col_is(f, "id")) col->id = i;
+        if (col_is(f, "status")) col->status = i;
+        for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
+            if (col_is(f, psnrhvs_key_string((enum PsnrHvsKey)k))) col->key[k] = i;
+            if (col_is(f, pooled_name[k])) pooled[k] = i;
+        }
+    }
+    if (col->rate < 0) {
+        snprintf(err, err_size,
+                 "%s: no bitrate column (a rate table has one row per rung: bitrate in kbit/s "
+                 "and psnr_hvs, psnr_hvs_y, psnr_hvs_cb, psnr_hvs_cr columns)",
+                 name);
+        return -1;
+    }
+    int any = 0;
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
+        if (col->key[k] < 0) col->key[k] = pooled[k];
+        any |= col->key[k] >= 0;
+    }
+    if (!any) {
+        snprintf(err, err_size,
+                 "%s: no metric column: psnr_hvs, psnr_hvs_y, psnr_hvs_cb or psnr_hvs_cr (or "
+                 "their _%s, as psnrhvs batch's summary writes them)",
+                 name, pool ? pool : "mean");
+        return -1;
+    }
+    return 0;
+}
+
+/* Room for one more rung. @return 0 or -1 (no memory) */
+static int rd_grow(RdTable *const t, const RdColumns *const col, size_t *const cap) {
+    if (t->n < *cap) return 0;
+    *cap = *cap ? 2 * *cap : 16;
+    double *const r = realloc(t->rate, *cap * sizeof(double));
+    char **const l = realloc(t->label, *cap * sizeof(char *));
+    if (r) t->rate = r;
+    if (l) t->label = l;
+    int ok = r && l;
+    for (int k = 0; ok && k < PSNRHVS_NUM_KEYS; k++) {
+        if (col->key[k] < 0) continue;
+        double *const m = realloc(t->metric[k], *cap * sizeof(double));
+        if (m) t->metric[k] = m;
+        ok = m != NULL;
+    }
+    return ok ? 0 : -1;
+}
+
+/* One row: a rung of the table. @return 0 or -1 with the reason in err */
+static int rd_add_rung(RdTable *const t, const RdColumns *const col, const CsvRow *const row,
+                       size_t *const cap, const char *const name, char *const err,
+                       const size_t err_size) {
+    char label[128];
+    if (col->id >= 0 && col->id < row->n && row->fields[col->id][0])
+        snprintf(label, sizeof(label), "%s", row->fields[col->id]);
+    else
+        snprintf(label, sizeof(label), "line %u", row->line);
+    if (col->status >= 0 && col->status < row->n && strcmp(row->fields[col->status], "done") &&
+        strcmp(row->fields[col->status], "skipped")) {
+        snprintf(err, err_size, "%s: rung %s has status '%s': no scores to use", name, label,
+                 row->fields[col->status]);
+        return -1;
+    }
+    if (rd_grow(t, col, cap) < 0) {
+        snprintf(err, err_size, "%s: out of memory", name);
+        return -1;
+    }
+    t->label[t->n] = strdup(label);
+    t->n++;
+    const size_t i = t->n - 1;
+    const char *const rate = col->rate < row->n ? row->fields[col->rate] : "";
+    if (!parse_number(rate, &t->rate[i]) || !(t->rate[i] > 0) || isinf(t->rate[i])) {
+        snprintf(err, err_size, "%s: rung %s: bitrate '%s' is not a positive number (kbit/s)", name,
+                 label, rate);
+        return -1;
+    }
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
+        if (col->key[k] < 0) continue;
+        const char *const v = col->key[k] < row->n ? row->fields[col->key[k]] : "";
+        /* inf: identical frames pooled (a lossless rung) */
+        if (!parse_number(v, &t->metric[k][i]) || isnan(t->metric[k][i])) {
+            snprintf(err, err_size, "%s: rung %s: %s '%s' is not a number", name, label,
+                     psnrhvs_key_string((enum PsnrHvsKey)k), v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int rd_table_parse(RdTable *const t, const char *const name, const char *const buf,
                    const size_t len, const char *const pool, char *const err,
                    const size_t err_size) {
@@ -96,14 +204,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
     CsvRow row = {0};
     char why[256];
     int res = csv_next(&p, end, &line, &row, why, sizeof(why));
-    int col_rate = -1, col_id = -1, col_status = -1, col_key[PSNRHVS_NUM_KEYS],
-        pooled[PSNRHVS_NUM_KEYS];
-    char pooled_name[PSNRHVS_NUM_KEYS][64];
-    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
-        col_key[k] = -1, pooled[k] = -1;
-        snprintf(pooled_name[k], sizeof(pooled_name[k]), "%s_%s",
-                 psnrhvs_key_string((enum PsnrHvsKey)k), pool ? pool : "mean");
-    }
+    RdColumns col;
     size_t cap = 0;
     int ret = -1;
     if (res < 0) {
@@ -114,35 +215,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
         snprintf(err, err_size, "%s: empty: a rate table needs a header and a row per rung", name);
         goto end;
     }
-    for (int i = 0; i < row.n; i++) {
-        const char *const f = row.fields[i];
-        if (col_is(f, "bitrate")) col_rate = i;
-        if (col_is(f, "id")) col_id = i;
-        if (col_is(f, "status")) col_status = i;
-        for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
-            if (col_is(f, psnrhvs_key_string((enum PsnrHvsKey)k))) col_key[k] = i;
-            if (col_is(f, pooled_name[k])) pooled[k] = i;
-        }
-    }
-    if (col_rate < 0) {
-        snprintf(err, err_size,
-                 "%s: no bitrate column (a rate table has one row per rung: bitrate in kbit/s "
-                 "and psnr_hvs, psnr_hvs_y, psnr_hvs_cb, psnr_hvs_cr columns)",
-                 name);
-        goto end;
-    }
-    int any = 0;
-    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
-        if (col_key[k] < 0) col_key[k] = pooled[k];
-        any |= col_key[k] >= 0;
-    }
-    if (!any) {
-        snprintf(err, err_size,
-                 "%s: no metric column: psnr_hvs, psnr_hvs_y, psnr_hvs_cb or psnr_hvs_cr (or "
-                 "their _%s, as psnrhvs batch's summary writes them)",
-                 name, pool ? pool : "mean");
-        goto end;
-    }
+    if (rd_find_columns(&col, &row, name, pool, err, err_size) < 0) goto end;
     for (;;) {
         csv_row_clear(&row);
         res = csv_next(&p, end, &line, &row, why, sizeof(why));
@@ -151,54 +224,7 @@ int rd_table_parse(RdTable *const t, const char *const name, const char *const b
             goto end;
         }
         if (!res) break;
-        char label[128];
-        if (col_id >= 0 && col_id < row.n && row.fields[col_id][0])
-            snprintf(label, sizeof(label), "%s", row.fields[col_id]);
-        else
-            snprintf(label, sizeof(label), "line %u", row.line);
-        if (col_status >= 0 && col_status < row.n && strcmp(row.fields[col_status], "done") &&
-            strcmp(row.fields[col_status], "skipped")) {
-            snprintf(err, err_size, "%s: rung %s has status '%s': no scores to use", name, label,
-                     row.fields[col_status]);
-            goto end;
-        }
-        if (t->n == cap) {
-            cap = cap ? 2 * cap : 16;
-            double *const r = realloc(t->rate, cap * sizeof(double));
-            char **const l = realloc(t->label, cap * sizeof(char *));
-            if (r) t->rate = r;
-            if (l) t->label = l;
-            int ok = r && l;
-            for (int k = 0; ok && k < PSNRHVS_NUM_KEYS; k++) {
-                if (col_key[k] < 0) continue;
-                double *const m = realloc(t->metric[k], cap * sizeof(double));
-                if (m) t->metric[k] = m;
-                ok = m != NULL;
-            }
-            if (!ok) {
-                snprintf(err, err_size, "%s: out of memory", name);
-                goto end;
-            }
-        }
-        t->label[t->n] = strdup(label);
-        t->n++;
-        const size_t i = t->n - 1;
-        const char *const rate = col_rate < row.n ? row.fields[col_rate] : "";
-        if (!parse_number(rate, &t->rate[i]) || !(t->rate[i] > 0) || isinf(t->rate[i])) {
-            snprintf(err, err_size, "%s: rung %s: bitrate '%s' is not a positive number (kbit/s)",
-                     name, label, rate);
-            goto end;
-        }
-        for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) {
-            if (col_key[k] < 0) continue;
-            const char *const v = col_key[k] < row.n ? row.fields[col_key[k]] : "";
-            /* inf: identical frames pooled (a lossless rung) */
-            if (!parse_number(v, &t->metric[k][i]) || isnan(t->metric[k][i])) {
-                snprintf(err, err_size, "%s: rung %s: %s '%s' is not a number", name, label,
-                         psnrhvs_key_string((enum PsnrHvsKey)k), v);
-                goto end;
-            }
-        }
+        if (rd_add_rung(t, &col, &row, &cap, name, err, err_size) < 0) goto end;
     }
     if (!t->n) {
         snprintf(err, err_size, "%s: no rungs: a rate table needs a row per rung", name);
@@ -470,7 +496,16 @@ static void json_string(FILE *const f, const char *s) {
     fputc('"', f);
 }
 
-int bdrate_main(int argc, char *const *argv) {
+/* The command line. */
+typedef struct BdArgs {
+    enum BdMethod method;
+    const char *pool;
+    int json;
+    const char *files[2];
+} BdArgs;
+
+/* Options and the two tables into a; usage errors exit. */
+static void parse_args(const int argc, char *const *const argv, BdArgs *const a) {
     enum { ARG_METHOD = 256, ARG_POOL, ARG_JSON, ARG_HELP };
     static const struct option opts[] = {
         {"method", required_argument, NULL, ARG_METHOD},
@@ -479,10 +514,6 @@ int bdrate_main(int argc, char *const *argv) {
         {"help", no_argument, NULL, ARG_HELP},
         {NULL, 0, NULL, 0},
     };
-    enum BdMethod method = BD_PCHIP;
-    const char *pool = "mean";
-    int json = 0;
-    const char *files[2];
     int num_files = 0;
     opterr = 0;
     optind = 1;
@@ -491,20 +522,20 @@ int bdrate_main(int argc, char *const *argv) {
         switch (o) {
         case 1:
             if (num_files == 2) usage_error("more than two rate tables given:", optarg);
-            files[num_files++] = optarg;
+            a->files[num_files++] = optarg;
             break;
         case ARG_METHOD:
             if (bd_method_from_name(optarg) < 0)
                 usage_error("unknown --method (expected pchip or cubic):", optarg);
-            method = (enum BdMethod)bd_method_from_name(optarg);
+            a->method = (enum BdMethod)bd_method_from_name(optarg);
             break;
         case ARG_POOL:
             if (!bd_pool_ok(optarg))
                 usage_error("unknown --pool (expected mean, harmonic_mean, min or max):", optarg);
-            pool = optarg;
+            a->pool = optarg;
             break;
         case ARG_JSON:
-            json = 1;
+            a->json = 1;
             break;
         case ARG_HELP:
             help();
@@ -517,47 +548,26 @@ int bdrate_main(int argc, char *const *argv) {
         }
     }
     if (num_files < 2) usage_error("needs two rate tables: ANCHOR.csv TEST.csv", NULL);
-    if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
+    if (!strcmp(a->files[0], "-") && !strcmp(a->files[1], "-"))
         usage_error("stdin ('-') given twice", NULL);
+}
 
-    /* stdout appended to (or opened read-write on) a table: not written over. */
-    const NamedFile out = {"-", "output"};
-    const NamedFile ins[2] = {{files[0], "the anchor"}, {files[1], "the test table"}};
-    char why[8192];
-    if (output_check_clobber(&out, 1, ins, 2, why, sizeof(why)) < 0) {
-        fprintf(stderr, "psnrhvs: bdrate: %s\n", why);
-        return 1;
-    }
-
-    RdTable t[2];
+/* The deltas of each metric both tables have, as text or JSON on stdout; errors on stderr.
+ * @return 1 if one failed, else 0 */
+static int print_deltas(const BdArgs *const a, const RdTable t[2]) {
     char err[1024];
-    for (int i = 0; i < 2; i++) {
-        if (rd_table_read(&t[i], files[i], pool, err, sizeof(err)) < 0) {
-            fprintf(stderr, "psnrhvs: bdrate: %s\n", err);
-            if (i) rd_table_free(&t[0]);
-            return 1;
-        }
-    }
-    int common = 0, failed = 0;
-    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) common += t[0].metric[k] && t[1].metric[k];
-    if (!common) {
-        fprintf(stderr, "psnrhvs: bdrate: %s and %s have no metric column in common\n", t[0].name,
-                t[1].name);
-        rd_table_free(&t[0]);
-        rd_table_free(&t[1]);
-        return 1;
-    }
-    if (json) {
+    int failed = 0;
+    if (a->json) {
         printf("{\n  \"anchor\": ");
         json_string(stdout, t[0].name);
         printf(",\n  \"test\": ");
         json_string(stdout, t[1].name);
         printf(",\n  \"method\": \"%s\",\n  \"rungs\": {\"anchor\": %zu, \"test\": %zu},\n"
                "  \"metrics\": {",
-               bd_method_name(method), t[0].n, t[1].n);
+               bd_method_name(a->method), t[0].n, t[1].n);
     } else {
         printf("BD-rate of %s against %s (%s; %zu and %zu rungs)\n", t[1].name, t[0].name,
-               bd_method_name(method), t[1].n, t[0].n);
+               bd_method_name(a->method), t[1].n, t[0].n);
         printf("%-12s %12s %12s  %s\n", "metric", "BD-rate", "BD-metric", "overlap");
     }
     int first = 1;
@@ -565,12 +575,13 @@ int bdrate_main(int argc, char *const *argv) {
         if (!t[0].metric[k] || !t[1].metric[k]) continue;
         const char *const key = psnrhvs_key_string((enum PsnrHvsKey)k);
         BdResult r;
-        const int res = bd_compute(method, &t[0], &t[1], (enum PsnrHvsKey)k, &r, err, sizeof(err));
+        const int res =
+            bd_compute(a->method, &t[0], &t[1], (enum PsnrHvsKey)k, &r, err, sizeof(err));
         if (res < 0) {
             failed = 1;
             fprintf(stderr, "psnrhvs: bdrate: %s: %s\n", key, err);
         }
-        if (json) {
+        if (a->json) {
             printf("%s\n    \"%s\": {", first ? "" : ",", key);
             if (res < 0) {
                 printf("\"error\": ");
@@ -589,7 +600,42 @@ int bdrate_main(int argc, char *const *argv) {
         }
         first = 0;
     }
-    if (json) printf("\n  }\n}\n");
+    if (a->json) printf("\n  }\n}\n");
+    return failed;
+}
+
+int bdrate_main(int argc, char *const *argv) {
+    BdArgs a = {.method = BD_PCHIP, .pool = "mean"};
+    parse_args(argc, argv, &a);
+
+    /* stdout appended to (or opened read-write on) a table: not written over. */
+    const NamedFile out = {"-", "output"};
+    const NamedFile ins[2] = {{a.files[0], "the anchor"}, {a.files[1], "the test table"}};
+    char why[8192];
+    if (output_check_clobber(&out, 1, ins, 2, why, sizeof(why)) < 0) {
+        fprintf(stderr, "psnrhvs: bdrate: %s\n", why);
+        return 1;
+    }
+
+    RdTable t[2];
+    char err[1024];
+    for (int i = 0; i < 2; i++) {
+        if (rd_table_read(&t[i], a.files[i], a.pool, err, sizeof(err)) < 0) {
+            fprintf(stderr, "psnrhvs: bdrate: %s\n", err);
+            if (i) rd_table_free(&t[0]);
+            return 1;
+        }
+    }
+    int common = 0;
+    for (int k = 0; k < PSNRHVS_NUM_KEYS; k++) common += t[0].metric[k] && t[1].metric[k];
+    if (!common) {
+        fprintf(stderr, "psnrhvs: bdrate: %s and %s have no metric column in common\n", t[0].name,
+                t[1].name);
+        rd_table_free(&t[0]);
+        rd_table_free(&t[1]);
+        return 1;
+    }
+    const int failed = print_deltas(&a, t);
     rd_table_free(&t[0]);
     rd_table_free(&t[1]);
     if (fflush(stdout) || ferror(stdout)) {

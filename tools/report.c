@@ -139,7 +139,16 @@ static void free_rendition(Rendition *const r) {
     psnrhvs_scores_free(&r->s);
 }
 
-int report_main(int argc, char *const *argv) {
+/* The command line: options and inputs, in order. */
+typedef struct ReportArgs {
+    const char *output, *pool;
+    const char **names, **inputs;
+    int num_names, num_inputs;
+} ReportArgs;
+
+/* Options into rep and a; usage errors exit. */
+static void parse_args(const int argc, char *const *const argv, Report *const rep,
+                       ReportArgs *const a) {
     enum { ARG_NAME = 256, ARG_TITLE, ARG_WORST, ARG_PERCENTILES, ARG_HELP, ARG_BD, ARG_POOL };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -152,17 +161,6 @@ int report_main(int argc, char *const *argv) {
         {"pool", required_argument, NULL, ARG_POOL},
         {NULL, 0, NULL, 0},
     };
-    const char *pool = "mean";
-    Report rep = {.title = "PSNR-HVS report", .worst = 10};
-    parse_percentiles(&rep, "1,5,10,50");
-    const char *output = NULL;
-    const char **names = calloc((size_t)argc + 1, sizeof(*names));
-    const char **inputs = calloc((size_t)argc + 1, sizeof(*inputs));
-    int num_names = 0, num_inputs = 0;
-    if (!names || !inputs) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
-        return 1;
-    }
     opterr = 0;
     optind = 1;
     int o;
@@ -170,33 +168,33 @@ int report_main(int argc, char *const *argv) {
     while ((o = getopt_long(argc, argv, "-:o:", opts, NULL)) != -1) {
         switch (o) {
         case 1:
-            inputs[num_inputs++] = optarg;
+            a->inputs[a->num_inputs++] = optarg;
             break;
         case 'o':
-            output = optarg;
+            a->output = optarg;
             break;
         case ARG_NAME:
-            names[num_names++] = optarg;
+            a->names[a->num_names++] = optarg;
             break;
         case ARG_TITLE:
-            rep.title = optarg;
+            rep->title = optarg;
             break;
         case ARG_WORST:
-            rep.worst = parse_count(optarg, "invalid --worst");
+            rep->worst = parse_count(optarg, "invalid --worst");
             break;
         case ARG_PERCENTILES:
-            if (parse_percentiles(&rep, optarg) < 0)
+            if (parse_percentiles(rep, optarg) < 0)
                 usage_error("invalid --percentiles (up to 8 numbers over 0 and up to 100)", optarg);
             break;
         case ARG_BD:
             if (bd_method_from_name(optarg) < 0)
                 usage_error("unknown --bd-method (expected pchip or cubic):", optarg);
-            rep.bd_method = (enum BdMethod)bd_method_from_name(optarg);
+            rep->bd_method = (enum BdMethod)bd_method_from_name(optarg);
             break;
         case ARG_POOL:
             if (!bd_pool_ok(optarg))
                 usage_error("unknown --pool (expected mean, harmonic_mean, min or max):", optarg);
-            pool = optarg;
+            a->pool = optarg;
             break;
         case ARG_HELP:
             help();
@@ -208,91 +206,124 @@ int report_main(int argc, char *const *argv) {
             usage_error("unknown option", argv[optind - 1]);
         }
     }
-    if (!num_inputs) usage_error("no score files given", NULL);
-    if (!output) usage_error("missing -o FILE (the HTML page to write)", NULL);
-    if (num_names > num_inputs) usage_error("more --name than score files", NULL);
+    if (!a->num_inputs) usage_error("no score files given", NULL);
+    if (!a->output) usage_error("missing -o FILE (the HTML page to write)", NULL);
+    if (a->num_names > a->num_inputs) usage_error("more --name than score files", NULL);
     int stdin_used = 0;
-    for (int i = 0; i < num_inputs; i++)
-        if (!strcmp(inputs[i], "-") && stdin_used++) usage_error("stdin ('-') given twice", NULL);
+    for (int i = 0; i < a->num_inputs; i++)
+        if (!strcmp(a->inputs[i], "-") && stdin_used++)
+            usage_error("stdin ('-') given twice", NULL);
+}
 
-    int ret = 1;
-    OutputFile *of = NULL;
-    rep.r = calloc((size_t)num_inputs, sizeof(*rep.r));
-    rep.c = calloc((size_t)num_inputs, sizeof(*rep.c));
-    if (!rep.r || !rep.c) {
-        fprintf(stderr, "psnrhvs: out of memory\n");
-        goto end;
-    }
-    /* Never a page over one of its inputs (by name, link, or stdin). */
-    NamedFile *const ins = calloc((size_t)num_inputs, sizeof(*ins));
+/* Never a page over one of its inputs (by name, link, or stdin). @return 0 or -1 (said) */
+static int check_clobber(const ReportArgs *const a) {
+    NamedFile *const ins = calloc((size_t)a->num_inputs, sizeof(*ins));
     if (!ins) {
         fprintf(stderr, "psnrhvs: out of memory\n");
-        goto end;
+        return -1;
     }
-    for (int i = 0; i < num_inputs; i++) ins[i] = (NamedFile){inputs[i], "the input"};
-    const NamedFile page = {output, "output file"};
+    for (int i = 0; i < a->num_inputs; i++) ins[i] = (NamedFile){a->inputs[i], "the input"};
+    const NamedFile page = {a->output, "output file"};
     char why[8192];
-    const int clobber = output_check_clobber(&page, 1, ins, num_inputs, why, sizeof(why));
+    const int clobber = output_check_clobber(&page, 1, ins, a->num_inputs, why, sizeof(why));
     free(ins);
     if (clobber < 0) {
         fprintf(stderr, "psnrhvs: report: %s\n", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Input i (its contents in buf, freed here) as a rate-distortion curve or a rendition.
+ * @return 0 or -1 (said) */
+static int add_input(Report *const rep, const ReportArgs *const a, const int i, char *const buf,
+                     const size_t len) {
+    char *const name = i < a->num_names ? strdup(a->names[i]) : name_from_path(a->inputs[i]);
+    const char *const shown = strcmp(a->inputs[i], "-") ? a->inputs[i] : "stdin";
+    if (rd_table_detect(buf, len)) {
+        /* a rate table: one rate-distortion curve */
+        char err[1024];
+        Curve *const c = &rep->c[rep->nc];
+        c->path = a->inputs[i];
+        c->name = name;
+        const int res = rd_table_parse(&c->t, shown, buf, len, a->pool, err, sizeof(err));
+        free(buf);
+        if (res < 0) {
+            fprintf(stderr, "psnrhvs: %s\n", err);
+            free(c->name);
+            return -1;
+        }
+        rep->nc++;
+        if (!name) goto oom;
+        return 0;
+    }
+    Rendition *const r = &rep->r[rep->n];
+    r->path = a->inputs[i];
+    char msg[512];
+    const int res = scores_parse(&r->s, buf, len, msg, sizeof(msg));
+    free(buf);
+    if (res < 0) {
+        fprintf(stderr, "psnrhvs: %s: %s\n", shown, msg);
+        free(name);
+        return -1;
+    }
+    rep->n++;
+    r->name = name;
+    if (!r->name || prepare(r, rep->worst) < 0) goto oom;
+    return 0;
+oom:
+    fprintf(stderr, "psnrhvs: out of memory\n");
+    return -1;
+}
+
+/* Check, open the page, read the inputs, write. @return the exit status */
+static int write_report(Report *const rep, const ReportArgs *const a) {
+    int ret = 1;
+    OutputFile *of = NULL;
+    rep->r = calloc((size_t)a->num_inputs, sizeof(*rep->r));
+    rep->c = calloc((size_t)a->num_inputs, sizeof(*rep->c));
+    if (!rep->r || !rep->c) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
         goto end;
     }
+    if (check_clobber(a) < 0) goto end;
     /* Open the page first: a bad path fails before reading anything. */
-    if (output_open(&of, output) < 0) goto end;
-    for (int i = 0; i < num_inputs; i++) {
+    if (output_open(&of, a->output) < 0) goto end;
+    for (int i = 0; i < a->num_inputs; i++) {
         char err[1024];
         char *buf = NULL;
         size_t len = 0;
-        if (cli_read_file(inputs[i], &buf, &len, err, sizeof(err)) < 0) {
+        if (cli_read_file(a->inputs[i], &buf, &len, err, sizeof(err)) < 0) {
             fprintf(stderr, "psnrhvs: %s\n", err);
             goto end;
         }
-        char *const name = i < num_names ? strdup(names[i]) : name_from_path(inputs[i]);
-        const char *const shown = strcmp(inputs[i], "-") ? inputs[i] : "stdin";
-        if (rd_table_detect(buf, len)) {
-            /* a rate table: one rate-distortion curve */
-            Curve *const c = &rep.c[rep.nc];
-            c->path = inputs[i];
-            c->name = name;
-            const int res = rd_table_parse(&c->t, shown, buf, len, pool, err, sizeof(err));
-            free(buf);
-            if (res < 0) {
-                fprintf(stderr, "psnrhvs: %s\n", err);
-                free(c->name);
-                goto end;
-            }
-            rep.nc++;
-            if (!name) goto oom;
-            continue;
-        }
-        Rendition *const r = &rep.r[rep.n];
-        r->path = inputs[i];
-        char msg[512];
-        const int res = scores_parse(&r->s, buf, len, msg, sizeof(msg));
-        free(buf);
-        if (res < 0) {
-            fprintf(stderr, "psnrhvs: %s: %s\n", shown, msg);
-            free(name);
-            goto end;
-        }
-        rep.n++;
-        r->name = name;
-        if (!r->name || prepare(r, rep.worst) < 0) goto oom;
+        if (add_input(rep, a, i, buf, len) < 0) goto end;
     }
-    if (output_commit_with(&of, report_write, &rep) < 0) goto end;
+    if (output_commit_with(&of, report_write, rep) < 0) goto end;
     ret = 0;
-    goto end;
-oom:
-    fprintf(stderr, "psnrhvs: out of memory\n");
 end:
     output_abort(&of);
-    for (int i = 0; i < rep.n; i++) free_rendition(&rep.r[i]);
-    for (int i = 0; i < rep.nc; i++) free(rep.c[i].name), rd_table_free(&rep.c[i].t);
-    free(rep.r);
-    free(rep.c);
-    free(names);
-    free(inputs);
+    for (int i = 0; i < rep->n; i++) free_rendition(&rep->r[i]);
+    for (int i = 0; i < rep->nc; i++) free(rep->c[i].name), rd_table_free(&rep->c[i].t);
+    free(rep->r);
+    free(rep->c);
+    return ret;
+}
+
+int report_main(int argc, char *const *argv) {
+    Report rep = {.title = "PSNR-HVS report", .worst = 10};
+    parse_percentiles(&rep, "1,5,10,50");
+    ReportArgs a = {.pool = "mean"};
+    a.names = calloc((size_t)argc + 1, sizeof(*a.names));
+    a.inputs = calloc((size_t)argc + 1, sizeof(*a.inputs));
+    if (!a.names || !a.inputs) {
+        fprintf(stderr, "psnrhvs: out of memory\n");
+        return 1;
+    }
+    parse_args(argc, argv, &rep, &a);
+    const int ret = write_report(&rep, &a);
+    free(a.names);
+    free(a.inputs);
     return ret;
 }
 

@@ -370,8 +370,8 @@ static const char style[] =
     "td.bd-error{color:#b00;text-align:center}\n"
     ".bd-errors{color:#b00}\n";
 
-int report_write(FILE *const f, const void *const cookie) {
-    const Report *const rep = cookie;
+/* The head, the title and the list of inputs. */
+static void write_head(FILE *const f, const Report *const rep) {
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     fprintf(f, "<meta name=\"generator\" content=\"psnrhvs %s\">\n<title>", psnrhvs_version());
     xml_text(f, rep->title);
@@ -386,12 +386,10 @@ int report_write(FILE *const f, const void *const cookie) {
         xml_text(f, i < rep->n ? rep->r[i].path : rep->c[i - rep->n].path);
     }
     fputs("</p>\n", f);
-    if (rep->nc) write_rd_section(f, rep);
-    if (!rep->n) {
-        fputs("</body>\n</html>\n", f);
-        return ferror(f) ? -1 : 0;
-    }
-    if (rep->nc) fputs("<h2>Per frame</h2>\n", f);
+}
+
+/* Each rendition's colour, frames and mean. */
+static void write_legend(FILE *const f, const Report *const rep) {
     fputs("<div class=\"legend\">\n", f);
     for (int i = 0; i < rep->n; i++) {
         const Rendition *const r = &rep->r[i];
@@ -406,14 +404,10 @@ int report_write(FILE *const f, const void *const cookie) {
         fputs("</span>\n", f);
     }
     fputs("</div>\n", f);
+}
 
-    write_chart(f, rep, chart_keys[0], 1);
-    fputs("<div class=\"row\">\n", f);
-    for (int c = 1; c < PSNRHVS_NUM_KEYS; c++)
-        if (any_has(rep, chart_keys[c])) write_chart(f, rep, chart_keys[c], 0);
-    fputs("</div>\n", f);
-
-    /* what the charts do not say by themselves */
+/* What the charts do not say by themselves. */
+static void write_notes(FILE *const f, const Report *const rep) {
     fputs("<ul class=\"notes\">\n", f);
     int many = 0;
     for (int i = 0; i < rep->n; i++) {
@@ -440,7 +434,9 @@ int report_write(FILE *const f, const void *const cookie) {
               "visible.</li>\n",
               f);
     fputs("</ul>\n", f);
+}
 
+static void write_pooled_table(FILE *const f, const Report *const rep) {
     fputs("<h2>Pooled values</h2>\n<table id=\"pooled\">\n<tr><th class=\"l\">rendition</th>"
           "<th class=\"l\">key</th><th>frames</th><th>mean</th><th>harmonic mean</th>"
           "<th>min</th><th>max</th></tr>\n",
@@ -462,7 +458,9 @@ int report_write(FILE *const f, const void *const cookie) {
         }
     }
     fputs("</table>\n", f);
+}
 
+static void write_percentile_table(FILE *const f, const Report *const rep) {
     fputs("<h2>Percentiles</h2>\n<p class=\"meta\">The value at or below which the given share "
           "of frames lies (nearest rank: the 1 % value of 300 frames is the 3rd lowest).</p>\n"
           "<table id=\"percentiles\">\n<tr><th class=\"l\">rendition</th><th class=\"l\">key</th>",
@@ -484,7 +482,10 @@ int report_write(FILE *const f, const void *const cookie) {
         }
     }
     fputs("</table>\n", f);
+}
 
+/* A table of the worst frames per rendition. */
+static void write_worst_tables(FILE *const f, const Report *const rep) {
     fprintf(f, "<h2>Worst frames</h2>\n<div class=\"tables\">\n");
     for (int i = 0; i < rep->n; i++) {
         const Rendition *const r = &rep->r[i];
@@ -509,6 +510,30 @@ int report_write(FILE *const f, const void *const cookie) {
         }
         fputs("</table>\n", f);
     }
-    fputs("</div>\n</body>\n</html>\n", f);
+    fputs("</div>\n", f);
+}
+
+int report_write(FILE *const f, const void *const cookie) {
+    const Report *const rep = cookie;
+    write_head(f, rep);
+    if (rep->nc) write_rd_section(f, rep);
+    if (!rep->n) {
+        fputs("</body>\n</html>\n", f);
+        return ferror(f) ? -1 : 0;
+    }
+    if (rep->nc) fputs("<h2>Per frame</h2>\n", f);
+    write_legend(f, rep);
+
+    write_chart(f, rep, chart_keys[0], 1);
+    fputs("<div class=\"row\">\n", f);
+    for (int c = 1; c < PSNRHVS_NUM_KEYS; c++)
+        if (any_has(rep, chart_keys[c])) write_chart(f, rep, chart_keys[c], 0);
+    fputs("</div>\n", f);
+
+    write_notes(f, rep);
+    write_pooled_table(f, rep);
+    write_percentile_table(f, rep);
+    write_worst_tables(f, rep);
+    fputs("</body>\n</html>\n", f);
     return ferror(f) ? -1 : 0;
 }

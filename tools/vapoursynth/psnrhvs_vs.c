@@ -244,10 +244,113 @@ static const char *check_format(const VSVideoInfo *const vi, const VSAPI *const 
     return NULL;
 }
 
+/* Why the two clips cannot be scored together, in msg, or msg empty; the format into s. */
+static void check_clips(const VSVideoInfo *const rvi, const VSVideoInfo *const dvi,
+                        const VSAPI *const vsapi, PsnrHvsSettings *const s, const char *const rname,
+                        const char *const dname, char *const msg, const size_t size) {
+    char why[512];
+    const char *const bad = check_format(rvi, vsapi, s, why, sizeof(why));
+    msg[0] = '\0';
+    if (bad)
+        snprintf(msg, size, "Metric: reference: %s", bad);
+    else if (rvi->width != dvi->width || rvi->height != dvi->height)
+        snprintf(msg, size,
+                 "Metric: reference and distorted differ in size: %dx%d vs %dx%d (scale the "
+                 "distorted to the reference size first, e.g. with resize.Bicubic)",
+                 rvi->width, rvi->height, dvi->width, dvi->height);
+    else if (memcmp(&rvi->format, &dvi->format, sizeof(rvi->format)))
+        snprintf(msg, size, "Metric: reference and distorted differ in format: %s vs %s", rname,
+                 dname);
+    else if (rvi->numFrames != dvi->numFrames)
+        snprintf(msg, size,
+                 "Metric: reference and distorted differ in length: %d vs %d frames (trim the "
+                 "longer one)",
+                 rvi->numFrames, dvi->numFrames);
+}
+
+/* The library's backend names: "auto, cpu, ... or vulkan". */
+static void backend_names(char *const names, const size_t size) {
+    names[0] = '\0';
+    for (int i = 0; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
+        const char *const sep = !i                                                     ? ""
+                                : psnrhvs_backend_string((enum PsnrHvsBackend)(i + 1)) ? ", "
+                                                                                       : " or ";
+        strncat(names, sep, size - strlen(names) - 1);
+        strncat(names, psnrhvs_backend_string((enum PsnrHvsBackend)i), size - strlen(names) - 1);
+    }
+}
+
+/* The optional arguments into s and *backend. @return 0 or -1 with the reason in msg */
+static int read_arguments(const VSMap *const in, const VSAPI *const vsapi, PsnrHvsSettings *const s,
+                          const char **const backend, char *const msg, const size_t size) {
+    int err = 0;
+    *backend = vsapi->mapGetData(in, "backend", 0, &err);
+    if (err) *backend = "auto";
+    const int b = psnrhvs_backend_from_string(*backend);
+    if (b < 0) {
+        char names[128];
+        backend_names(names, sizeof(names));
+        snprintf(msg, size, "Metric: unknown backend '%s' (expected %s)", *backend, names);
+        return -1;
+    }
+    s->backend = (enum PsnrHvsBackend)b;
+    const int64_t device = vsapi->mapGetInt(in, "device", 0, &err);
+    if (!err) {
+        if (device < 0 || device > INT32_MAX) {
+            snprintf(msg, size, "Metric: device must be 0 or more");
+            return -1;
+        }
+        s->device = (int)device;
+    }
+    const int64_t chroma = vsapi->mapGetInt(in, "chroma", 0, &err);
+    if (!err) s->enable_chroma = chroma != 0;
+    const char *const mask = vsapi->mapGetData(in, "mask_product", 0, &err);
+    if (!err) {
+        if (!strcmp(mask, "float"))
+            s->mask_product = PSNRHVS_MASK_PRODUCT_FLOAT;
+        else if (!strcmp(mask, "exact"))
+            s->mask_product = PSNRHVS_MASK_PRODUCT_EXACT;
+        else {
+            snprintf(msg, size, "Metric: unknown mask_product '%s' (expected float or exact)",
+                     mask);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The context and its worker. @return 0 or -1 with the reason in msg */
+static int open_scorer(Filter *const d, PsnrHvsSettings *const s, VSCore *const core,
+                       const char *const backend, const char *const rname, char *const msg,
+                       const size_t size) {
+    d->luma_only = s->layout == PSNRHVS_PIXEL_LAYOUT_I400 || !s->enable_chroma;
+    s->memory = PSNRHVS_MEMORY_HOST_RETAINED;
+    s->logger.cookie = d;
+    s->logger.callback = log_message;
+    d->core = core;
+    const int res = psnrhvs_open(&d->ctx, s);
+    if (res < 0) {
+        char why[512];
+        take_log(d, why, sizeof(why));
+        /* The library names its own setting; here it is chroma=0. */
+        const int chroma_hint = res == PSNRHVS_ERR(ERANGE) && strstr(why, "enable_chroma");
+        snprintf(msg, size, "Metric: cannot open the %s scorer for %dx%d %s: %s%s", backend,
+                 s->width, s->height, rname, why[0] ? why : strerror(-res),
+                 chroma_hint ? " (chroma=0 here)" : "");
+        return -1;
+    }
+    if (pthread_create(&d->worker, NULL, worker_main, d)) {
+        snprintf(msg, size, "Metric: cannot start its worker thread");
+        return -1;
+    }
+    d->worker_started = 1;
+    return 0;
+}
+
 static void VS_CC metric_create(const VSMap *in, VSMap *out, void *user_data, VSCore *core,
                                 const VSAPI *vsapi) {
     (void)user_data;
-    char msg[768], why[512];
+    char msg[768];
     Filter *const d = calloc(1, sizeof(*d));
     if (!d) {
         vsapi->mapSetError(out, "Metric: out of memory");
@@ -268,102 +371,14 @@ static void VS_CC metric_create(const VSMap *in, VSMap *out, void *user_data, VS
     char rname[32] = "?", dname[32] = "?";
     if (rvi->format.colorFamily != cfUndefined) vsapi->getVideoFormatName(&rvi->format, rname);
     if (dvi->format.colorFamily != cfUndefined) vsapi->getVideoFormatName(&dvi->format, dname);
-    const char *const bad = check_format(rvi, vsapi, &s, why, sizeof(why));
-    msg[0] = '\0';
-    if (bad)
-        snprintf(msg, sizeof(msg), "Metric: reference: %s", bad);
-    else if (rvi->width != dvi->width || rvi->height != dvi->height)
-        snprintf(msg, sizeof(msg),
-                 "Metric: reference and distorted differ in size: %dx%d vs %dx%d (scale the "
-                 "distorted to the reference size first, e.g. with resize.Bicubic)",
-                 rvi->width, rvi->height, dvi->width, dvi->height);
-    else if (memcmp(&rvi->format, &dvi->format, sizeof(rvi->format)))
-        snprintf(msg, sizeof(msg), "Metric: reference and distorted differ in format: %s vs %s",
-                 rname, dname);
-    else if (rvi->numFrames != dvi->numFrames)
-        snprintf(msg, sizeof(msg),
-                 "Metric: reference and distorted differ in length: %d vs %d frames (trim the "
-                 "longer one)",
-                 rvi->numFrames, dvi->numFrames);
-    if (msg[0]) {
+    check_clips(rvi, dvi, vsapi, &s, rname, dname, msg, sizeof(msg));
+    const char *backend;
+    if (msg[0] || read_arguments(in, vsapi, &s, &backend, msg, sizeof(msg)) < 0 ||
+        open_scorer(d, &s, core, backend, rname, msg, sizeof(msg)) < 0) {
         vsapi->mapSetError(out, msg);
         filter_destroy(d, vsapi);
         return;
     }
-
-    int err = 0;
-    const char *backend = vsapi->mapGetData(in, "backend", 0, &err);
-    if (err) backend = "auto";
-    {
-        const int b = psnrhvs_backend_from_string(backend);
-        if (b < 0) {
-            /* The library's names: "auto, cpu, ... or vulkan". */
-            char names[128] = "";
-            for (int i = 0; psnrhvs_backend_string((enum PsnrHvsBackend)i); i++) {
-                const char *const sep = !i ? ""
-                                        : psnrhvs_backend_string((enum PsnrHvsBackend)(i + 1))
-                                            ? ", "
-                                            : " or ";
-                strncat(names, sep, sizeof(names) - strlen(names) - 1);
-                strncat(names, psnrhvs_backend_string((enum PsnrHvsBackend)i),
-                        sizeof(names) - strlen(names) - 1);
-            }
-            snprintf(msg, sizeof(msg), "Metric: unknown backend '%s' (expected %s)", backend,
-                     names);
-            vsapi->mapSetError(out, msg);
-            filter_destroy(d, vsapi);
-            return;
-        }
-        s.backend = (enum PsnrHvsBackend)b;
-    }
-    const int64_t device = vsapi->mapGetInt(in, "device", 0, &err);
-    if (!err) {
-        if (device < 0 || device > INT32_MAX) {
-            vsapi->mapSetError(out, "Metric: device must be 0 or more");
-            filter_destroy(d, vsapi);
-            return;
-        }
-        s.device = (int)device;
-    }
-    const int64_t chroma = vsapi->mapGetInt(in, "chroma", 0, &err);
-    if (!err) s.enable_chroma = chroma != 0;
-    const char *const mask = vsapi->mapGetData(in, "mask_product", 0, &err);
-    if (!err) {
-        if (!strcmp(mask, "float"))
-            s.mask_product = PSNRHVS_MASK_PRODUCT_FLOAT;
-        else if (!strcmp(mask, "exact"))
-            s.mask_product = PSNRHVS_MASK_PRODUCT_EXACT;
-        else {
-            snprintf(msg, sizeof(msg),
-                     "Metric: unknown mask_product '%s' (expected float or exact)", mask);
-            vsapi->mapSetError(out, msg);
-            filter_destroy(d, vsapi);
-            return;
-        }
-    }
-    d->luma_only = s.layout == PSNRHVS_PIXEL_LAYOUT_I400 || !s.enable_chroma;
-    s.memory = PSNRHVS_MEMORY_HOST_RETAINED;
-    s.logger.cookie = d;
-    s.logger.callback = log_message;
-    d->core = core;
-    const int res = psnrhvs_open(&d->ctx, &s);
-    if (res < 0) {
-        take_log(d, why, sizeof(why));
-        /* The library names its own setting; here it is chroma=0. */
-        const int chroma_hint = res == PSNRHVS_ERR(ERANGE) && strstr(why, "enable_chroma");
-        snprintf(msg, sizeof(msg), "Metric: cannot open the %s scorer for %dx%d %s: %s%s", backend,
-                 s.width, s.height, rname, why[0] ? why : strerror(-res),
-                 chroma_hint ? " (chroma=0 here)" : "");
-        vsapi->mapSetError(out, msg);
-        filter_destroy(d, vsapi);
-        return;
-    }
-    if (pthread_create(&d->worker, NULL, worker_main, d)) {
-        vsapi->mapSetError(out, "Metric: cannot start its worker thread");
-        filter_destroy(d, vsapi);
-        return;
-    }
-    d->worker_started = 1;
     const VSFilterDependency deps[] = {{d->ref, rpStrictSpatial}, {d->dist, rpStrictSpatial}};
     vsapi->createVideoFilter(out, "Metric", dvi, metric_get_frame, metric_free, fmParallel, deps, 2,
                              d, core);
