@@ -41,12 +41,12 @@ static char *read_field(const char **const p, const char *const end, unsigned *c
                         const unsigned row_line, char **const field, size_t *const cap,
                         char *const err, const size_t err_size) {
     const char *q = *p;
-    int quoted = 0;
+    int quoted = 0, was_quoted = 0;
     size_t len = 0;
     /* a quoted field may have spaces before its quote */
     while (q < end && (*q == ' ' || *q == '\t')) q++;
     if (q < end && *q == '"') {
-        quoted = 1;
+        quoted = was_quoted = 1;
         *p = q + 1;
     }
     for (;;) {
@@ -98,9 +98,9 @@ static char *read_field(const char **const p, const char *const end, unsigned *c
         (*field)[len++] = c;
     }
     (*field)[len] = '\0';
-    /* unquoted fields lose their surrounding spaces */
+    /* unquoted fields lose their surrounding spaces; a quoted one keeps its own */
     char *s = *field;
-    if (!quoted) {
+    if (!was_quoted) {
         while (*s == ' ' || *s == '\t') s++;
         size_t l = strlen(s);
         while (l && (s[l - 1] == ' ' || s[l - 1] == '\t')) s[--l] = '\0';
