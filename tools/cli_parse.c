@@ -392,231 +392,273 @@ static int parse_bitdepth(const char *const arg) {
     return depth;
 }
 
-void cli_parse(const int argc, char *const *const argv, const int parity, CLISettings *const cli,
-               PsnrHvsSettings *const lib) {
-    *cli = (CLISettings){
-        .subsample = 1, .precision = PSNRHVS_PRECISION_VMAF, .format = -1, .parity = parity};
-    int version = 0, have_gpumask = 0;
-    unsigned long long gpumask = 0;
-    const char *backends = NULL, *backend = NULL, *aom_ctc = NULL;
+/* What the options leave for the checks after the loop: what is not a field
+ * of CLISettings. */
+typedef struct ParseState {
+    int version, have_gpumask;
+    unsigned long long gpumask;
+    const char *backends, *backend, *aom_ctc;
+} ParseState;
+
+/* The inputs and how they are read: 1 when o is one of them. */
+static int parse_input_option(const int o, const int argc, char *const *const argv,
+                              CLISettings *const cli) {
+    switch (o) {
+    case 'r':
+        cli->reference = optarg;
+        return 1;
+    case 'd':
+        if (cli->num_dists == PSNRHVS_MAX_RENDITIONS)
+            cli_usage_error("too many --distorted: a ladder has at most %d renditions",
+                            PSNRHVS_MAX_RENDITIONS);
+        cli->dists[cli->num_dists++] = optarg;
+        if (!cli->distorted) cli->distorted = optarg;
+        return 1;
+    case 'w':
+        cli->width = (int)parse_unsigned(optarg, "--width", 1, PSNRHVS_MAX_DIMENSION);
+        return 1;
+    case 'h':
+        cli->height = (int)parse_unsigned(optarg, "--height", 1, PSNRHVS_MAX_DIMENSION);
+        return 1;
+    case 'p': {
+        EnumEntry layouts[8];
+        cli->layout =
+            (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_table(layouts));
+        cli->have_layout = 1;
+        return 1;
+    }
+    case 'b':
+        cli->bitdepth = parse_bitdepth(optarg);
+        return 1;
+    case ARG_SUBSAMPLE:
+        /* 0 and 1 both mean every frame in vmaf */
+        cli->subsample = parse_unsigned(optarg, "--subsample", 0, UINT_MAX);
+        if (!cli->subsample) cli->subsample = 1;
+        return 1;
+    case ARG_FRAME_CNT:
+        cli->frame_cnt = parse_unsigned(optarg, "--frame_cnt", 0, UINT_MAX); /* 0: all */
+        return 1;
+    case ARG_FRAME_SKIP_REF:
+        cli->frame_skip_ref = parse_unsigned(optarg, "--frame_skip_ref", 0, UINT_MAX);
+        return 1;
+    case ARG_FRAME_SKIP_DIST:
+        cli->frame_skip_dist = parse_unsigned(optarg, "--frame_skip_dist", 0, UINT_MAX);
+        return 1;
+    case ARG_HWACCEL:
+        cli->hwaccel = parse_enum(optarg, "--hwaccel", hwaccel_tbl);
+        return 1;
+    case ARG_SCALE: {
+        /* "--scale lanczos" as well as "--scale=lanczos"; a bare --scale is bicubic. */
+        const char *algo = optarg;
+        if (!algo && optind < argc && scale_algo(argv[optind]) > 0) algo = argv[optind++];
+        cli->scale_algo = algo ? scale_algo(algo) : PSNRHVS_SCALE_DEFAULT;
+        if (cli->scale_algo < 0)
+            cli_usage_error("unknown --scale algorithm '%s' (expected %s)", algo,
+                            scale_algo_list());
+        return 1;
+    }
+    case ARG_COMMON_BITDEPTH:
+        cli->common_bitdepth = 1;
+        return 1;
+    case ARG_COLOUR_MISMATCH:
+        cli->colour_error = parse_enum(optarg, "--colour_mismatch", colour_tbl);
+        return 1;
+    case ARG_DECODE_SESSIONS:
+        cli->decode_sessions =
+            (int)parse_unsigned(optarg, "--decode-sessions", 1, INPUT_MAX_DECODE_SESSIONS);
+        return 1;
+    }
+    return 0;
+}
+
+/* Where the scores go and how they are written: 1 when o is one of them. */
+static int parse_output_option(const int o, CLISettings *const cli) {
+    switch (o) {
+    case 'o':
+        cli->output = optarg;
+        return 1;
+    case 'q':
+        cli->quiet = 1;
+        return 1;
+    case ARG_XML:
+        cli->format = PSNRHVS_SCORES_XML;
+        return 1;
+    case ARG_JSON:
+        cli->format = PSNRHVS_SCORES_JSON;
+        return 1;
+    case ARG_CSV:
+        cli->format = PSNRHVS_SCORES_CSV;
+        return 1;
+    case ARG_SUB:
+        cli->format = PSNRHVS_SCORES_SUB;
+        return 1;
+    case ARG_PRECISION:
+        cli->precision = !strcmp(optarg, "max") ? PSNRHVS_PRECISION_MAX
+                                                : (int)parse_unsigned(optarg, "--precision", 0, 32);
+        return 1;
+    case ARG_RAW:
+        cli->raw = 1;
+        return 1;
+    case ARG_PLOT:
+        cli->plot = optarg;
+        return 1;
+    case ARG_TIMING:
+        cli->timing = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* What computes the scores (backend, devices, threads, the feature's
+ * options): 1 when o is one of them. */
+static int parse_device_option(const int o, CLISettings *const cli, PsnrHvsSettings *const lib,
+                               ParseState *const st) {
+    switch (o) {
+    case ARG_THREADS:
+        lib->threads = (int)parse_unsigned(optarg, "--threads", 0, 1024);
+        return 1;
+    case ARG_FEATURE:
+        parse_feature(optarg, lib);
+        return 1;
+    case ARG_BACKEND:
+        if (!strcmp(optarg, "parity")) {
+            cli->parity = 1;
+            return 1;
+        }
+        lib->backend =
+            (enum PsnrHvsBackend)parse_enum(optarg, "backend", backend_table((EnumEntry[16]){{0}}));
+        st->backend = optarg;
+        cli->backend_given = 1;
+        return 1;
+    case ARG_BACKENDS:
+        st->backends = optarg;
+        return 1;
+    case ARG_DEVICE:
+        parse_devices(optarg, cli, lib);
+        return 1;
+    case ARG_ISA:
+        lib->isa = (enum PsnrHvsIsa)parse_enum(optarg, "isa", isa_tbl);
+        cli->have_isa = 1;
+        return 1;
+    case ARG_CPUMASK:
+        cli->cpumask = parse_mask(optarg, "--cpumask");
+        cli->have_cpumask = 1;
+        return 1;
+    case ARG_GPUMASK:
+        st->gpumask = parse_mask(optarg, "--gpumask");
+        st->have_gpumask = 1;
+        return 1;
+    case ARG_LIST_DEVICES:
+        cli->list_devices = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* vmaf's flags that mean little or nothing here: 1 when o is one of them. */
+static int parse_vmaf_option(const int o, CLISettings *const cli, ParseState *const st) {
+    switch (o) {
+    case 'v':
+        st->version = 1;
+        return 1;
+    case 'n':
+        return 1; /* libvmaf's --no_prediction: nothing to predict here */
+    case 'm':
+        cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
+                        "psnrhvs computes no VMAF score (drop it, or use libvmaf's "
+                        "vmaf for VMAF)");
+        return 1;
+    case ARG_NFLX_CTC:
+        if (strcmp(optarg, "v1.0"))
+            cli_usage_error("unknown --nflx_ctc version '%s' (vmaf knows v1.0)", optarg);
+        cli_usage_error("--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K "
+                        "models, psnr, float_ssim, cambi) do not include psnr_hvs, the "
+                        "only one psnrhvs computes");
+        return 1;
+    case ARG_AOM_CTC:
+        st->aom_ctc = parse_aom_ctc(optarg);
+        /* v6.0 and later compare at a common bit depth (vmaf's common_bitdepth) */
+        if (strcmp(st->aom_ctc, "v6.0") >= 0) cli->common_bitdepth = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* getopt_long's ':' (a value missing) and '?' (an unknown option). */
+static void bad_option(const int o, char *const *const argv) {
+    if (o == ':') {
+        if (!strncmp(argv[optind - 1], "--", 2))
+            cli_usage_error("option %s needs a value", argv[optind - 1]);
+        if (optopt == 'h') /* -h is the height, as in libvmaf */
+            cli_usage_error("option -h (--height) needs a value");
+        cli_usage_error("option -%c needs a value", optopt);
+        return;
+    }
+    if (optopt > 0 && optopt < 256 && strncmp(argv[optind - 1], "--", 2))
+        cli_usage_error("unknown option -%c", optopt);
+    cli_usage_error("unknown option %s", argv[optind - 1]);
+}
+
+static void parse_options(const int argc, char *const *const argv, CLISettings *const cli,
+                          PsnrHvsSettings *const lib, ParseState *const st) {
     opterr = 0; /* our own messages, one line each */
     int o;
     int longindex = -1;
     while ((o = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
         if (longindex >= 0) check_whole_name(argv, longindex);
         longindex = -1;
-        switch (o) {
-        case 'r':
-            cli->reference = optarg;
-            break;
-        case 'd':
-            if (cli->num_dists == PSNRHVS_MAX_RENDITIONS)
-                cli_usage_error("too many --distorted: a ladder has at most %d renditions",
-                                PSNRHVS_MAX_RENDITIONS);
-            cli->dists[cli->num_dists++] = optarg;
-            if (!cli->distorted) cli->distorted = optarg;
-            break;
-        case 'w':
-            cli->width = (int)parse_unsigned(optarg, "--width", 1, PSNRHVS_MAX_DIMENSION);
-            break;
-        case 'h':
-            cli->height = (int)parse_unsigned(optarg, "--height", 1, PSNRHVS_MAX_DIMENSION);
-            break;
-        case 'p': {
-            EnumEntry layouts[8];
-            cli->layout =
-                (enum PsnrHvsPixelLayout)parse_enum(optarg, "pixel format", layout_table(layouts));
-            cli->have_layout = 1;
-            break;
-        }
-        case 'b':
-            cli->bitdepth = parse_bitdepth(optarg);
-            break;
-        case 'o':
-            cli->output = optarg;
-            break;
-        case 'q':
-            cli->quiet = 1;
-            break;
-        case 'v':
-            version = 1;
-            break;
-        case 'n':
-            break; /* libvmaf's --no_prediction: nothing to predict here */
-        case ARG_XML:
-            cli->format = PSNRHVS_SCORES_XML;
-            break;
-        case ARG_JSON:
-            cli->format = PSNRHVS_SCORES_JSON;
-            break;
-        case ARG_CSV:
-            cli->format = PSNRHVS_SCORES_CSV;
-            break;
-        case ARG_THREADS:
-            lib->threads = (int)parse_unsigned(optarg, "--threads", 0, 1024);
-            break;
-        case ARG_SUBSAMPLE:
-            /* 0 and 1 both mean every frame in vmaf */
-            cli->subsample = parse_unsigned(optarg, "--subsample", 0, UINT_MAX);
-            if (!cli->subsample) cli->subsample = 1;
-            break;
-        case ARG_FRAME_CNT:
-            cli->frame_cnt = parse_unsigned(optarg, "--frame_cnt", 0, UINT_MAX); /* 0: all */
-            break;
-        case ARG_FRAME_SKIP_REF:
-            cli->frame_skip_ref = parse_unsigned(optarg, "--frame_skip_ref", 0, UINT_MAX);
-            break;
-        case ARG_FRAME_SKIP_DIST:
-            cli->frame_skip_dist = parse_unsigned(optarg, "--frame_skip_dist", 0, UINT_MAX);
-            break;
-        case ARG_PRECISION:
-            cli->precision = !strcmp(optarg, "max")
-                                 ? PSNRHVS_PRECISION_MAX
-                                 : (int)parse_unsigned(optarg, "--precision", 0, 32);
-            break;
-        case ARG_FEATURE:
-            parse_feature(optarg, lib);
-            break;
-        case ARG_BACKEND:
-            if (!strcmp(optarg, "parity")) {
-                cli->parity = 1;
-                break;
-            }
-            lib->backend = (enum PsnrHvsBackend)parse_enum(optarg, "backend",
-                                                           backend_table((EnumEntry[16]){{0}}));
-            backend = optarg;
-            cli->backend_given = 1;
-            break;
-        case ARG_BACKENDS:
-            backends = optarg;
-            break;
-        case ARG_DEVICE:
-            parse_devices(optarg, cli, lib);
-            break;
-        case ARG_ISA:
-            lib->isa = (enum PsnrHvsIsa)parse_enum(optarg, "isa", isa_tbl);
-            cli->have_isa = 1;
-            break;
-        case ARG_SUB:
-            cli->format = PSNRHVS_SCORES_SUB;
-            break;
-        case 'm':
-            cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
-                            "psnrhvs computes no VMAF score (drop it, or use libvmaf's "
-                            "vmaf for VMAF)");
-            break;
-        case ARG_NFLX_CTC:
-            if (strcmp(optarg, "v1.0"))
-                cli_usage_error("unknown --nflx_ctc version '%s' (vmaf knows v1.0)", optarg);
-            cli_usage_error("--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K "
-                            "models, psnr, float_ssim, cambi) do not include psnr_hvs, the "
-                            "only one psnrhvs computes");
-            break;
-        case ARG_AOM_CTC:
-            aom_ctc = parse_aom_ctc(optarg);
-            /* v6.0 and later compare at a common bit depth (vmaf's common_bitdepth) */
-            if (strcmp(aom_ctc, "v6.0") >= 0) cli->common_bitdepth = 1;
-            break;
-        case ARG_CPUMASK:
-            cli->cpumask = parse_mask(optarg, "--cpumask");
-            cli->have_cpumask = 1;
-            break;
-        case ARG_GPUMASK:
-            gpumask = parse_mask(optarg, "--gpumask");
-            have_gpumask = 1;
-            break;
-        case ARG_LIST_DEVICES:
-            cli->list_devices = 1;
-            break;
-        case ARG_RAW:
-            cli->raw = 1;
-            break;
-        case ARG_PLOT:
-            cli->plot = optarg;
-            break;
-        case ARG_HWACCEL:
-            cli->hwaccel = parse_enum(optarg, "--hwaccel", hwaccel_tbl);
-            break;
-        case ARG_SCALE: {
-            /* "--scale lanczos" as well as "--scale=lanczos"; a bare --scale is bicubic. */
-            const char *algo = optarg;
-            if (!algo && optind < argc && scale_algo(argv[optind]) > 0) algo = argv[optind++];
-            cli->scale_algo = algo ? scale_algo(algo) : PSNRHVS_SCALE_DEFAULT;
-            if (cli->scale_algo < 0)
-                cli_usage_error("unknown --scale algorithm '%s' (expected %s)", algo,
-                                scale_algo_list());
-            break;
-        }
-        case ARG_COMMON_BITDEPTH:
-            cli->common_bitdepth = 1;
-            break;
-        case ARG_COLOUR_MISMATCH:
-            cli->colour_error = parse_enum(optarg, "--colour_mismatch", colour_tbl);
-            break;
-        case ARG_DECODE_SESSIONS:
-            cli->decode_sessions =
-                (int)parse_unsigned(optarg, "--decode-sessions", 1, INPUT_MAX_DECODE_SESSIONS);
-            break;
-        case ARG_TIMING:
-            cli->timing = 1;
-            break;
-        case ARG_HELP:
+        if (o == ARG_HELP) {
             help();
             exit(0);
-        case ':':
-            if (!strncmp(argv[optind - 1], "--", 2))
-                cli_usage_error("option %s needs a value", argv[optind - 1]);
-            if (optopt == 'h') /* -h is the height, as in libvmaf */
-                cli_usage_error("option -h (--height) needs a value");
-            cli_usage_error("option -%c needs a value", optopt);
-            break;
-        default:
-            if (optopt > 0 && optopt < 256 && strncmp(argv[optind - 1], "--", 2))
-                cli_usage_error("unknown option -%c", optopt);
-            cli_usage_error("unknown option %s", argv[optind - 1]);
         }
+        if (!parse_input_option(o, argc, argv, cli) && !parse_output_option(o, cli) &&
+            !parse_device_option(o, cli, lib, st) && !parse_vmaf_option(o, cli, st))
+            bad_option(o, argv);
     }
     if (optind < argc) cli_usage_error("unexpected argument '%s'", argv[optind]);
+}
 
-    /* An explicit --isa that the mask turns off is a contradiction, not a choice. */
-    if (cli->have_isa && cli->have_cpumask) {
+/* An explicit --isa that the mask turns off is a contradiction, not a choice. */
+static void check_isa_against_cpumask(const CLISettings *const cli,
+                                      const PsnrHvsSettings *const lib) {
+    if (!cli->have_isa || !cli->have_cpumask) return;
 #if defined(__aarch64__)
-        const unsigned long long off = lib->isa == PSNRHVS_ISA_NEON ? CLI_CPUMASK_NEON : 0;
+    const unsigned long long off = lib->isa == PSNRHVS_ISA_NEON ? CLI_CPUMASK_NEON : 0;
 #else
-        const unsigned long long off = lib->isa == PSNRHVS_ISA_AVX2 ? CLI_CPUMASK_AVX2
-                                       : lib->isa == PSNRHVS_ISA_AVX512
-                                           ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
-                                           : 0;
+    const unsigned long long off = lib->isa == PSNRHVS_ISA_AVX2 ? CLI_CPUMASK_AVX2
+                                   : lib->isa == PSNRHVS_ISA_AVX512
+                                       ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
+                                       : 0;
 #endif
-        if (cli->cpumask & off) {
-            const EnumEntry *e = isa_tbl;
-            while (e->name && e->value != (int)lib->isa) e++;
-            cli_usage_error("--isa %s needs what --cpumask %#llx turns off", e->name, cli->cpumask);
-        }
+    if (cli->cpumask & off) {
+        const EnumEntry *e = isa_tbl;
+        while (e->name && e->value != (int)lib->isa) e++;
+        cli_usage_error("--isa %s needs what --cpumask %#llx turns off", e->name, cli->cpumask);
     }
+}
+
+/* --gpumask and --aom_ctc as vmaf reads them, and what of them applies here. */
+static void apply_vmaf_masks(const CLISettings *const cli, PsnrHvsSettings *const lib,
+                             const ParseState *const st) {
     /* vmaf: a non-zero --gpumask turns CUDA off: auto stays on the CPU. */
-    if (have_gpumask && gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
-        cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it", gpumask);
-    if (have_gpumask && gpumask && psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)
+    if (st->have_gpumask && st->gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
+        cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it",
+                        st->gpumask);
+    if (st->have_gpumask && st->gpumask && psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)
         lib->backend = PSNRHVS_BACKEND_CPU;
-    if (have_gpumask && !cli->quiet)
+    if (st->have_gpumask && !cli->quiet)
         fprintf(stderr, "psnrhvs: warning: --gpumask has no effect on libvmaf's psnr_hvs (it has "
                         "no GPU code); psnrhvs picks its devices with --backend (default auto: "
                         "the CPU and every GPU; a non-zero mask: the CPU)\n");
-    if (aom_ctc && !cli->quiet)
+    if (st->aom_ctc && !cli->quiet)
         fprintf(stderr,
                 "psnrhvs: warning: --aom_ctc %s: only its psnr_hvs (default options) is computed, "
                 "not its VMAF models, psnr, ciede, float_ssim, float_ms_ssim%s\n",
-                aom_ctc, strcmp(aom_ctc, "v3.0") >= 0 ? ", cambi" : "");
+                st->aom_ctc, strcmp(st->aom_ctc, "v3.0") >= 0 ? ", cambi" : "");
+}
 
-    if (cli->list_devices) {
-        cli->verbose = version; /* -v with --list-devices: more detail */
-        return;
-    }
-    if (version) {
-        printf("psnrhvs %s\n", psnrhvs_version());
-        exit(0);
-    }
+/* The inputs, the devices and the plot of a scoring run (parity's too). */
+static void check_score_settings(const CLISettings *const cli, const PsnrHvsSettings *const lib) {
     if (!cli->reference) cli_usage_error("missing --reference");
     if (!cli->distorted) cli_usage_error("missing --distorted");
     int stdin_inputs = !strcmp(cli->reference, "-");
@@ -637,8 +679,12 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
 
     if (cli->plot && !strcmp(cli->plot, "-") && (!cli->output || !strcmp(cli->output, "-")))
         cli_usage_error("--plot - needs -o FILE: the scores would go to stdout too");
+}
+
+/* --backends only with parity, and parity without what it cannot do. */
+static void check_parity_settings(CLISettings *const cli, const ParseState *const st) {
     if (!cli->parity) {
-        if (backends)
+        if (st->backends)
             cli_usage_error("--backends is for parity runs (psnrhvs parity --backends "
                             "LIST ...)");
         return;
@@ -649,18 +695,39 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
     if (cli->num_devices || cli->all_devices)
         cli_usage_error("parity takes one device: use --device N, or device=N in "
                         "--backends");
-    if (backend)
+    if (st->backend)
         cli_usage_error("--backend %s cannot be combined with parity: list the "
                         "configurations with --backends",
-                        backend);
+                        st->backend);
     if (cli->output || cli->format >= 0)
         cli_usage_error("parity prints its report on stdout: -o, --xml, --json, --csv and --sub "
                         "cannot be used with it");
     if (cli->plot) cli_usage_error("--plot cannot be used with parity: it writes no scores");
-    if (backends) {
+    if (st->backends) {
         char err[256];
         cli->num_configs =
-            parity_parse(backends, cli->configs, PARITY_MAX_CONFIGS, err, sizeof(err));
+            parity_parse(st->backends, cli->configs, PARITY_MAX_CONFIGS, err, sizeof(err));
         if (cli->num_configs < 0) cli_usage_error("bad --backends: %s", err);
     }
+}
+
+void cli_parse(const int argc, char *const *const argv, const int parity, CLISettings *const cli,
+               PsnrHvsSettings *const lib) {
+    *cli = (CLISettings){
+        .subsample = 1, .precision = PSNRHVS_PRECISION_VMAF, .format = -1, .parity = parity};
+    ParseState st = {0};
+    parse_options(argc, argv, cli, lib, &st);
+    check_isa_against_cpumask(cli, lib);
+    apply_vmaf_masks(cli, lib, &st);
+
+    if (cli->list_devices) {
+        cli->verbose = st.version; /* -v with --list-devices: more detail */
+        return;
+    }
+    if (st.version) {
+        printf("psnrhvs %s\n", psnrhvs_version());
+        exit(0);
+    }
+    check_score_settings(cli, lib);
+    check_parity_settings(cli, &st);
 }

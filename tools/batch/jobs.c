@@ -111,11 +111,13 @@ static char *read_all(const char *const path, size_t *const len) {
     return buf;
 }
 
-/* Turn one row into a job; a problem is a usage error naming the line. */
-static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
-                     const int *const col_kind, const char *const *const col_name,
-                     const int ncols) {
-    const char *const file = b->jobs_path;
+/* What a row's cells say that is checked once the whole row is read. */
+typedef struct RowCells {
+    const char *format, *reference, *distorted, *output;
+    char feature[256]; ///< --feature psnr_hvs=..., from the COL_FEATURE cells
+} RowCells;
+
+static void init_job(Job *const j, const CsvRow *const row) {
     j->line = row->line;
     j->device = -1;
     j->threads = -1;
@@ -123,129 +125,179 @@ static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
     j->backend = PSNRHVS_BACKEND_AUTO;
     j->gpu_slot = -1;
     j->total = -1;
+}
+
+/* Fields past the header's are allowed only when empty. */
+static void check_row_width(const char *const file, const CsvRow *const row, const int ncols) {
     if (row->n > ncols) {
         for (int i = ncols; i < row->n; i++)
             if (row->fields[i][0])
                 batch_usage_error("%s line %u: %d fields, the header has %d", file, row->line,
                                   row->n, ncols);
     }
-    const char *format = NULL, *reference = NULL, *distorted = NULL, *output = NULL;
-    char feature[256] = "";
-    for (int c = 0; c < ncols && c < row->n; c++) {
-        const char *const v = row->fields[c];
-        const char *const name = col_name[c];
-        if (!*v && col_kind[c] != COL_FLAG) continue;
-        switch ((enum ColKind)col_kind[c]) {
-        case COL_ID:
-            j->id = batch_xstrdup(v);
-            break;
-        case COL_REFERENCE:
-            reference = v;
-            break;
-        case COL_DISTORTED:
-            distorted = v;
-            break;
-        case COL_OUTPUT:
-            output = v;
-            break;
-        case COL_FORMAT: {
-            const int f = psnrhvs_scores_format_from_string(v);
-            char names[64];
-            if (f < 0)
-                batch_usage_error("%s line %u: unknown format '%s' (expected %s)", file, row->line,
-                                  v, output_format_names(names, sizeof(names)));
-            /* the library's: the row's text does not last */
-            format = psnrhvs_scores_format_string((enum PsnrHvsScoreFormat)f);
-            break;
-        }
-        case COL_PLOT:
-            j->plot = resolve_path(b, v);
-            break;
-        case COL_BACKEND:
-            if (cli_backend_from_name(v, &j->backend) < 0) {
-                char names[128];
-                batch_usage_error("%s line %u: unknown backend '%s' (expected %s)", file, row->line,
-                                  v, cli_backend_names(names, sizeof(names)));
-            }
-            j->any_backend = psnrhvs_backend_kind(j->backend) == PSNRHVS_KIND_AUTO;
-            break;
-        case COL_DEVICE:
-            if (batch_parse_int(v, 0, INT_MAX, &j->device) < 0)
-                batch_usage_error("%s line %u: invalid device '%s'", file, row->line, v);
-            break;
-        case COL_THREADS:
-            if (batch_parse_int(v, 0, 1024, &j->threads) < 0)
-                batch_usage_error("%s line %u: invalid threads '%s' (0 to 1024)", file, row->line,
-                                  v);
-            break;
-        case COL_ARGS: {
-            /* split at spaces: no quoting (paths with spaces have their columns) */
-            char *const copy = batch_xstrdup(v);
-            for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t;
-                 t = strtok_r(NULL, " \t", &save)) {
-                const size_t flen = strcspn(t, "=");
-                for (size_t r = 0; r < sizeof(reserved_flags) / sizeof(reserved_flags[0]); r++)
-                    if (strlen(reserved_flags[r]) == flen && !strncmp(t, reserved_flags[r], flen))
-                        batch_usage_error("%s line %u: %.*s in args: batch sets it (use the "
-                                          "columns reference, distorted, output, format, plot, "
-                                          "backend, device, threads)",
-                                          file, row->line, (int)flen, t);
-                add_opt(j, t);
-            }
-            free(copy);
-            break;
-        }
-        case COL_VALUE: {
-            char *const flag = batch_xprintf("--%s", name);
-            add_opt(j, flag);
-            add_opt(j, v);
-            free(flag);
-            break;
-        }
-        case COL_FLAG: {
-            const int on = parse_bool(v);
-            if (on < 0)
-                batch_usage_error("%s line %u: %s is '%s' (expected true or false, 1 or 0, or "
-                                  "empty)",
-                                  file, row->line, name, v);
-            if (on) {
-                char *const flag = batch_xprintf("--%s", name);
-                add_opt(j, flag);
-                free(flag);
-            }
-            break;
-        }
-        case COL_FEATURE:
-            if (strlen(feature) + strlen(name) + strlen(v) + 4 >= sizeof(feature))
-                batch_usage_error("%s line %u: feature options too long", file, row->line);
-            strcat(feature, *feature ? ":" : "psnr_hvs=");
-            strcat(feature, name);
-            strcat(feature, "=");
-            strcat(feature, v);
-            break;
-        }
+}
+
+/* The library's name for the format: the row's text does not last. */
+static const char *parse_format_cell(const char *const file, const unsigned line,
+                                     const char *const v) {
+    const int f = psnrhvs_scores_format_from_string(v);
+    char names[64];
+    if (f < 0)
+        batch_usage_error("%s line %u: unknown format '%s' (expected %s)", file, line, v,
+                          output_format_names(names, sizeof(names)));
+    return psnrhvs_scores_format_string((enum PsnrHvsScoreFormat)f);
+}
+
+static void parse_backend_cell(Job *const j, const char *const file, const unsigned line,
+                               const char *const v) {
+    if (cli_backend_from_name(v, &j->backend) < 0) {
+        char names[128];
+        batch_usage_error("%s line %u: unknown backend '%s' (expected %s)", file, line, v,
+                          cli_backend_names(names, sizeof(names)));
     }
-    if (*feature) {
+    j->any_backend = psnrhvs_backend_kind(j->backend) == PSNRHVS_KIND_AUTO;
+}
+
+/* An args cell, split at spaces: no quoting (paths with spaces have their
+ * columns). */
+static void add_args_cell(Job *const j, const char *const file, const unsigned line,
+                          const char *const v) {
+    char *const copy = batch_xstrdup(v);
+    for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t;
+         t = strtok_r(NULL, " \t", &save)) {
+        const size_t flen = strcspn(t, "=");
+        for (size_t r = 0; r < sizeof(reserved_flags) / sizeof(reserved_flags[0]); r++)
+            if (strlen(reserved_flags[r]) == flen && !strncmp(t, reserved_flags[r], flen))
+                batch_usage_error("%s line %u: %.*s in args: batch sets it (use the "
+                                  "columns reference, distorted, output, format, plot, "
+                                  "backend, device, threads)",
+                                  file, line, (int)flen, t);
+        add_opt(j, t);
+    }
+    free(copy);
+}
+
+/* --NAME when the cell is true. */
+static void add_flag_cell(Job *const j, const char *const file, const unsigned line,
+                          const char *const name, const char *const v) {
+    const int on = parse_bool(v);
+    if (on < 0)
+        batch_usage_error("%s line %u: %s is '%s' (expected true or false, 1 or 0, or "
+                          "empty)",
+                          file, line, name, v);
+    if (on) {
+        char *const flag = batch_xprintf("--%s", name);
+        add_opt(j, flag);
+        free(flag);
+    }
+}
+
+/* NAME=VALUE onto the row's --feature psnr_hvs=... */
+static void append_feature_cell(RowCells *const cells, const char *const file, const unsigned line,
+                                const char *const name, const char *const v) {
+    char *const feature = cells->feature;
+    if (strlen(feature) + strlen(name) + strlen(v) + 4 >= sizeof(cells->feature))
+        batch_usage_error("%s line %u: feature options too long", file, line);
+    strcat(feature, *feature ? ":" : "psnr_hvs=");
+    strcat(feature, name);
+    strcat(feature, "=");
+    strcat(feature, v);
+}
+
+/* One non-empty cell (or a COL_FLAG one) into the job or the row's cells. */
+static void apply_cell(Batch *const b, Job *const j, RowCells *const cells, const unsigned line,
+                       const enum ColKind kind, const char *const name, const char *const v) {
+    const char *const file = b->jobs_path;
+    switch (kind) {
+    case COL_ID:
+        j->id = batch_xstrdup(v);
+        break;
+    case COL_REFERENCE:
+        cells->reference = v;
+        break;
+    case COL_DISTORTED:
+        cells->distorted = v;
+        break;
+    case COL_OUTPUT:
+        cells->output = v;
+        break;
+    case COL_FORMAT:
+        cells->format = parse_format_cell(file, line, v);
+        break;
+    case COL_PLOT:
+        j->plot = resolve_path(b, v);
+        break;
+    case COL_BACKEND:
+        parse_backend_cell(j, file, line, v);
+        break;
+    case COL_DEVICE:
+        if (batch_parse_int(v, 0, INT_MAX, &j->device) < 0)
+            batch_usage_error("%s line %u: invalid device '%s'", file, line, v);
+        break;
+    case COL_THREADS:
+        if (batch_parse_int(v, 0, 1024, &j->threads) < 0)
+            batch_usage_error("%s line %u: invalid threads '%s' (0 to 1024)", file, line, v);
+        break;
+    case COL_ARGS:
+        add_args_cell(j, file, line, v);
+        break;
+    case COL_VALUE: {
+        char *const flag = batch_xprintf("--%s", name);
+        add_opt(j, flag);
+        add_opt(j, v);
+        free(flag);
+        break;
+    }
+    case COL_FLAG:
+        add_flag_cell(j, file, line, name, v);
+        break;
+    case COL_FEATURE:
+        append_feature_cell(cells, file, line, name, v);
+        break;
+    }
+}
+
+/* The job's files and the checks that need the whole row. */
+static void finish_job(Batch *const b, Job *const j, const RowCells *const cells,
+                       const unsigned line) {
+    const char *const file = b->jobs_path;
+    const char *const reference = cells->reference, *const distorted = cells->distorted,
+                      *const output = cells->output;
+    if (*cells->feature) {
         add_opt(j, "--feature");
-        add_opt(j, feature);
+        add_opt(j, cells->feature);
     }
-    if (!reference) batch_usage_error("%s line %u: no reference", file, row->line);
-    if (!distorted) batch_usage_error("%s line %u: no distorted", file, row->line);
-    if (!output) batch_usage_error("%s line %u: no output", file, row->line);
+    if (!reference) batch_usage_error("%s line %u: no reference", file, line);
+    if (!distorted) batch_usage_error("%s line %u: no distorted", file, line);
+    if (!output) batch_usage_error("%s line %u: no output", file, line);
     if (!strcmp(reference, "-") || !strcmp(distorted, "-") || !strcmp(output, "-"))
-        batch_usage_error("%s line %u: '-' (stdin or stdout) cannot be a job's file", file,
-                          row->line);
+        batch_usage_error("%s line %u: '-' (stdin or stdout) cannot be a job's file", file, line);
     if (j->plot && !strcmp(j->plot, "-"))
-        batch_usage_error("%s line %u: '-' cannot be a job's plot", file, row->line);
+        batch_usage_error("%s line %u: '-' cannot be a job's plot", file, line);
     j->reference = resolve_path(b, reference);
     j->distorted = resolve_path(b, distorted);
     j->output = resolve_path(b, output);
-    j->format =
-        format ? format : psnrhvs_scores_format_string(psnrhvs_scores_format_for_path(output));
+    j->format = cells->format
+                    ? cells->format
+                    : psnrhvs_scores_format_string(psnrhvs_scores_format_for_path(output));
     if (j->device >= 0 && (j->any_backend || psnrhvs_backend_kind(j->backend) == PSNRHVS_KIND_HOST))
         batch_usage_error(
-            "%s line %u: a device without a GPU backend (cuda, opencl, hip or vulkan)", file,
-            row->line);
+            "%s line %u: a device without a GPU backend (cuda, opencl, hip or vulkan)", file, line);
+}
+
+/* Turn one row into a job; a problem is a usage error naming the line. */
+static void make_job(Batch *const b, Job *const j, const CsvRow *const row,
+                     const int *const col_kind, const char *const *const col_name,
+                     const int ncols) {
+    init_job(j, row);
+    check_row_width(b->jobs_path, row, ncols);
+    RowCells cells = {.feature = ""};
+    for (int c = 0; c < ncols && c < row->n; c++) {
+        const char *const v = row->fields[c];
+        if (!*v && col_kind[c] != COL_FLAG) continue;
+        apply_cell(b, j, &cells, row->line, (enum ColKind)col_kind[c], col_name[c], v);
+    }
+    finish_job(b, j, &cells, row->line);
 }
 
 static int cmp_str(const void *const a, const void *const b) {
