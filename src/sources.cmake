@@ -6,6 +6,7 @@ set(PSNRHVS_LIB_SOURCES
   devices.c
   mix.c
   pool.c
+  bd.c
   file.c
   format.c
   layout.c

@@ -11,15 +11,12 @@
 
 #include "output/output.h"
 
-/** Fewest rungs a curve needs (a cubic has four coefficients). */
-#define BD_MIN_RUNGS 4
-/** Most rungs a curve may have. */
-#define BD_MAX_RUNGS 1024
-
-enum BdMethod {
-    BD_PCHIP = 0, ///< PCHIP of log10(rate) over the metric, integrated exactly (JVET, AOM CTC)
-    BD_CUBIC = 1, ///< VCEG-M33: a least-squares cubic of log10(rate) over the metric
-};
+/* The deltas are the library's (psnrhvs_bd); these are its names here. */
+#define BD_MIN_RUNGS PSNRHVS_BD_MIN_POINTS
+#define BD_MAX_RUNGS PSNRHVS_BD_MAX_POINTS
+#define BD_PCHIP     PSNRHVS_BD_PCHIP
+#define BD_CUBIC     PSNRHVS_BD_CUBIC
+#define BdMethod     PsnrHvsBdMethod
 
 /** One curve: the rungs of a rate table, in file order. */
 typedef struct RdTable {
@@ -51,12 +48,7 @@ int rd_table_read(RdTable *t, const char *path, const char *pool, char *err, siz
 
 void rd_table_free(RdTable *t);
 
-typedef struct BdResult {
-    double rate;             ///< BD-rate, % (negative: the test needs less rate)
-    double metric;           ///< BD-metric, dB (positive: the test scores higher)
-    double lo, hi;           ///< the metric range both curves cover, dB
-    double rate_lo, rate_hi; ///< the rate range both cover, kbit/s
-} BdResult;
+typedef PsnrHvsBd BdResult;
 
 /**
  * BD-rate and BD-metric of test against anchor for key k (both tables must

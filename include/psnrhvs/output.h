@@ -143,6 +143,49 @@ PSNRHVS_API int psnrhvs_scores_pool_key(const PsnrHvsScoreSet *s, enum PsnrHvsKe
 
 PSNRHVS_API void psnrhvs_scores_free(PsnrHvsScoreSet *s);
 
+/** Bjøntegaard delta methods (psnrhvs_bd). */
+enum PsnrHvsBdMethod {
+    PSNRHVS_BD_PCHIP =
+        0, ///< PCHIP of log10(rate) over the metric, integrated exactly (JVET, AOM CTC)
+    PSNRHVS_BD_CUBIC = 1, ///< VCEG-M33: a least-squares cubic of log10(rate) over the metric
+};
+
+/** Fewest and most points a curve of psnrhvs_bd() may have. */
+#define PSNRHVS_BD_MIN_POINTS 4
+#define PSNRHVS_BD_MAX_POINTS 1024
+
+/** One rate-distortion curve: n points, in any order. */
+typedef struct PsnrHvsRdCurve {
+    const char *name;         ///< for messages (a file's name)
+    size_t n;                 ///< points
+    const double *rate;       ///< kbit/s (any unit, the same for both curves)
+    const double *metric;     ///< dB
+    const char *const *label; ///< each point's name for messages, or NULL ("point 1"...)
+} PsnrHvsRdCurve;
+
+/** psnrhvs_bd()'s deltas. */
+typedef struct PsnrHvsBd {
+    double rate;             ///< BD-rate, % (negative: the test needs less rate)
+    double metric;           ///< BD-metric, dB (positive: the test scores higher)
+    double lo, hi;           ///< the metric range both curves cover, dB
+    double rate_lo, rate_hi; ///< the rate range both cover, in the curves' unit
+} PsnrHvsBd;
+
+/**
+ * BD-rate and BD-metric of test against anchor. key names the metric in
+ * messages (NULL: "psnr_hvs").
+ * @return 0, or PSNRHVS_ERR(EINVAL) with one line in st->message: fewer
+ *         than PSNRHVS_BD_MIN_POINTS points, a curve that is not monotonic
+ *         (the metric must rise strictly with the rate), two points at one
+ *         rate, a value that is not finite, curves that do not overlap.
+ */
+PSNRHVS_API int psnrhvs_bd(enum PsnrHvsBdMethod m, const PsnrHvsRdCurve *anchor,
+                           const PsnrHvsRdCurve *test, const char *key, PsnrHvsBd *out,
+                           PsnrHvsFileStatus *st);
+
+/** @return "pchip", "cubic", or NULL past the last. */
+PSNRHVS_API const char *psnrhvs_bd_method_string(enum PsnrHvsBdMethod m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -648,7 +648,7 @@ static int gpu_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
         memset(&info[i], 0, sizeof(info[i]));
         info[i].gpu = 1;
         snprintf(info[i].vendor, sizeof(info[i].vendor), "%s", PSNRHVS_GPU_VENDOR);
-        char line[256] = ""; /* "cuda:0 NAME\n" */
+        char line[512] = ""; /* "cuda:0 NAME\n" */
         gpu_describe(i, 0, line, sizeof(line));
         const char *const name = strchr(line, ' ');
         snprintf(info[i].name, sizeof(info[i].name), "%.*s",

@@ -530,6 +530,10 @@ extern "C" const PsnrHvsBackendOps psh_backend_sycl = {
     nullptr,
     sycl_resident_ms,
     sycl_enumerate,
-    nullptr,
-    nullptr,
+    nullptr /* context_name */,
+    nullptr /* opening */,
+    nullptr /* host_register */,
+    nullptr /* host_unregister */,
+    0 /* not the host CPU */,
+    0 /* copies frames with its own queue */,
 };

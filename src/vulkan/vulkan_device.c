@@ -363,7 +363,7 @@ int vkb_enumerate(PsnrHvsDeviceInfo *const info, const int max) {
                  : v == 0x1002 ? "amd"
                  : v == 0x8086 ? "intel"
                                : "");
-        snprintf(info[i].name, sizeof(info[i].name), "%s", d.props.deviceName);
+        snprintf(info[i].name, sizeof(info[i].name), "%.95s", d.props.deviceName);
     }
     return l.n;
 }
