@@ -185,18 +185,25 @@ static void add(void *const arg, const PsnrHvsDeviceEntry *const e) {
     if (l->n < MAX_ENTRIES + 1) l->e[l->n++] = *e;
 }
 
-int psnrhvs_devices(PsnrHvsDeviceEntry *const list, const int max) {
+static void add_automatic(void *const arg, const PsnrHvsDeviceEntry *const e) {
+    if (e->automatic) add(arg, e);
+}
+
+int psnrhvs_devices(PsnrHvsDeviceEntry *const list, const int max, const unsigned flags) {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static List *all;
-    if (max < 0 || (!list && max > 0)) return PSNRHVS_ERR(EINVAL);
+    static List *made[2]; /* every device; auto's */
+    if (max < 0 || (!list && max > 0) || (flags & ~(unsigned)PSNRHVS_DEVICES_AUTO))
+        return PSNRHVS_ERR(EINVAL);
+    const int only_auto = !!(flags & PSNRHVS_DEVICES_AUTO);
     pthread_mutex_lock(&lock);
-    if (!all && (all = calloc(1, sizeof(*all)))) {
+    List *l = made[only_auto];
+    if (!l && (l = made[only_auto] = calloc(1, sizeof(*l)))) {
         PsnrHvsSettings s;
         psnrhvs_default_settings(&s);
-        psh_devices_walk(&s, 1, add, all);
+        psh_devices_walk(&s, !only_auto, only_auto ? add_automatic : add, l);
     }
-    const int n = all ? all->n : 0;
-    for (int i = 0; all && i < n && i < max; i++) list[i] = all->e[i];
+    const int n = l ? l->n : 0;
+    for (int i = 0; l && i < n && i < max; i++) list[i] = l->e[i];
     pthread_mutex_unlock(&lock);
-    return all ? n : PSNRHVS_ERR(ENOMEM);
+    return l ? n : PSNRHVS_ERR(ENOMEM);
 }

@@ -21,7 +21,7 @@
  * device list, and which entries are one GPU. */
 static void list_auto(void) {
     PsnrHvsDeviceEntry e[64];
-    const int got = psnrhvs_devices(e, 64);
+    const int got = psnrhvs_devices(e, 64, 0);
     const int n = got < 64 ? got : 64;
     printf("auto (the default):");
     for (int i = 0, first = 1; i < n; i++) {

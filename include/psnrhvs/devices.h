@@ -49,15 +49,25 @@ typedef struct PsnrHvsDeviceEntry {
     uint8_t reserved[32]; ///< zero; room to grow without an ABI break
 } PsnrHvsDeviceEntry;
 
+/** psnrhvs_devices()'s flags. */
+enum PsnrHvsDevicesFlags {
+    /** Only the devices auto scores on, asked as auto asks: no driver is
+     *  loaded where the machine has no GPU, and none past the one that
+     *  lists every GPU there is (CUDA where all are NVIDIA's). */
+    PSNRHVS_DEVICES_AUTO = 1 << 0,
+};
+
 /**
  * Every device of every backend that opens, best backend first, the host
  * CPU last: the list auto takes its devices from (those with automatic set),
- * for front-ends to show and to spread work over. Made once a process
- * (asking loads each backend's driver). Fills list[0 .. min(n, max)).
+ * for front-ends to show and to spread work over. With
+ * PSNRHVS_DEVICES_AUTO only the entries auto takes, at auto's cost;
+ * without, every backend's driver is loaded to be asked. Each list is
+ * made once a process. Fills list[0 .. min(n, max)).
  * @return n, the number of devices (at least 1, the host CPU), or a
- *         PSNRHVS_ERR code (EINVAL: list NULL with max > 0).
+ *         PSNRHVS_ERR code (EINVAL: list NULL with max > 0, unknown flags).
  */
-PSNRHVS_API int psnrhvs_devices(PsnrHvsDeviceEntry *list, int max);
+PSNRHVS_API int psnrhvs_devices(PsnrHvsDeviceEntry *list, int max, unsigned flags);
 
 /**
  * @return the cores this process may use: online ones within its affinity

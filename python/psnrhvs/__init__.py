@@ -36,11 +36,12 @@ def backend_available(backend: str, library=None) -> bool:
     return load_library(library).backend_available(backend)
 
 
-def devices(library=None) -> list:
+def devices(auto_only: bool = False, library=None) -> list:
     """The library's device list: a dict per device (backend, device, gpu, physical,
     automatic, name, pci), the host CPU last; those with automatic are the ones
-    backend "auto" scores on, as the CLI's --list-devices and batch use them."""
-    return load_library(library).devices()
+    backend "auto" scores on, as the CLI's --list-devices and batch use them
+    (auto_only: only those, found as auto finds them)."""
+    return load_library(library).devices(auto_only)
 
 
 def cpu_count(library=None) -> int:

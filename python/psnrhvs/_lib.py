@@ -185,7 +185,7 @@ _PROTOTYPES = {
     "psnrhvs_isa_name": (c_char_p, [c_void_p]),
     "psnrhvs_backend_available": (c_int, [c_int]),
     "psnrhvs_list_devices": (c_int, [c_int, c_int, c_char_p, c_size_t]),
-    "psnrhvs_devices": (c_int, [POINTER(DeviceEntry), c_int]),
+    "psnrhvs_devices": (c_int, [POINTER(DeviceEntry), c_int, c_uint]),
     "psnrhvs_cpu_count": (c_int, []),
     "psnrhvs_raw_to_db": (None, [POINTER(Score)]),
     "psnrhvs_pool": (None, [POINTER(c_double), c_size_t, c_size_t, POINTER(Pool)]),
@@ -276,15 +276,17 @@ class Library:
         b = self.backends().get(backend)
         return b is not None and bool(self.c.backend_available(b))
 
-    def devices(self) -> List[Dict[str, object]]:
+    def devices(self, auto_only: bool = False) -> List[Dict[str, object]]:
         """The library's device list (psnrhvs_devices): every device of every backend,
         the host CPU last; "automatic" marks those backend auto scores on, and equal
-        "physical" numbers one GPU seen through several backends."""
-        n = self.c.devices(None, 0)
+        "physical" numbers one GPU seen through several backends. auto_only: only
+        those, asked as auto asks (no driver loaded on a machine without a GPU)."""
+        flags = 1 if auto_only else 0  # PSNRHVS_DEVICES_AUTO
+        n = self.c.devices(None, 0, flags)
         if n < 0:
             raise OSError(-n, os.strerror(-n))
         entries = (DeviceEntry * max(n, 1))()
-        n = min(self.c.devices(entries, n), n)
+        n = min(self.c.devices(entries, n, flags), n)
         names = {v: k for k, v in self.backends().items()}
         return [{"backend": names.get(e.backend, str(e.backend)), "device": e.device,
                  "gpu": bool(e.gpu), "physical": e.physical, "automatic": bool(e.automatic),

@@ -58,20 +58,20 @@ static void auto_matches(const PsnrHvsDeviceEntry *const e, const int n) {
 
 static void list(void) {
     PsnrHvsDeviceEntry e[MAX + 1], again[MAX];
-    CHECK(psnrhvs_devices(NULL, 1) == PSNRHVS_ERR(EINVAL), "NULL list with max 1");
-    CHECK(psnrhvs_devices(e, -1) == PSNRHVS_ERR(EINVAL), "max -1");
-    const int count = psnrhvs_devices(NULL, 0);
+    CHECK(psnrhvs_devices(NULL, 1, 0) == PSNRHVS_ERR(EINVAL), "NULL list with max 1");
+    CHECK(psnrhvs_devices(e, -1, 0) == PSNRHVS_ERR(EINVAL), "max -1");
+    const int count = psnrhvs_devices(NULL, 0, 0);
     CHECK(count >= 1 && count <= MAX, "count %d", count);
     if (count < 1 || count > MAX) return;
     memset(e, 0xa5, sizeof(e));
-    CHECK(psnrhvs_devices(e, MAX) == count, "count changed");
-    CHECK(psnrhvs_devices(again, MAX) == count && !memcmp(e, again, count * sizeof(e[0])),
+    CHECK(psnrhvs_devices(e, MAX, 0) == count, "count changed");
+    CHECK(psnrhvs_devices(again, MAX, 0) == count && !memcmp(e, again, count * sizeof(e[0])),
           "a second call lists other bytes");
     const unsigned char *const past = (const unsigned char *)&e[count];
     CHECK(past[0] == 0xa5 && past[sizeof(e[0]) - 1] == 0xa5, "wrote past the count");
     PsnrHvsDeviceEntry one[2];
     memset(one, 0x5a, sizeof(one));
-    CHECK(psnrhvs_devices(one, 1) == count && !memcmp(&one[0], &e[0], sizeof(one[0])) &&
+    CHECK(psnrhvs_devices(one, 1, 0) == count && !memcmp(&one[0], &e[0], sizeof(one[0])) &&
               ((const unsigned char *)&one[1])[0] == 0x5a,
           "max 1: the first entry only");
 
@@ -128,6 +128,17 @@ static void list(void) {
               psnrhvs_backend_kind((enum PsnrHvsBackend)99) == PSNRHVS_KIND_NONE,
           "backend kinds of auto and of values that name none");
     auto_matches(e, count);
+    /* auto's own walk lists exactly the automatic entries, in order */
+    PsnrHvsDeviceEntry a[MAX];
+    const int na = psnrhvs_devices(a, MAX, PSNRHVS_DEVICES_AUTO);
+    int k = 0;
+    for (int i = 0; i < count; i++) {
+        if (!e[i].automatic) continue;
+        CHECK(k < na && !memcmp(&a[k], &e[i], sizeof(e[i])), "auto's entry %d differs", k);
+        k++;
+    }
+    CHECK(na == k, "auto's walk lists %d, the full list marks %d automatic", na, k);
+    CHECK(psnrhvs_devices(a, MAX, 2) == PSNRHVS_ERR(EINVAL), "unknown flag accepted");
 }
 
 /* Pinned to one core before the first call, the process counts one. */

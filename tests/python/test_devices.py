@@ -30,6 +30,7 @@ def test_devices(lib):
         assert not d["automatic"] or d["gpu"], d
     gpus = [d["physical"] for d in devs if d["automatic"] and d["gpu"]]
     assert len(gpus) == len(set(gpus))
+    assert psnrhvs.devices(auto_only=True, library=lib) == [d for d in devs if d["automatic"]]
 
 
 def test_devices_are_the_clis(lib, cli):

@@ -43,7 +43,7 @@ void batch_find_gpus(Batch *const b, const char *const spec) {
     if (!strcmp(spec, "none")) return;
     if (!strcmp(spec, "auto")) {
         PsnrHvsDeviceEntry e[64];
-        const int n = psnrhvs_devices(e, 64);
+        const int n = psnrhvs_devices(e, 64, PSNRHVS_DEVICES_AUTO);
         for (int i = 0; i < n && i < 64; i++)
             if (e[i].automatic && e[i].gpu) add_gpu(b, e[i].backend, e[i].device);
         return;

@@ -124,7 +124,7 @@ static int count_devices(const enum PsnrHvsBackend b) {
         return res < 0 ? res : 0;
     }
     PsnrHvsDeviceEntry e[64];
-    const int n = psnrhvs_devices(e, 64);
+    const int n = psnrhvs_devices(e, 64, 0);
     int found = 0;
     for (int i = 0; i < n && i < 64; i++) found += e[i].backend == b;
     return found;
