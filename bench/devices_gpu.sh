@@ -4,7 +4,8 @@
 # `psnrhvs --list-devices -v`, the list as psnrhvs_devices() gives it (one GPU
 # through CUDA, OpenCL and Vulkan is one physical device, auto takes it
 # once), batch --gpus auto against --list-devices' auto line, and auto's
-# scorers against the list (api_devices), with the CUDA tests beside.
+# scorers against the list (api_devices). DEVICES_TARGETS and DEVICES_CTEST_R
+# build and run more.
 #   bash bench/devices_gpu.sh OUT     (there; bench/vulkan_carry.sh here first)
 # Results: OUT/summary.txt. SPDX-License-Identifier: BSD-2-Clause
 set -u
@@ -34,7 +35,8 @@ fi
 step "build (cuda, opencl, vulkan)"
 if ! (cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON \
     -DPSNRHVS_OPENCL=ON -DPSNRHVS_SYCL=OFF -DPSNRHVS_HIP=OFF -DPSNRHVS_FFMPEG=OFF "${vk_args[@]}" &&
-    cmake --build "$B" -j"$(nproc)") >"$OUT/build.log" 2>&1; then
+    cmake --build "$B" -j"$(nproc)" --target psnrhvs_cli test_devices ${DEVICES_TARGETS:-}) \
+    >"$OUT/build.log" 2>&1; then
     tail -30 "$OUT/build.log" | tee -a "$S"
     say "BUILD FAILED"
     exit 1
@@ -48,6 +50,6 @@ step "batch --gpus auto against --list-devices"
 python3 tests/batch/run_auto_gpus.py "$B/tools/psnrhvs" "$ROOT/tests/data" 2>&1 | tee -a "$S"
 step "ctest"
 (cd "$B" && ctest -j8 --timeout 300 --output-on-failure \
-    -R "^(api_|batch_auto_gpus|cuda_|cli_parity|cli_devices|vulkan_cli_parity$|opencl_cli)") >"$OUT/ctest.log" 2>&1
+    -R "${DEVICES_CTEST_R:-^(api_devices|api_cpu_count|batch_auto_gpus)$}") >"$OUT/ctest.log" 2>&1
 say "ctest rc=$? : $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
 grep -E "Failed|\*\*\*|Not Run" "$OUT/ctest.log" | head -20 | tee -a "$S"
