@@ -26,12 +26,11 @@
 #include "msg.h"
 #include "output/output.h"
 
-const char *bd_method_name(const enum BdMethod m) {
-    return m == BD_CUBIC ? "cubic" : "pchip";
-}
-
+/* The library's names (psnrhvs_bd_method_string), the one list of them. */
 int bd_method_from_name(const char *const name) {
-    return !strcmp(name, "pchip") ? BD_PCHIP : !strcmp(name, "cubic") ? BD_CUBIC : -1;
+    for (int m = 0; psnrhvs_bd_method_string((enum PsnrHvsBdMethod)m); m++)
+        if (!strcmp(name, psnrhvs_bd_method_string((enum PsnrHvsBdMethod)m))) return m;
+    return -1;
 }
 
 int bd_pool_ok(const char *const pool) {
@@ -378,10 +377,10 @@ static int print_deltas(const BdArgs *const a, const RdTable t[2]) {
         json_string(stdout, t[1].name);
         printf(",\n  \"method\": \"%s\",\n  \"rungs\": {\"anchor\": %zu, \"test\": %zu},\n"
                "  \"metrics\": {",
-               bd_method_name(a->method), t[0].n, t[1].n);
+               psnrhvs_bd_method_string(a->method), t[0].n, t[1].n);
     } else {
         printf("BD-rate of %s against %s (%s; %zu and %zu rungs)\n", t[1].name, t[0].name,
-               bd_method_name(a->method), t[1].n, t[0].n);
+               psnrhvs_bd_method_string(a->method), t[1].n, t[0].n);
         printf("%-12s %12s %12s  %s\n", "metric", "BD-rate", "BD-metric", "overlap");
     }
     int first = 1;

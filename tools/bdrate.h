@@ -59,9 +59,7 @@ typedef PsnrHvsBd BdResult;
 int bd_compute(enum BdMethod m, const RdTable *anchor, const RdTable *test, enum PsnrHvsKey k,
                BdResult *r, char *err, size_t err_size);
 
-/** "pchip", "cubic" */
-const char *bd_method_name(enum BdMethod m);
-/** The method named name ("pchip", "cubic"), or -1. */
+/** The method named name (psnrhvs_bd_method_string's "pchip", "cubic"), or -1. */
 int bd_method_from_name(const char *name);
 /** 1 for a pooled value a rate table's metric may be (mean, harmonic_mean, min, max). */
 int bd_pool_ok(const char *pool);

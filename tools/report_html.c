@@ -260,7 +260,7 @@ static void write_rd_section(FILE *const f, const Report *const rep) {
                 "</b>, the first rate table (%s; psnrhvs bdrate computes the same): BD-rate "
                 "negative where the curve needs less rate for the same score, BD-metric positive "
                 "where it scores higher at the same rate.</p>\n",
-                bd_method_name(rep->bd_method));
+                psnrhvs_bd_method_string(rep->bd_method));
         /* Up to nine columns: wider than a 1,400-pixel page. Its heads wrap,
          * and what is still too wide scrolls in its box, not the page. */
         fputs("<div class=\"wide\">\n<table id=\"bdrate\">\n<tr><th class=\"l\">curve</th>", f);
