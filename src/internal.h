@@ -63,7 +63,6 @@ enum {
     PSH_REG_AUTO_IF_NONE = 1 << 2, ///< ... only where no backend before it found one
 };
 int psh_registry_size(void);
-enum PsnrHvsBackend psh_registry_id(int i);
 unsigned psh_registry_flags(int i);
 unsigned psh_registry_pci_vendor(int i);
 const PsnrHvsBackendOps *psh_registry_ops(int i, const PsnrHvsSettings *s, char *why,

@@ -80,10 +80,6 @@ int psh_registry_size(void) {
     return NUM_REGISTERED;
 }
 
-enum PsnrHvsBackend psh_registry_id(const int i) {
-    return registry[i].id;
-}
-
 unsigned psh_registry_flags(const int i) {
     return registry[i].flags;
 }

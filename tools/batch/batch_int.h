@@ -142,9 +142,6 @@ void batch_free_jobs(Batch *b);
 
 /* ---- run.c: the machine, running and scheduling the jobs ---- */
 
-/** The cores this process may use (affinity, a container's quota). */
-int batch_cpu_count(void);
-
 /** The GPU slots of --gpus (auto, none, BACKEND:N,...). */
 void batch_find_gpus(Batch *b, const char *spec);
 

@@ -195,7 +195,7 @@ static void check_summary_not_output(const Batch *const b, const char *const sum
 
 /* The CPU budget, and the part of it that feeds the GPUs. */
 static void share_cores(Batch *const b, const BatchOptions *const opt) {
-    b->cores = opt->cores ? opt->cores : batch_cpu_count();
+    b->cores = opt->cores ? opt->cores : psnrhvs_cpu_count();
     /* A GPU fed by the cores scores 1080p ten times faster than they do
      * (bench/RESULTS.md): the cores go to the GPUs first, up to what one
      * GPU's packing uses. */

@@ -28,10 +28,6 @@
 
 /* ---- the machine ---- */
 
-int batch_cpu_count(void) {
-    return psnrhvs_cpu_count();
-}
-
 static void add_gpu(Batch *const b, const enum PsnrHvsBackend be, const int device) {
     for (int i = 0; i < b->num_gpus; i++)
         if (b->gpu[i].backend == be && b->gpu[i].device == device) return;
