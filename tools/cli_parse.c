@@ -155,7 +155,10 @@ static const EnumEntry isa_tbl[] = {
     {NULL, 0},
 };
 
-static const EnumEntry hwaccel_tbl[] = {{"none", 0}, {"cuda", 1}, {NULL, 0}};
+static const EnumEntry hwaccel_tbl[] = {{"auto", INPUT_HWACCEL_AUTO},
+                                        {"none", INPUT_HWACCEL_NONE},
+                                        {"cuda", INPUT_HWACCEL_CUDA},
+                                        {NULL, 0}};
 
 static const EnumEntry colour_tbl[] = {{"warn", 0}, {"error", 1}, {NULL, 0}};
 
@@ -191,7 +194,9 @@ static void help(void) {
         "     --subsample N         score only frames 0, N, 2N, ... (0 or 1: all)\n"
         "Compressed input (mp4, mkv, webm, ivf, ... in H.264, HEVC, AV1, VP9, FFV1, ...),\n"
         "decoded through FFmpeg's libraries, every frame, samples as decoded:\n"
-        "     --hwaccel cuda        decode on an NVIDIA GPU (NVDEC)\n"
+        "     --hwaccel H           auto (default): NVDEC where it is faster (HEVC, AV1, VP9\n"
+        "                           clips long enough to repay its start), else the CPU;\n"
+        "                           cuda: always NVDEC (an NVIDIA GPU); none: the CPU\n"
         "     --scale [ALGO]        scale the distorted to the reference size (libswscale:\n"
         "                           bicubic (default), bilinear, lanczos, spline, area,\n"
         "                           neighbor, ...; --scale=ALGO or --scale ALGO)\n"
@@ -674,7 +679,7 @@ static void check_score_settings(const CLISettings *const cli, const PsnrHvsSett
         psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)
         cli_usage_error("--device %s needs --backend cuda, hip, opencl or vulkan",
                         cli->all_devices ? "all" : "LIST");
-    if ((cli->num_devices || cli->all_devices) && cli->hwaccel)
+    if ((cli->num_devices || cli->all_devices) && cli->hwaccel == INPUT_HWACCEL_CUDA)
         cli_usage_error("--hwaccel cuda takes one device: use --device N");
 
     if (cli->plot && !strcmp(cli->plot, "-") && (!cli->output || !strcmp(cli->output, "-")))
@@ -713,8 +718,11 @@ static void check_parity_settings(CLISettings *const cli, const ParseState *cons
 
 void cli_parse(const int argc, char *const *const argv, const int parity, CLISettings *const cli,
                PsnrHvsSettings *const lib) {
-    *cli = (CLISettings){
-        .subsample = 1, .precision = PSNRHVS_PRECISION_VMAF, .format = -1, .parity = parity};
+    *cli = (CLISettings){.subsample = 1,
+                         .precision = PSNRHVS_PRECISION_VMAF,
+                         .format = -1,
+                         .parity = parity,
+                         .hwaccel = INPUT_HWACCEL_AUTO};
     ParseState st = {0};
     parse_options(argc, argv, cli, lib, &st);
     check_isa_against_cpumask(cli, lib);

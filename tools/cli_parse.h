@@ -32,7 +32,7 @@ typedef struct CLISettings {
     unsigned long long cpumask; ///< vmaf's --cpumask: instruction sets turned off (CLI_CPUMASK_*)
     int raw;                    ///< add raw_* plane scores
     const char *plot;           ///< --plot: an SVG of the curves, or NULL
-    int hwaccel;                ///< --hwaccel cuda: decode compressed input on the GPU
+    int hwaccel;                ///< --hwaccel: an enum InputHwaccel (input/input.h)
     int backend_given;          ///< --backend given (else --hwaccel's frames pick cuda)
     int scale_algo;             ///< --scale: a scale_algo() code, 0: sizes must match
     int common_bitdepth;        ///< --common_bitdepth (--aom_ctc v6.0+): shift the lower depth up

@@ -12,6 +12,7 @@
 
 #include "psnrhvs.h"
 #include "input/chunks_int.h"
+#include "input/decode_choice.h"
 #include "test_hooks.h"
 
 /*
@@ -42,13 +43,7 @@ void chunks_make_plan(Plan *const p, const AVFormatContext *const fc, const int 
     p->threads = p->nvdec  ? 1
                  : threads ? threads
                            : (int)(cores / p->sessions > 1 ? cores / p->sessions : 1);
-    p->frames = st->nb_frames > 0 ? st->nb_frames : -1;
-    if (p->frames < 0 && st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0) {
-        const double secs = st->duration != AV_NOPTS_VALUE   ? st->duration * av_q2d(st->time_base)
-                            : fc->duration != AV_NOPTS_VALUE ? fc->duration / (double)AV_TIME_BASE
-                                                             : -1;
-        if (secs > 0) p->frames = (long long)(secs * av_q2d(st->avg_frame_rate) + 0.5);
-    }
+    p->frames = decode_frames_estimate(fc, stream);
     /* A whole-sample index (MP4): the keyframes min_chunk apart. */
     p->keyframes = -1;
     const int entries = avformat_index_get_entries_count(st);

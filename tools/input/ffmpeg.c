@@ -29,6 +29,7 @@
 #include <libavutil/pixdesc.h>
 
 #include "input/chunks.h"
+#include "input/decode_choice.h"
 #include "msg.h"
 #include "input/ffmpeg.h"
 #include "input/input.h"
@@ -48,10 +49,11 @@ struct FFmpegInput {
     Chunks *chunks; ///< decoded in chunks by several sessions (input/chunks.c), NULL: here
     const AVFrame *cur;
     int stream;
-    int flushed;     ///< the end of the stream was sent to the decoder
-    int pending;     ///< cur is the first frame, decoded by open
-    int hw_fallback; ///< NVDEC turned this stream down: decoded on the CPU
-    int device_out;  ///< GPU frames are handed out as they are (read_device), not copied
+    int flushed;      ///< the end of the stream was sent to the decoder
+    int pending;      ///< cur is the first frame, decoded by open
+    int hw_fallback;  ///< NVDEC turned this stream down: decoded on the CPU
+    char choice[160]; ///< why NVDEC or the CPU decodes it (--timing)
+    int device_out;   ///< GPU frames are handed out as they are (read_device), not copied
     unsigned decoded;
 
     FrameUnpack u; ///< the format of the first frame; every frame must keep it
@@ -197,12 +199,14 @@ static int cuda_device(AVBufferRef **const out, const int device) {
         AVBufferRef *ref;
     } made[16];
     static int num_made;
+    static int failed = -1, failed_ret; /* a device that did not open is not tried again */
     pthread_mutex_lock(&lock);
     int ret = 0;
     AVBufferRef *dev = NULL;
     for (int i = 0; i < num_made && !dev; i++)
         if (made[i].device == device) dev = made[i].ref;
-    if (!dev) {
+    if (!dev && device == failed) ret = failed_ret;
+    if (!dev && !ret) {
         char name[16];
         snprintf(name, sizeof(name), "%d", device);
         /* The device's primary context, the one the CUDA runtime (the
@@ -212,6 +216,7 @@ static int cuda_device(AVBufferRef **const out, const int device) {
         av_dict_set(&opts, "primary_ctx", "1", 0);
         ret = av_hwdevice_ctx_create(&dev, AV_HWDEVICE_TYPE_CUDA, name, opts, 0);
         av_dict_free(&opts);
+        if (ret < 0) failed = device, failed_ret = ret;
         if (ret >= 0 && num_made < (int)(sizeof(made) / sizeof(made[0])))
             made[num_made].device = device, made[num_made++].ref = dev;
         else if (ret >= 0)
@@ -222,9 +227,13 @@ static int cuda_device(AVBufferRef **const out, const int device) {
     return ret;
 }
 
-/* --hwaccel cuda: -1 on error (reported in s->err), 0 when set up or when
- * this codec has no CUDA decoder (a warning; the CPU decodes it). */
+/* NVDEC for this input (decode_choice.c decides): -1 on error (reported in
+ * s->err), 0 when set up or when it cannot be and the CPU decodes (with
+ * --hwaccel cuda a warning says so where the codec has no CUDA decoder, an
+ * error where the device does not open; auto falls back silently). */
 static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, InputStream *const s) {
+    const int asked = s->opt->hwaccel == INPUT_HWACCEL_CUDA;
+    if (!decode_on_nvdec(d->fc, d->stream, s->opt, d->choice, sizeof(d->choice))) return 0;
     int found = 0;
     for (int i = 0;; i++) {
         const AVCodecHWConfig *const cfg = avcodec_get_hw_config(codec, i);
@@ -234,7 +243,8 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
             found = 1;
     }
     if (!found) {
-        if (!s->opt->quiet)
+        snprintf(d->choice, sizeof(d->choice), "FFmpeg has no CUDA decoder for %s", codec->name);
+        if (asked && !s->opt->quiet)
             fprintf(cli_err(),
                     "psnrhvs: warning: --hwaccel cuda: FFmpeg has no CUDA decoder for %s (%s): "
                     "decoding it on the CPU\n",
@@ -243,6 +253,10 @@ static int setup_hwaccel(FFmpegInput *const d, const AVCodec *const codec, Input
     }
     char detail[600];
     const int ret = cuda_device(&d->hw_device, s->opt->hw_device);
+    if (ret < 0 && !asked) {
+        snprintf(d->choice, sizeof(d->choice), "no CUDA device %d opens", s->opt->hw_device);
+        return 0;
+    }
     if (ret < 0) {
         stream_error(s,
                      "--hwaccel cuda: cannot open CUDA device %d to decode %s: %s%s; it "
@@ -475,12 +489,16 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
     d->s = s;
     d->quiet = s->opt->quiet;
     int res = open_decoder(d, s);
+    if (!res && s->opt->timing)
+        fprintf(cli_err(), "psnrhvs: decoder: %s: %s (%s)\n", s->name,
+                d->dec->hw_device_ctx ? "NVDEC" : "the CPU",
+                d->choice[0] ? d->choice : "--hwaccel none");
     /* Split at keyframes when that pays (input/chunks.c); d->dec is then its. */
     if (!res) res = chunks_open(&d->chunks, d->fc, d->stream, d->dec, d->seekable, s);
     /* The first frame tells the format; it is kept for the first read. */
     if (!res) res = next_frame(d, s);
     if (res < 0) return d->failed = 1, -1;
-    if (d->hw_fallback && !s->opt->quiet)
+    if (d->hw_fallback && s->opt->hwaccel == INPUT_HWACCEL_CUDA && !s->opt->quiet)
         fprintf(cli_err(),
                 "psnrhvs: warning: --hwaccel cuda: NVDEC cannot decode %s (%s): decoding it on "
                 "the CPU\n",
@@ -527,6 +545,11 @@ static int ffmpeg_read(void *const priv, InputStream *const s, uint8_t *const bu
     if (unpack_frame(&d->u, d->cur, buf, frame_idx, s->name, s->err, sizeof(s->err)) < 0)
         return d->failed = 1, -1;
     return 1;
+}
+
+static const char *ffmpeg_decoded_on(void *const priv) {
+    const FFmpegInput *const d = priv;
+    return d->dec && d->dec->hw_device_ctx && !d->hw_fallback ? "NVDEC" : "the CPU";
 }
 
 /* The frames on the GPU: as NVDEC writes them, which the library reads in
@@ -599,5 +622,6 @@ const Decoder decoder_ffmpeg = {
     .samples_native = 1,
     .frames_left = ffmpeg_frames_left,
     .device_frames = ffmpeg_device_frames,
+    .decoded_on = ffmpeg_decoded_on,
     .read_device = ffmpeg_read_device,
 };

@@ -345,6 +345,10 @@ int input_decoded(const Input *const in) {
     return in->dmx && in->dmx->samples_native;
 }
 
+const char *input_decoded_on(const Input *const in) {
+    return in->dmx && in->dmx->decoded_on ? in->dmx->decoded_on(in->priv) : NULL;
+}
+
 long long input_frames_left(const Input *const in) {
     if (in->dmx) return in->dmx->frames_left(in->priv, in->frames_read);
     struct stat st;

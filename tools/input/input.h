@@ -36,14 +36,25 @@ static inline const char *layout_name(const enum PsnrHvsPixelLayout layout) {
 
 #define INPUT_MAX_DECODE_SESSIONS 64 ///< --decode-sessions, at most
 
+/** --hwaccel: where compressed inputs are decoded. */
+enum InputHwaccel {
+    INPUT_HWACCEL_NONE = 0, ///< the CPU
+    INPUT_HWACCEL_CUDA = 1, ///< NVDEC, an error without it
+    INPUT_HWACCEL_AUTO = 2, ///< NVDEC where it pays (input/decode_choice.c), the CPU otherwise
+};
+
 /** How compressed inputs are decoded (FFmpeg builds) and converted. */
 typedef struct InputOptions {
-    int hwaccel;         ///< 1: decode on the GPU (--hwaccel cuda), 0: on the CPU
-    int hw_device;       ///< GPU index for hwaccel
-    int scale_algo;      ///< 0: sizes must match; else a PSNRHVS_SCALE_* (--scale)
-    int quiet;           ///< no warnings
-    int decode_sessions; ///< --decode-sessions: decoder sessions of a file, 0: the default (one)
-    int timing;          ///< --timing: the decode plan and its times on stderr
+    int hwaccel;   ///< an enum InputHwaccel
+    int hw_device; ///< GPU index for hwaccel
+    /* auto: whether NVDEC's frames would be scored on the GPU as they are
+     * (NULL: no), asked only of a clip long enough (it loads a module). */
+    int (*gpu_scorer)(void);
+    unsigned frames_wanted; ///< frames the run reads at most (--frame_cnt), 0: all
+    int scale_algo;         ///< 0: sizes must match; else a PSNRHVS_SCALE_* (--scale)
+    int quiet;              ///< no warnings
+    int decode_sessions;    ///< --decode-sessions: decoder sessions of a file, 0: the default (one)
+    int timing;             ///< --timing: the decode plan and its times on stderr
 } InputOptions;
 
 /** The colour an input declares (the library's PsnrHvsColour). */
@@ -116,6 +127,8 @@ typedef struct Decoder {
     /* Decoders whose frames are on a GPU (FFmpeg with --hwaccel cuda): 1 and
      * how they are stored, else 0 (NULL: never). */
     int (*device_frames)(void *priv, DeviceFrames *df);
+    /* Where its frames are decoded: "NVDEC" or "the CPU" (NULL: not decoded). */
+    const char *(*decoded_on)(void *priv);
     /* Instead of read(): the next frame's device planes in pic, *hold
      * keeping them valid (freed with input_hold_free()). */
     int (*read_device)(void *priv, InputStream *s, PsnrHvsPicture *pic, void **hold,
@@ -146,6 +159,8 @@ int input_open_many(Input **in, const char *const *path, const InputOptions *con
 
 /** @return 1 when the input is decoded through FFmpeg (compressed), else 0. */
 int input_decoded(const Input *in);
+/** Where a compressed input is decoded ("NVDEC", "the CPU"); NULL: not compressed. */
+const char *input_decoded_on(const Input *in);
 
 /**
  * Open size bytes at data as if they were a file called name (the fuzzer's

@@ -167,6 +167,12 @@ int run_mapping_lost(const Run *const run) {
     return lost != NULL;
 }
 
+int run_scores_device_frames(const CLISettings *const cli, const PsnrHvsSettings *const lib) {
+    return !cli->parity && !cli->num_devices && !cli->all_devices &&
+           (psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO ||
+            lib->backend == PSNRHVS_BACKEND_CUDA);
+}
+
 static int same_device_frames(const DeviceFrames *const a, const DeviceFrames *const b) {
     return a->chroma_interleaved == b->chroma_interleaved && a->msb_aligned == b->msb_aligned;
 }
@@ -199,12 +205,11 @@ static int keep_frames_on_gpu(const CLISettings *const cli, PsnrHvsSettings *con
     else if (!all)
         why = "not every distorted input is decoded on the GPU as it is (a raw or Y4M input, a "
               "codec NVDEC lacks, --scale)";
-    else if (lib->backend != PSNRHVS_BACKEND_CUDA)
-        why = "they are scored by another backend than cuda";
-    else if (cli->parity)
-        why = "parity runs score host copies";
+    else if (!run_scores_device_frames(cli, lib))
+        why = cli->parity ? "parity runs score host copies"
+                          : "they are scored by another backend than cuda";
     if (why) {
-        if (!cli->quiet)
+        if (!cli->quiet && cli->hwaccel == INPUT_HWACCEL_CUDA)
             fprintf(cli_err(),
                     "psnrhvs: note: --hwaccel cuda: decoded frames are copied to host memory: %s\n",
                     why);
@@ -248,7 +253,7 @@ int run_prepare(Run *const run) {
     /* Frames that stay where they are in the mapped files until the end: the
      * library may read them after psnrhvs_send() returns, so the CPU backend
      * scores frames in flight without copying them. */
-    run->on_gpu = cli->hwaccel && keep_frames_on_gpu(cli, lib, run->ref, run->rend, n);
+    run->on_gpu = keep_frames_on_gpu(cli, lib, run->ref, run->rend, n);
     int in_place = input_in_place(run->ref);
     for (int r = 0; r < n; r++) in_place = in_place && input_in_place(run->rend[r].in);
     if (in_place && lib->memory == PSNRHVS_MEMORY_HOST) lib->memory = PSNRHVS_MEMORY_HOST_RETAINED;

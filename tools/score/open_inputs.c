@@ -17,6 +17,11 @@ static int is_regular_file(const char *const path) {
     return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* Loaded only when a clip asks (decode_choice.c): a short one opens no module. */
+static int cuda_backend_opens(void) {
+    return psnrhvs_backend_available(PSNRHVS_BACKEND_CUDA);
+}
+
 int run_open_inputs(Run *const run) {
     const CLISettings *const cli = &run->cli;
     const int n = run->n;
@@ -32,13 +37,17 @@ int run_open_inputs(Run *const run) {
     }
 
     /* Compressed inputs (FFmpeg): only the distorted is ever scaled. */
-    const InputOptions ropt = {.hwaccel = cli->hwaccel,
-                               .hw_device = run->lib.device,
-                               .quiet = cli->quiet,
-                               .decode_sessions = cli->decode_sessions,
-                               .timing = cli->timing};
+    const InputOptions ropt = {
+        .hwaccel = cli->hwaccel,
+        .hw_device = run->lib.device,
+        .gpu_scorer = run_scores_device_frames(cli, &run->lib) ? cuda_backend_opens : NULL,
+        .frames_wanted = cli->frame_cnt ? cli->frame_cnt + cli->frame_skip_ref : 0,
+        .quiet = cli->quiet,
+        .decode_sessions = cli->decode_sessions,
+        .timing = cli->timing};
     InputOptions dopt = ropt;
     dopt.scale_algo = cli->scale_algo;
+    dopt.frames_wanted = cli->frame_cnt ? cli->frame_cnt + cli->frame_skip_dist : 0;
     Input *opened[1 + PSNRHVS_MAX_RENDITIONS];
     const char *paths[1 + PSNRHVS_MAX_RENDITIONS] = {cli->reference};
     const InputOptions *opts[1 + PSNRHVS_MAX_RENDITIONS] = {&ropt};
@@ -55,7 +64,7 @@ int run_open_inputs(Run *const run) {
         any_decoded |= input_decoded(rend[r].in);
         run->all_files &= is_regular_file(cli->dists[r]);
     }
-    if (cli->hwaccel && !cli->quiet && !any_decoded)
+    if (cli->hwaccel == INPUT_HWACCEL_CUDA && !cli->quiet && !any_decoded)
         fprintf(cli_err(), "psnrhvs: warning: --hwaccel has no effect: no input is compressed\n");
     return 0;
 }

@@ -127,7 +127,9 @@ int run_free(Run *run, int ret);
 int run_open_inputs(Run *run);
 int run_agree_format(Run *run);
 int run_open_outputs(Run *run);
-int run_prepare(Run *run);      ///< the settings and the pair reader: parity starts here
+int run_prepare(Run *run); ///< the settings and the pair reader: parity starts here
+/** NVDEC's frames would be scored where they are (cuda, or auto: one GPU, no parity). */
+int run_scores_device_frames(const CLISettings *cli, const PsnrHvsSettings *lib);
 int run_open_context(Run *run); ///< while the first frames are read
 int run_send_receive(Run *run);
 int run_write(Run *run);

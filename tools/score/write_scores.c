@@ -116,10 +116,19 @@ int run_write(Run *const run) {
             return 1;
         }
     }
-    char engine[64];
+    char engine[128];
     const char *const isa = psnrhvs_isa_name(run->sc.ctx);
     snprintf(engine, sizeof(engine), "%s%s%s", psnrhvs_backend_name(run->sc.ctx), isa ? ":" : "",
              isa ? isa : "");
+    /* Where compressed inputs were decoded (--hwaccel auto chose it). */
+    int nvdec = 0, cpu = 0;
+    for (int i = -1; i < run->n; i++) {
+        const char *const on = input_decoded_on(i < 0 ? run->ref : rend[i].in);
+        if (on) *(strcmp(on, "NVDEC") ? &cpu : &nvdec) = 1;
+    }
+    if (nvdec || cpu)
+        snprintf(engine + strlen(engine), sizeof(engine) - strlen(engine), ", decoded on %s%s",
+                 nvdec ? "NVDEC" : "the CPU", nvdec && cpu ? " and the CPU" : "");
     for (int r = 0; r < run->n; r++)
         if (score_write_rendition(&rend[r], run->ref, &run->cli, run->format, engine, run->elapsed,
                                   run->ladder) < 0)
