@@ -15,6 +15,8 @@
 #   vs       bench/vapoursynth/vs_gpu.sh (.device/vs from vs_carry.sh)
 #   chunks   bench/chunks_gpu.sh (.device/chunks from bench/chunks_carry.sh)
 #   devices  bench/devices_gpu.sh: the device list, batch's auto (.device/vulkan, .gl)
+#   default  bench/default_gpu.sh: the device list, the default decoder and mix
+#            against the pinned ones (.device/chunks [.device/vulkan, .gl])
 # .gl holds Debian's libvulkan1 and libglvnd packages: NVIDIA's Vulkan ICD
 # needs libglvnd, which the machine lacks; they are unpacked under /tmp and
 # put on LD_LIBRARY_PATH, nothing is written to the system.
@@ -42,6 +44,7 @@ for part in "$@"; do
     vs) cmd=(bash bench/vapoursynth/vs_gpu.sh "$OUT/vs") ;;
     chunks) cmd=(env DEADLINE=$((left - 40)) bash bench/chunks_gpu.sh "$OUT/chunks") ;;
     devices) cmd=(bash bench/devices_gpu.sh "$OUT/devices") ;;
+    default) cmd=(env DEADLINE=$((left - 15)) bash bench/default_gpu.sh "$OUT/default") ;;
     *) echo "== $part: unknown part" && continue ;;
     esac
     echo "== $part ($(date +%T), $left s left)"

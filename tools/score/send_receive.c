@@ -202,6 +202,7 @@ static void timing_lines(Run *const run) {
             "psnrhvs: timing: frames: waiting for the reader %.1f ms, in send %.1f ms, in "
             "receive %.1f ms; the reader reading %.1f ms, waiting for room %.1f ms\n",
             run->wait_s * 1e3, sc->send_s * 1e3, sc->recv_s * 1e3, reading * 1e3, waiting * 1e3);
+    fprintf(cli_err(), "psnrhvs: timing: scorers at the end: %s\n", psnrhvs_backend_name(sc->ctx));
     if (sc->marked[0] > 0 && sc->marked[1] > 0)
         fprintf(cli_err(),
                 "psnrhvs: timing: scores: %llu received at %.1f ms, %llu at %.1f ms, %llu at "
