@@ -15,7 +15,8 @@
 #     went, and which scorers it ended with).
 #   here:  bash bench/chunks_carry.sh; bash bench/vulkan_carry.sh (if it fits)
 #   there: bash bench/default_gpu.sh OUT   (carry .device/chunks [.device/vulkan .gl])
-# PARTS (default "devices decode mix") picks parts; DEADLINE (s) cuts off;
+# PARTS (default "devices decode mix") picks parts, DECODE_PAIRS and DECODE_N the
+# decoder's pairs and lengths, CARRY the folder of the pairs; DEADLINE (s) cuts off;
 # SKIP_BUILD=1 BUILD_DIR=build tries it on a build made here (FRAMES_MIX, a smaller size).
 # Results: OUT/summary.txt, logs in OUT/logs.tar.gz.
 # SPDX-License-Identifier: BSD-2-Clause
@@ -23,7 +24,7 @@ set -u
 OUT=${1:-${OUT:-/tmp/default_gpu_out}}
 mkdir -p "$OUT"
 ROOT=$(pwd)
-C=$ROOT/.device/chunks
+C=${CARRY:-$ROOT/.device/chunks}
 B=${BUILD_DIR:-/tmp/build-default}
 W=/tmp/default-clips
 L=$(mktemp -d /tmp/default_logs.XXXXXX)
@@ -120,7 +121,8 @@ if has decode && [ -f "$C/hevc8_dist.mp4" ]; then
         "h264 h264_ref.mkv h264_dist.mp4"; do
         set -- $pr
         name=$1 ref=$C/$2 dist=$C/$3
-        for n in 24 120 600; do
+        [ -f "$dist" ] && [[ " ${DECODE_PAIRS:-$name} " == *" $name "* ]] || continue
+        for n in ${DECODE_N:-24 120 600}; do
             left $((DEADLINE - 150)) || { say "# deadline: skipped $name $n"; continue; }
             declare -A t=()
             for rep in $(seq "$REPS"); do

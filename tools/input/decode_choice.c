@@ -20,12 +20,14 @@
  * frames' upload, since NVDEC's are scored where they are. Measured whole
  * runs (bench/RESULTS.md) put the break-even of a 4K 8-bit HEVC pair near
  * 48 frames on 16 cores; the samples it takes grow with the cores (each
- * core decodes its share), and a deeper sample costs the CPU more.
+ * core decodes its share). 10-bit HEVC cost the CPU so much more, to its
+ * first frame too, that NVDEC won a 4K pair of 24 frames by 1.5x: a deep
+ * sample counts as several.
  * H.264's CPU decoder outran one NVDEC session at every length measured,
  * so it stays on the CPU, as do codecs NVDEC lacks.
  */
 #define BREAK_EVEN_SAMPLES_PER_CORE (48.0 * 3840 * 2160 / 16)
-#define DEEP_SAMPLE_COST            1.5
+#define DEEP_SAMPLE_COST            8.0
 
 static int nvdec_outruns_cpu(const enum AVCodecID id) {
     return id == AV_CODEC_ID_HEVC || id == AV_CODEC_ID_AV1 || id == AV_CODEC_ID_VP9;
