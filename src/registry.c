@@ -63,6 +63,10 @@ int psnrhvs_backend_kind(const enum PsnrHvsBackend b) {
     return b == PSNRHVS_BACKEND_CPU ? PSNRHVS_KIND_HOST : PSNRHVS_KIND_DEVICE;
 }
 
+int psnrhvs_backend_reads_cuda_memory(const enum PsnrHvsBackend b) {
+    return b == PSNRHVS_BACKEND_CUDA;
+}
+
 enum PsnrHvsBackend psh_host_backend(void) {
     return PSNRHVS_BACKEND_CPU;
 }

@@ -646,7 +646,7 @@ static void check_isa_against_cpumask(const CLISettings *const cli,
 static void apply_vmaf_masks(const CLISettings *const cli, PsnrHvsSettings *const lib,
                              const ParseState *const st) {
     /* vmaf: a non-zero --gpumask turns CUDA off: auto stays on the CPU. */
-    if (st->have_gpumask && st->gpumask && lib->backend == PSNRHVS_BACKEND_CUDA)
+    if (st->have_gpumask && st->gpumask && psnrhvs_backend_reads_cuda_memory(lib->backend))
         cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it",
                         st->gpumask);
     if (st->have_gpumask && st->gpumask && psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)

@@ -35,6 +35,10 @@ enum PsnrHvsBackendKind {
 /** @return the enum PsnrHvsBackendKind of b. */
 PSNRHVS_API int psnrhvs_backend_kind(enum PsnrHvsBackend b);
 
+/** @return 1 if backend b scores device pictures (PSNRHVS_MEMORY_DEVICE) held in
+ *  CUDA memory, where NVDEC decodes frames (cuda), else 0 (auto included). */
+PSNRHVS_API int psnrhvs_backend_reads_cuda_memory(enum PsnrHvsBackend b);
+
 /** One device of one backend, as psnrhvs_devices() lists it. */
 typedef struct PsnrHvsDeviceEntry {
     enum PsnrHvsBackend backend; ///< never auto

@@ -127,6 +127,11 @@ static void list(void) {
               psnrhvs_backend_kind((enum PsnrHvsBackend) - 1) == PSNRHVS_KIND_NONE &&
               psnrhvs_backend_kind((enum PsnrHvsBackend)99) == PSNRHVS_KIND_NONE,
           "backend kinds of auto and of values that name none");
+    for (int b = -1; b < 99; b++)
+        CHECK(psnrhvs_backend_reads_cuda_memory((enum PsnrHvsBackend)b) ==
+                  (psnrhvs_backend_string((enum PsnrHvsBackend)b) &&
+                   !strcmp(psnrhvs_backend_string((enum PsnrHvsBackend)b), "cuda")),
+              "backend %d: reads CUDA memory only if it is cuda", b);
     auto_matches(e, count);
     /* auto's own walk lists exactly the automatic entries, in order */
     PsnrHvsDeviceEntry a[MAX];

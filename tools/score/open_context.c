@@ -170,7 +170,7 @@ int run_mapping_lost(const Run *const run) {
 int run_scores_device_frames(const CLISettings *const cli, const PsnrHvsSettings *const lib) {
     return !cli->parity && !cli->num_devices && !cli->all_devices &&
            (psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO ||
-            lib->backend == PSNRHVS_BACKEND_CUDA);
+            psnrhvs_backend_reads_cuda_memory(lib->backend));
 }
 
 static int same_device_frames(const DeviceFrames *const a, const DeviceFrames *const b) {
