@@ -1,11 +1,11 @@
 #!/bin/bash
 # The default command against the pinned choices on the GPU machine, in one
 # call: one build (CUDA, OpenCL with NVIDIA's ICD, Vulkan where
-# .device/vulkan was carried, FFmpeg from .device/chunks/ffmpeg.tar.xz);
+# .device/vulkan was carried, FFmpeg from .device/pairs/ffmpeg.tar.xz);
 #  1. the device list: --list-devices -v, psnrhvs_devices() (test_devices),
 #     batch --gpus auto against --list-devices' auto line, api tests;
 #  2. the decoder: the default (--hwaccel auto) against --hwaccel none and
-#     --hwaccel cuda on the 4K pairs of bench/chunks_carry.sh (HEVC 8-bit,
+#     --hwaccel cuda on the 4K pairs of bench/pairs_carry.sh (HEVC 8-bit,
 #     HEVC 10-bit, H.264) at 24, 120 and 600 frames, median of REPS
 #     alternating tries, each output's bits against --hwaccel none's;
 #  3. the scorer mix: the default against --backend cpu --threads 16 and
@@ -13,8 +13,8 @@
 #     10-bit files at 24, 120 and 480 frames (median of REPS alternating),
 #     then one --timing run of the default at each point (where its time
 #     went, and which scorers it ended with).
-#   here:  bash bench/chunks_carry.sh; bash bench/vulkan_carry.sh (if it fits)
-#   there: bash bench/default_gpu.sh OUT   (carry .device/chunks [.device/vulkan .gl])
+#   here:  bash bench/pairs_carry.sh; bash bench/vulkan_carry.sh (if it fits)
+#   there: bash bench/default_gpu.sh OUT   (carry .device/pairs [.device/vulkan .gl])
 # PARTS (default "devices decode mix") picks parts, DECODE_PAIRS and DECODE_N the
 # decoder's pairs and lengths, CARRY the folder of the pairs; DEADLINE (s) cuts off;
 # SKIP_BUILD=1 BUILD_DIR=build tries it on a build made here (FRAMES_MIX, a smaller size).
@@ -24,7 +24,7 @@ set -u
 OUT=${1:-${OUT:-/tmp/default_gpu_out}}
 mkdir -p "$OUT"
 ROOT=$(pwd)
-C=${CARRY:-$ROOT/.device/chunks}
+C=${CARRY:-$ROOT/.device/pairs}
 B=${BUILD_DIR:-/tmp/build-default}
 W=/tmp/default-clips
 L=$(mktemp -d /tmp/default_logs.XXXXXX)

@@ -13,10 +13,9 @@
 #            (.device/vmaf, .device/vulkan, .gl)
 #   vulkan   bench/vulkan_gpu.sh (.device/vulkan, .gl)
 #   vs       bench/vapoursynth/vs_gpu.sh (.device/vs from vs_carry.sh)
-#   chunks   bench/chunks_gpu.sh (.device/chunks from bench/chunks_carry.sh)
 #   devices  bench/devices_gpu.sh: the device list, batch's auto (.device/vulkan, .gl)
 #   default  bench/default_gpu.sh: the device list, the default decoder and mix
-#            against the pinned ones (.device/chunks [.device/vulkan, .gl])
+#            against the pinned ones (.device/pairs [.device/vulkan, .gl])
 # .gl holds Debian's libvulkan1 and libglvnd packages: NVIDIA's Vulkan ICD
 # needs libglvnd, which the machine lacks; they are unpacked under /tmp and
 # put on LD_LIBRARY_PATH, nothing is written to the system.
@@ -42,7 +41,6 @@ for part in "$@"; do
     mix) cmd=(env DEADLINE=$((left - 10)) bash bench/mix_gpu.sh "$OUT/mix") ;;
     vulkan) cmd=(bash bench/vulkan_gpu.sh "$OUT/vulkan") ;;
     vs) cmd=(bash bench/vapoursynth/vs_gpu.sh "$OUT/vs") ;;
-    chunks) cmd=(env DEADLINE=$((left - 40)) bash bench/chunks_gpu.sh "$OUT/chunks") ;;
     devices) cmd=(bash bench/devices_gpu.sh "$OUT/devices") ;;
     default) cmd=(env DEADLINE=$((left - 15)) bash bench/default_gpu.sh "$OUT/default") ;;
     *) echo "== $part: unknown part" && continue ;;

@@ -43,7 +43,6 @@ enum {
     ARG_SCALE,
     ARG_COMMON_BITDEPTH,
     ARG_COLOUR_MISMATCH,
-    ARG_DECODE_SESSIONS,
     ARG_TIMING,
 };
 
@@ -88,7 +87,6 @@ static const struct option long_opts[] = {
     {"scale", optional_argument, NULL, ARG_SCALE},
     {"common_bitdepth", no_argument, NULL, ARG_COMMON_BITDEPTH},
     {"colour_mismatch", required_argument, NULL, ARG_COLOUR_MISMATCH},
-    {"decode-sessions", required_argument, NULL, ARG_DECODE_SESSIONS},
     {"timing", no_argument, NULL, ARG_TIMING},
     {NULL, 0, NULL, 0},
 };
@@ -205,8 +203,6 @@ static void help(void) {
         "     --colour_mismatch M   inputs that declare different colour range, matrix,\n"
         "                           primaries or transfer: warn (default: one line, scored\n"
         "                           as they are, as libvmaf) or error\n"
-        "     --decode-sessions N   decoder sessions for each compressed file, each\n"
-        "                           decoding a chunk between keyframes (default 1)\n"
         "\n"
         "Scoring:\n"
         "     --feature psnr_hvs[=OPT=VAL:...]\n"
@@ -467,10 +463,6 @@ static int parse_input_option(const int o, const int argc, char *const *const ar
         return 1;
     case ARG_COLOUR_MISMATCH:
         cli->colour_error = parse_enum(optarg, "--colour_mismatch", colour_tbl);
-        return 1;
-    case ARG_DECODE_SESSIONS:
-        cli->decode_sessions =
-            (int)parse_unsigned(optarg, "--decode-sessions", 1, INPUT_MAX_DECODE_SESSIONS);
         return 1;
     }
     return 0;

@@ -37,7 +37,6 @@ typedef struct CLISettings {
     int scale_algo;             ///< --scale: a scale_algo() code, 0: sizes must match
     int common_bitdepth;        ///< --common_bitdepth (--aom_ctc v6.0+): shift the lower depth up
     int colour_error;           ///< --colour_mismatch error: declared colours that differ fail
-    int decode_sessions;        ///< --decode-sessions N: decoders of a compressed file, 0: one
     int timing;                 ///< --timing: where the time goes, on stderr
     int quiet;
     int list_devices;

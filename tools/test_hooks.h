@@ -10,18 +10,6 @@
 #ifndef PSNRHVS_TOOLS_TEST_HOOKS_H
 #define PSNRHVS_TOOLS_TEST_HOOKS_H
 
-/** PSNRHVS_TEST_DECODE_CHUNK=F: chunks start at keyframes F frames apart or
- *  more (tests/ffmpeg/run_chunks.py: clips of 48 frames); 0: not set. */
-int test_hook_decode_chunk(void);
-
-/** PSNRHVS_TEST_DECODE_THREADS=T: frame threads of a CPU decoder session
- *  (a 2-core test machine would give each session one); 0: not set. */
-int test_hook_decode_threads(void);
-
-/** PSNRHVS_TEST_DECODE_BUFFER_MB=M: the budget of decoded frames queued
- *  ahead, in MiB (a small one holds sessions back); 0: not set. */
-long test_hook_decode_buffer_mb(void);
-
 /** PSNRHVS_TEST_NO_MMAP=1: raw and Y4M files are read with read() instead
  *  of mapped (tests/cli/run_mmap.py, bench/cli_gpu.sh). */
 int test_hook_no_mmap(void);

@@ -2,10 +2,10 @@
  * decode_bench: how fast the input library hands out the frames of
  * compressed files, without scoring: every file read to its end on a thread
  * of its own, at once, as the pair reader reads a reference and its encodes.
- *   decode_bench [--hwaccel] [--device] [--decode-sessions N] [--timing] FILE...
+ *   decode_bench [--hwaccel] [--device] [--timing] FILE...
  * --hwaccel decodes on NVDEC; --device keeps its frames on the GPU (what the
  * CUDA backend scores in place) instead of copying them to host memory;
- * --decode-sessions and --timing are the CLI's (docs/cli.md).
+ * --timing is the CLI's (docs/cli.md).
  * One line a file and one for all: frames, open (to the first frame), the
  * rest, fps of the rest ("steady") and of the whole.
  * SPDX-License-Identifier: BSD-2-Clause
@@ -69,19 +69,16 @@ int main(int argc, char **argv) {
     int device = 0, first = 1;
     for (; first < argc && argv[first][0] == '-' && argv[first][1] == '-'; first++) {
         if (!strcmp(argv[first], "--hwaccel"))
-            opt.hwaccel = 1;
+            opt.hwaccel = INPUT_HWACCEL_CUDA;
         else if (!strcmp(argv[first], "--device"))
             device = 1;
         else if (!strcmp(argv[first], "--timing"))
             opt.timing = 1;
-        else if (!strcmp(argv[first], "--decode-sessions") && first + 1 < argc)
-            opt.decode_sessions = atoi(argv[++first]);
         else
             break;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: decode_bench [--hwaccel] [--device] [--decode-sessions N] "
-                        "[--timing] FILE...\n");
+        fprintf(stderr, "usage: decode_bench [--hwaccel] [--device] [--timing] FILE...\n");
         return 2;
     }
     const int n = argc - first;

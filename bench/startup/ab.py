@@ -8,7 +8,7 @@ usage: bench/startup/ab.py A_CLI B_CLI REPS -- PSNRHVS-ARGS...
   e.g. bench/startup/ab.py /tmp/old/tools/psnrhvs build/tools/psnrhvs 7 -- \\
            -r ref.mkv -d dist.mp4 --frame_cnt 24
 The inputs are read once first (page cache). PSNRHVS-ARGS go to both
-(--decode-sessions N and the like).
+(--hwaccel cuda and the like).
 """
 import os
 import statistics

@@ -2,7 +2,7 @@
  * input_dump: the frames psnrhvs's input library hands to the scorer, written
  * back to back as planes (16-bit little-endian above 8 bits), so a test can
  * compare them byte for byte with ffmpeg -fps_mode passthrough -f rawvideo.
- *   input_dump [--hwaccel] [--decode-sessions N] [--timing] INPUT OUT.yuv
+ *   input_dump [--hwaccel] [--timing] INPUT OUT.yuv
  * (INPUT '-': stdin; the options are the CLI's).
  * Prints "W H LAYOUT DEPTH FRAMES" on stdout; errors as the CLI's, exit 1.
  * SPDX-License-Identifier: BSD-2-Clause
@@ -17,18 +17,15 @@ int main(int argc, char **argv) {
     InputOptions opt = {0};
     for (;;) {
         if (argc > 1 && !strcmp(argv[1], "--hwaccel"))
-            opt.hwaccel = 1;
+            opt.hwaccel = INPUT_HWACCEL_CUDA;
         else if (argc > 1 && !strcmp(argv[1], "--timing"))
             opt.timing = 1;
-        else if (argc > 2 && !strcmp(argv[1], "--decode-sessions"))
-            opt.decode_sessions = atoi(argv[2]), argc--, argv++;
         else
             break;
         argc--, argv++;
     }
     if (argc != 3) {
-        fprintf(stderr,
-                "usage: input_dump [--hwaccel] [--decode-sessions N] [--timing] INPUT OUT.yuv\n");
+        fprintf(stderr, "usage: input_dump [--hwaccel] [--timing] INPUT OUT.yuv\n");
         return 2;
     }
     Input *in = NULL;

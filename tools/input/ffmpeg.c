@@ -28,7 +28,6 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 
-#include "input/chunks.h"
 #include "input/decode_choice.h"
 #include "msg.h"
 #include "input/ffmpeg.h"
@@ -46,7 +45,6 @@ struct FFmpegInput {
     AVPacket *pkt;
     AVFrame *frame; ///< as decoded (a GPU frame with --hwaccel)
     AVFrame *host;  ///< a GPU frame copied to system memory
-    Chunks *chunks; ///< decoded in chunks by several sessions (input/chunks.c), NULL: here
     const AVFrame *cur;
     int stream;
     int flushed;      ///< the end of the stream was sent to the decoder
@@ -87,12 +85,10 @@ static void log_callback(void *const avcl, const int level, const char *const fm
     /* The input it concerns: decoder contexts (frame threads' copies too) and
      * demuxers carry it as their opaque. */
     FFmpegInput *d = NULL;
-    int muted = 0; /* a chunk's session before its first frame (chunks.c) */
     if (cls && !strcmp(cls->class_name, "AVCodecContext"))
-        d = chunks_input(((AVCodecContext *)avcl)->opaque, &muted);
+        d = ((AVCodecContext *)avcl)->opaque;
     else if (cls && !strcmp(cls->class_name, "AVFormatContext"))
         d = ((AVFormatContext *)avcl)->opaque;
-    if (muted) return;
     pthread_mutex_lock(&log_lock);
     snprintf(log_last, sizeof(log_last), "%s%s%s", item ? item : "", item ? ": " : "", msg);
     /* Counted, not printed: a fatal one is in the error line, the others
@@ -173,7 +169,7 @@ static int64_t io_seek(void *const opaque, const int64_t offset, int whence) {
 
 static enum AVPixelFormat get_hw_format(AVCodecContext *const ctx,
                                         const enum AVPixelFormat *const fmts) {
-    FFmpegInput *const d = chunks_input(ctx->opaque, NULL);
+    FFmpegInput *const d = ctx->opaque;
     for (const enum AVPixelFormat *p = fmts; *p != AV_PIX_FMT_NONE; p++)
         if (*p == AV_PIX_FMT_CUDA) return *p;
     /* Offered again without CUDA: NVDEC cannot decode this stream (its
@@ -306,8 +302,7 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
     char detail[600];
     for (;;) {
         av_frame_unref(d->frame);
-        int ret = d->chunks ? chunks_receive(d->chunks, d->frame, s)
-                            : avcodec_receive_frame(d->dec, d->frame);
+        int ret = avcodec_receive_frame(d->dec, d->frame);
         if (ret >= 0) {
             if ((ret = frame_to_host(d, d->frame, &d->cur)) < 0) {
                 stream_error(s, "cannot copy frame %u of %s from the GPU: %s%s", d->decoded,
@@ -318,7 +313,6 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
             return 1;
         }
         if (ret == AVERROR_EOF) return 0;
-        if (d->chunks) return -1; /* s->err set */
         if (ret != AVERROR(EAGAIN) || d->flushed) {
             stream_error(s, "cannot decode frame %u of %s: %s%s", d->decoded, s->name,
                          av_err2str(ret), ffmpeg_detail(d, detail, sizeof(detail)));
@@ -354,7 +348,6 @@ static int next_frame(FFmpegInput *const d, InputStream *const s) {
 
 static void ffmpeg_close(void *const priv) {
     FFmpegInput *const d = priv;
-    chunks_close(&d->chunks); /* its sessions log no more */
     /* Only after a run that wrote its scores: else nothing was scored. */
     if (d->log_errors && !d->failed && !d->quiet && d->s && d->s->scored)
         fprintf(cli_err(),
@@ -493,8 +486,6 @@ static int ffmpeg_open(void *const priv, InputStream *const s, InputFormat *cons
         fprintf(cli_err(), "psnrhvs: decoder: %s: %s (%s)\n", s->name,
                 d->dec->hw_device_ctx ? "NVDEC" : "the CPU",
                 d->choice[0] ? d->choice : "--hwaccel none");
-    /* Split at keyframes when that pays (input/chunks.c); d->dec is then its. */
-    if (!res) res = chunks_open(&d->chunks, d->fc, d->stream, d->dec, d->seekable, s);
     /* The first frame tells the format; it is kept for the first read. */
     if (!res) res = next_frame(d, s);
     if (res < 0) return d->failed = 1, -1;

@@ -34,7 +34,6 @@ static inline const char *layout_name(const enum PsnrHvsPixelLayout layout) {
     return s ? s : "?";
 }
 
-#define INPUT_MAX_DECODE_SESSIONS 64 ///< --decode-sessions, at most
 
 /** --hwaccel: where compressed inputs are decoded. */
 enum InputHwaccel {
@@ -53,8 +52,7 @@ typedef struct InputOptions {
     unsigned frames_wanted; ///< frames the run reads at most (--frame_cnt), 0: all
     int scale_algo;         ///< 0: sizes must match; else a PSNRHVS_SCALE_* (--scale)
     int quiet;              ///< no warnings
-    int decode_sessions;    ///< --decode-sessions: decoder sessions of a file, 0: the default (one)
-    int timing;             ///< --timing: the decode plan and its times on stderr
+    int timing;             ///< --timing: each input's decoder and why, on stderr
 } InputOptions;
 
 /** The colour an input declares (the library's PsnrHvsColour). */

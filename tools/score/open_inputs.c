@@ -43,7 +43,6 @@ int run_open_inputs(Run *const run) {
         .gpu_scorer = run_scores_device_frames(cli, &run->lib) ? cuda_backend_opens : NULL,
         .frames_wanted = cli->frame_cnt ? cli->frame_cnt + cli->frame_skip_ref : 0,
         .quiet = cli->quiet,
-        .decode_sessions = cli->decode_sessions,
         .timing = cli->timing};
     InputOptions dopt = ropt;
     dopt.scale_algo = cli->scale_algo;

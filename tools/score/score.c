@@ -65,8 +65,8 @@ int run_free(Run *const run, const int ret) {
  * auto), with a GPU open (its context and pinned memory take a while to
  * tear down), or with NVDEC decoders, slow to destroy (bench/RESULTS.md):
  * the process ends now, and no thread is left in a driver while exit tears
- * the libraries down. Sanitizer builds and --timing runs with NVDEC (the
- * chunks' summary is written at close) close as usual. */
+ * the libraries down. Sanitizer builds and --timing runs with NVDEC close
+ * as usual. */
 static void exit_now(Run *const run) {
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     const Scorer *const sc = &run->sc;
@@ -74,8 +74,8 @@ static void exit_now(Run *const run) {
     if (run->env->keep_process ||
         !(psnrhvs_opening(sc->ctx) || (sc->holds ? !run->cli.timing : on_device)))
         return;
-    /* Inputs decoded on the CPU close first: their decoders' last logs
-     * (--timing's chunk summary) are written, not cut off. */
+    /* Inputs decoded on the CPU close first: their decoders' last warnings
+     * are written, not cut off. */
     if (!sc->holds) {
         pair_reader_close(&run->pr);
         input_close(&run->ref);

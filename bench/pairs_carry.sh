@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prepares what bench/chunks_gpu.sh needs on the GPU machine (no FFmpeg, no
-# network there) in OUT_DIR (default .device/chunks, ignored by git):
+# Prepares what bench/default_gpu.sh needs on the GPU machine (no FFmpeg, no
+# network there) in OUT_DIR (default .device/pairs, ignored by git):
 #  - ffmpeg.tar.xz: Debian's FFmpeg libraries and headers as bench/ffmpeg_carry.sh
 #    packs them (7.6 MB compressed), to build the tree there against them;
 #  - 3840x2160 clips of FRAMES (600) frames at 30 fps with a keyframe every
@@ -13,22 +13,22 @@
 # files, and the carried folder) must stay within 64 MiB: the total is
 # checked at the end, and the bitrates are chosen for it.
 #
-#   bench/chunks_carry.sh [BUILD_DIR [OUT_DIR]]  (BUILD_DIR: a build with FFmpeg, default build)
-#   then there: bash bench/chunks_gpu.sh "$OUT"  (device tool: carry [".device/chunks"])
+#   bench/pairs_carry.sh [BUILD_DIR [OUT_DIR]]  (BUILD_DIR: a build with FFmpeg, default build)
+#   then there: bash bench/default_gpu.sh "$OUT"  (device tool: carry [".device/pairs"])
 # Encoding takes about 10 minutes on 2 cores. SIZE=640x360 FRAMES=120 makes a
 # quick set for trying the GPU script on the CPU machine.
 # SPDX-License-Identifier: BSD-2-Clause
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-out=${2:-.device/chunks}
+out=${2:-.device/pairs}
 SIZE=${SIZE:-3840x2160}
 FRAMES=${FRAMES:-600}
 REF_RATE=${REF_RATE:-2200}
 DIST_RATE=${DIST_RATE:-1400}
-command -v ffmpeg >/dev/null || { echo "chunks_carry.sh: needs the ffmpeg CLI" >&2; exit 1; }
+command -v ffmpeg >/dev/null || { echo "pairs_carry.sh: needs the ffmpeg CLI" >&2; exit 1; }
 mkdir -p "$out"
-tmp=$(mktemp -d /tmp/chunks_carry.XXXXXX)
+tmp=$(mktemp -d /tmp/pairs_carry.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # FFmpeg's libraries, without the CLI of this build (the tree is built there).
@@ -41,7 +41,7 @@ enc() {
     local name=$1
     shift
     [ -s "$out/$name" ] && [ "${REDO:-0}" != 1 ] && return 0
-    echo "chunks_carry.sh: $name" >&2
+    echo "pairs_carry.sh: $name" >&2
     ffmpeg -hide_banner -v error -nostdin -y -f lavfi -i "$src" -frames:v "$FRAMES" "$@" \
         "$tmp/$name"
     mv "$tmp/$name" "$out/$name"
@@ -72,4 +72,4 @@ carried=$(du -sb "$out" | cut -f1)
 total=$((tree + carried))
 ls -l "$out"
 echo "carried: $carried bytes in $out; with the working tree ($tree): $total of 67108864"
-[ "$total" -le 67108864 ] || { echo "chunks_carry.sh: over 64 MiB: lower REF_RATE/DIST_RATE" >&2; exit 1; }
+[ "$total" -le 67108864 ] || { echo "pairs_carry.sh: over 64 MiB: lower REF_RATE/DIST_RATE" >&2; exit 1; }
