@@ -50,14 +50,16 @@
  * matched the CPU alone (bench/RESULTS.md). */
 #define MIX_RATE_FRAMES 4
 #define MIX_CPU_ALONE_S 0.4
-/* A few frames a millisecond apart (1080p) rate the CPU badly: a clip
- * just past the bar was read as far over it, and opened a GPU whose
- * teardown at exit cost more than it gained. A clip within a factor of
- * MIX_CLEAR of the bar is decided once the rated frames span
- * MIX_RATE_SPAN_S (or MIX_RATE_MAX_FRAMES came). */
+/* A few frames a millisecond apart (1080p) rate the CPU badly, and its
+ * first frames are slower than the rest (threads waking, pages touched
+ * first): a clip just past the bar was read as over it, and opened a GPU
+ * whose teardown at exit cost more than it gained. A clip within a factor
+ * of MIX_CLEAR of the bar is decided on the rate after the first
+ * MIX_RATE_FRAMES, once those frames span MIX_RATE_SPAN_S (or
+ * MIX_RATE_MAX_FRAMES came). */
 #define MIX_CLEAR           1.5
-#define MIX_RATE_SPAN_S     0.02
-#define MIX_RATE_MAX_FRAMES 32
+#define MIX_RATE_SPAN_S     0.05
+#define MIX_RATE_MAX_FRAMES 64
 
 enum Phase {
     PHASE_OPENING,      ///< devices still opening: the CPU, and any device that joined
@@ -106,9 +108,9 @@ typedef struct Mix {
     double cpu_rate, device_rate;
     int windows; ///< of the devices' rate, measured so far
     int cpu_received;
-    double cpu_t0;
-    int deferred;      ///< frames_hint: the opener waits for the CPU's rate
-    double t_cpu_sent; ///< the CPU's first frame sent
+    double cpu_t0, cpu_tw; ///< its first frame received, its MIX_RATE_FRAMES-th
+    int deferred;          ///< frames_hint: the opener waits for the CPU's rate
+    double t_cpu_sent;     ///< the CPU's first frame sent
 
     PsnrHvsThreadPool *copy_pool; ///< the scorers' one pool for copying frames (under lock)
     char name[MAX_CHILDREN * 24];
@@ -427,14 +429,19 @@ static void measure(Mix *const m, const int k, const uint64_t frame) {
     const int n = atomic_load(&m->nchild);
     if (m->phase == PHASE_OPENING && m->child[k].is_cpu) {
         if (!m->cpu_received++) m->cpu_t0 = t;
-        if (m->cpu_received > 1) m->cpu_rate = (m->cpu_received - 1) / (t - m->cpu_t0);
-        if (m->deferred && m->cpu_received >= MIX_RATE_FRAMES) {
-            /* The time so far and the rest at the rate between its first
-             * and latest frames (a row scheduler: they come out evenly). */
+        if (m->cpu_received == MIX_RATE_FRAMES) m->cpu_tw = t;
+        /* The steady rate once there is one, the first frames left out. */
+        if (m->cpu_received > MIX_RATE_FRAMES + 1 && t > m->cpu_tw)
+            m->cpu_rate = (m->cpu_received - MIX_RATE_FRAMES) / (t - m->cpu_tw);
+        else if (m->cpu_received > 1 && t > m->cpu_t0)
+            m->cpu_rate = (m->cpu_received - 1) / (t - m->cpu_t0);
+        if (m->deferred && m->cpu_received >= MIX_RATE_FRAMES && m->cpu_rate > 0) {
+            /* The time so far and the rest at the rate above (a row
+             * scheduler: frames come out evenly). */
             const double rest = (double)m->base.frames_hint - m->cpu_received;
             const double alone = rest <= 0 ? 0 : t - m->t_cpu_sent + rest / m->cpu_rate;
             const int sure =
-                t - m->cpu_t0 >= MIX_RATE_SPAN_S || m->cpu_received >= MIX_RATE_MAX_FRAMES;
+                t - m->cpu_tw >= MIX_RATE_SPAN_S || m->cpu_received >= MIX_RATE_MAX_FRAMES;
             if (alone < MIX_CPU_ALONE_S / (sure ? 1 : MIX_CLEAR)) {
                 m->deferred = 0;
                 atomic_store(&m->opening, 0);
