@@ -18,7 +18,7 @@ INT_MAX = 2**31 - 1
 
 SCALE_ALGOS = ("bicubic", "bilinear", "fast_bilinear", "neighbor", "area", "bicublin", "gauss",
                "sinc", "lanczos", "spline", "experimental")
-HWACCELS = ("none", "cuda")
+HWACCELS = ("auto", "none", "cuda")
 
 
 def find_cli(cli: Optional[PathLike] = None, library: Any = None) -> str:
@@ -57,11 +57,14 @@ def _scale_name(scale: Any) -> Optional[str]:
 
 
 def _hwaccel_name(hwaccel: Any) -> Optional[str]:
-    if hwaccel is None or hwaccel is False or hwaccel == "none":
+    """--hwaccel's value; None: the CLI's default (auto)."""
+    if hwaccel is None:
         return None
+    if hwaccel is False:
+        return "none"
     if hwaccel in HWACCELS:
         return hwaccel
-    raise UsageError(f"unknown hwaccel '{hwaccel}' (expected none or cuda)")
+    raise UsageError(f"unknown hwaccel '{hwaccel}' (expected auto, none or cuda)")
 
 
 def _device_arg(device: Any) -> str:

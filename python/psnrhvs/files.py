@@ -409,7 +409,8 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
     Y4M brings its own. The options are the CLI's flags of the same names:
     scale (True: bicubic, or an algorithm's name: the distorted scaled to the
     reference size), common_bitdepth (the lower-depth side shifted up),
-    hwaccel ("cuda": NVDEC), colour_mismatch ("warn", "error"), device (N,
+    hwaccel ("auto", the default: NVDEC where it is faster; "none" or False:
+    the CPU; "cuda": NVDEC), colour_mismatch ("warn", "error"), device (N,
     "all" or a list). container: "auto" (Y4M by magic; a compressed container,
     coded stream or image, scale, or a device list go to the CLI; anything else
     is raw), "files" (never the CLI) or "cli" (always the CLI).
@@ -457,7 +458,7 @@ def score_files(reference: PathLike, distorted: PathLike, *, width: Optional[int
                               scale=algo, common_bitdepth=common_bitdepth, hwaccel=hw,
                               colour_mismatch=colour_mismatch, quiet=quiet, device=device,
                               **opts)
-    if hw and not quiet:
+    if hw == "cuda" and not quiet:
         warnings.warn("hwaccel has no effect: no input is compressed", PsnrHvsWarning,
                       stacklevel=2)
     device = int(device_text)

@@ -148,6 +148,22 @@ def test_hwaccel_without_compressed_input_warns():
         psnrhvs.score_files(REF_Y4M, DATA / "yuv420p_176x144_dist.y4m", hwaccel="cuda")
 
 
+def test_hwaccel_values_are_the_cli_flag():
+    from psnrhvs._cli_args import _hwaccel_name
+    # None keeps the CLI's default (auto); "none" and False pin the CPU
+    assert [_hwaccel_name(v) for v in (None, False, "none", "auto", "cuda")] == \
+        [None, "none", "none", "auto", "cuda"]
+    with pytest.raises(psnrhvs.UsageError, match="expected auto, none or cuda"):
+        _hwaccel_name("vaapi")
+
+
+@needs_ffmpeg
+def test_hwaccel_auto_and_none_same_bits(clips):
+    base = psnrhvs.score_files(REF_Y4M, clips["eight"])
+    for hw in ("auto", "none", False):
+        assert_same_result(psnrhvs.score_files(REF_Y4M, clips["eight"], hwaccel=hw), base)
+
+
 @needs_ffmpeg
 def test_hwaccel_without_gpu_is_the_cli_error(clips):
     if psnrhvs.backend_available("cuda"):
