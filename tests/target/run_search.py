@@ -23,7 +23,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import targettest  # noqa: E402
-from targettest import load  # noqa: E402
+from targettest import load, y4m_with_cuts  # noqa: E402
 
 CLI, DATA = sys.argv[1], sys.argv[2]
 SRC = os.path.join(DATA, "yuv420p_176x144_ref.y4m")
@@ -58,25 +58,6 @@ def sweep_vs_search(ck, tmp, encoder, options):
                          " %s" % (what, q, probes.get(q["setting"])))
             ck.check(len(doc["probes"]) <= 10, "%s: %d probes for 52 or 64 settings" %
                      (what, len(doc["probes"])))
-
-
-def y4m_with_cuts(path, frames=500, cuts=(70, 235, 450)):
-    """64x64 4:2:0 at 25 fps: a textured picture moving a row a frame, another at each cut."""
-    w = h = 64
-
-    def scene(k):
-        return bytes((((x * 7 + y * 13) * (k + 3)) % 64 + 40 + 60 * (k % 3)) & 255
-                     for y in range(h) for x in range(w))
-
-    with open(path, "wb") as f:
-        f.write(b"YUV4MPEG2 W64 H64 F25:1 Ip A1:1 C420jpeg\n")
-        k, pic = 0, scene(0)
-        for i in range(frames):
-            if i in cuts:
-                k += 1
-                pic = scene(k)
-            s = (i * w) % len(pic)
-            f.write(b"FRAME\n" + pic[s:] + pic[:s] + bytes([128]) * (w * h // 2))
 
 
 def samples(ck, tmp):

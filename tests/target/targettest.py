@@ -63,3 +63,22 @@ def load(path):
 def stable(doc):
     """The JSON without its "run" object (the backend's name and times)."""
     return {k: v for k, v in doc.items() if k != "run"}
+
+
+def y4m_with_cuts(path, frames=500, cuts=(70, 235, 450)):
+    """64x64 4:2:0 at 25 fps: a textured picture moving a row a frame, another at each cut."""
+    w = h = 64
+
+    def scene(k):
+        return bytes((((x * 7 + y * 13) * (k + 3)) % 64 + 40 + 60 * (k % 3)) & 255
+                     for y in range(h) for x in range(w))
+
+    with open(path, "wb") as f:
+        f.write(b"YUV4MPEG2 W64 H64 F25:1 Ip A1:1 C420jpeg\n")
+        k, pic = 0, scene(0)
+        for i in range(frames):
+            if i in cuts:
+                k += 1
+                pic = scene(k)
+            s = (i * w) % len(pic)
+            f.write(b"FRAME\n" + pic[s:] + pic[:s] + bytes([128]) * (w * h // 2))

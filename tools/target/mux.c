@@ -70,6 +70,7 @@ int mux_open(Mux **const out, FILE *const f, const int own, const char *const na
         mux_free(m), *out = NULL;
         return -1;
     }
+    m->fc->flags |= AVFMT_FLAG_BITEXACT; /* no random UIDs, no version: the same bytes each run */
     m->st->time_base = enc->time_base;
     m->st->avg_frame_rate = enc->framerate;
     if ((r = avformat_write_header(m->fc, NULL)) < 0) {

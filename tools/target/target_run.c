@@ -4,6 +4,9 @@
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +110,13 @@ int target_run(const TargetArgs *const a) {
     if (check_outputs(a) < 0) return 1;
     /* FFmpeg's messages (the encoders' too) go into psnrhvs's error lines. */
     ffmpeg_log_init();
+#ifdef __GLIBC__
+    /* Debian's libx264 (0.164) reads heap memory it never wrote: its bytes
+     * then depended on what the process allocated before (the probes before,
+     * the backend's start). Every allocation filled with one byte makes a
+     * probe's encode the same whatever ran before it. */
+    mallopt(M_PERTURB, 0x55);
+#endif
     Source *const s = calloc(1, sizeof(*s));
     TargetResult *const r = calloc(1, sizeof(*r));
     if (!s || !r) {
