@@ -37,6 +37,13 @@ static int check_outputs(const TargetArgs *const a) {
         fprintf(stderr, "psnrhvs: target: %s\n", err);
         return -1;
     }
+    if (a->encode && !av_guess_format(NULL, a->encode, NULL)) {
+        fprintf(stderr,
+                "psnrhvs: target: --encode %s: FFmpeg writes no container of that name "
+                "(.mkv, .mp4, .webm, .ivf, ...)\n",
+                a->encode);
+        return -1;
+    }
     struct stat st;
     if (a->keep_probes && (stat(a->keep_probes, &st) || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "psnrhvs: target: --keep-probes %s: not a folder\n", a->keep_probes);
@@ -61,11 +68,9 @@ static int open_scorer(const TargetArgs *const a, const Source *const s,
     return 0;
 }
 
-/* The answer, or the error of a target out of reach. */
-static int answer(const TargetArgs *const a, const Source *const s, const Encoder *const e,
-                  TargetResult *const r) {
-    if (target_print(a, s, r) < 0 || target_write(a, s, r) < 0) return 1;
-    if (r->chosen >= 0) return 0;
+/* A target out of reach: the error names the best score found. */
+static int out_of_reach(const TargetArgs *const a, const Encoder *const e,
+                        const TargetResult *const r) {
     const Probe *const b = r->best >= 0 ? &r->probe[r->best] : NULL;
     fprintf(stderr,
             "psnrhvs: target: %s %s %g dB is out of reach of %s in %s %g-%g: the best found "
@@ -73,6 +78,19 @@ static int answer(const TargetArgs *const a, const Source *const s, const Encode
             psnrhvs_key_string(a->key), a->pool.name, a->target, e->codec->name, e->param, e->lo,
             e->hi, b ? b->score : 0.0, e->param, b ? b->value : 0.0);
     return 1;
+}
+
+/* --encode at the setting chosen, scored on the way. @return 0 or 1. */
+static int encode_chosen(const ProbeRun *const run, TargetResult *const r) {
+    const TargetArgs *const a = run->a;
+    const Probe *const p = &r->probe[r->chosen];
+    if (encode_full(run, p->value, &r->encoded_score, &r->encoded_kbps, &r->encoded_bytes) < 0)
+        return 1;
+    if (!a->quiet)
+        printf("%s: %s %g: %s %s %.4f dB, %.1f kbit/s, %lld bytes\n", a->encode, r->param, p->value,
+               psnrhvs_key_string(a->key), a->pool.name, r->encoded_score, r->encoded_kbps,
+               r->encoded_bytes);
+    return 0;
 }
 
 static int search(const TargetArgs *const a, const Source *const s, const Encoder *const e,
@@ -91,16 +109,10 @@ static int search(const TargetArgs *const a, const Source *const s, const Encode
     r->seconds = now() - t;
     r->backend = psnrhvs_backend_name(ctx);
     r->param = e->param, r->lo = e->lo, r->hi = e->hi;
-    if (ret == 0) ret = answer(a, s, e, r);
-    if (ret == 0 && a->encode) {
-        const Probe *const p = &r->probe[r->chosen];
-        if (encode_full(&run, p->value, &r->encoded_score, &r->encoded_kbps, &r->encoded_bytes) < 0)
-            ret = 1;
-        else if (!a->quiet)
-            printf("%s: %s %g: %s %s %.4f dB, %.1f kbit/s, %lld bytes\n", a->encode, e->param,
-                   p->value, psnrhvs_key_string(a->key), a->pool.name, r->encoded_score,
-                   r->encoded_kbps, r->encoded_bytes);
-    }
+    if (ret == 0 && target_print(a, s, r) < 0) ret = 1;
+    if (ret == 0 && r->chosen >= 0 && a->encode) ret = encode_chosen(&run, r);
+    if (ret == 0 && target_write(a, s, r) < 0) ret = 1;
+    if (ret == 0 && r->chosen < 0) ret = out_of_reach(a, e, r);
     free(run.values);
     free(run.pooled);
     return ret;
