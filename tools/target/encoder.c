@@ -146,7 +146,26 @@ AVCodecContext *decoder_open(const Encoder *const e, const AVCodecContext *const
     return c;
 }
 
-static int check_options(Encoder *const e, const TargetArgs *const a) {
+/* Encode the source's first frame and drain the encoder: SVT-AV1 (1.4)
+ * hangs when closed before any frame. @return 0, or -1 with err set. */
+static int one_frame(const Encoder *const e, const Source *const s, AVCodecContext *const c,
+                     char *const err, const size_t size) {
+    AVFrame *f = av_frame_alloc();
+    AVPacket *pkt = av_packet_alloc();
+    char buf[64];
+    int r = f && pkt ? wrap_frame(s, e, s->sample[0].ref[0], 0, wrap_no_free, f) : -1;
+    if (r == 0) r = avcodec_send_frame(c, f);
+    if (r == 0) r = avcodec_send_frame(c, NULL);
+    while (r == 0 && (r = avcodec_receive_packet(c, pkt)) == 0) av_packet_unref(pkt);
+    av_frame_free(&f);
+    av_packet_free(&pkt);
+    if (r == AVERROR_EOF) return 0;
+    snprintf(err, size, "%s cannot encode a frame of the source: %s", e->codec->name,
+             av_error(r, buf, sizeof(buf)));
+    return -1;
+}
+
+static int check_options(Encoder *const e, const TargetArgs *const a, const Source *const s) {
     if (a->encoder_options && av_dict_parse_string(&e->opts, a->encoder_options, "=", ":", 0) < 0) {
         fprintf(stderr, "psnrhvs: target: bad --encoder-options '%s' (key=value:key=value)\n",
                 a->encoder_options);
@@ -163,12 +182,10 @@ static int check_options(Encoder *const e, const TargetArgs *const a) {
     /* Open it once: an option it does not have is an error before any probe. */
     char err[512];
     AVCodecContext *c = encoder_open(e, encoder_value(e, e->n / 2), err, sizeof(err));
-    if (!c) {
-        fprintf(stderr, "psnrhvs: target: %s\n", err);
-        return -1;
-    }
+    const int ret = c ? one_frame(e, s, c, err, sizeof(err)) : -1;
+    if (ret < 0) fprintf(stderr, "psnrhvs: target: %s\n", err);
     avcodec_free_context(&c);
-    return 0;
+    return ret;
 }
 
 int encoder_setup(Encoder *const e, const TargetArgs *const a, const Source *const s) {
@@ -195,7 +212,7 @@ int encoder_setup(Encoder *const e, const TargetArgs *const a, const Source *con
     }
     e->fps = (AVRational){s->fps_num, s->fps_den};
     e->width = s->fmt.width, e->height = s->fmt.height;
-    if (quality_param(e, a, s) < 0 || check_options(e, a) < 0) {
+    if (quality_param(e, a, s) < 0 || check_options(e, a, s) < 0) {
         encoder_free(e);
         return -1;
     }
