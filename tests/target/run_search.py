@@ -10,6 +10,8 @@
   score reaches the target (or none, and exit 1), and each probe of the search must have the
   sweep's score and bytes at its setting; at most 10 probes (the binary search and the
   settings it checks past its boundary).
+- -o .csv: a rate table (id, crf, bitrate, psnr_hvs_mean, ...) of the JSON's probes, which
+  psnrhvs report draws.
 - Samples: a synthetic 20 s clip with scene changes at frames 70, 235 and 450: the
   segments of the documented plan, moved to a scene change within their window.
 - Errors: a target out of reach (the best score and its setting named, the JSON still
@@ -17,6 +19,7 @@
   parameter among the options, a --range outside the encoder's, a bad --pool, -o onto the
   source: one line on stderr, a non-zero exit, the source untouched.
 """
+import csv
 import os
 import sys
 import tempfile
@@ -40,6 +43,8 @@ def sweep_vs_search(ck, tmp, encoder, options):
                   "%s %s sweep" % (encoder, pool))
         probes = {p["setting"]: p for p in load(sw)["probes"]}
         lo, hi = load(sw)["range"]
+        if pool == "mean":
+            csv_table(ck, tmp, base, probes, encoder)
         ck.check(sorted(probes) == list(range(int(lo), int(hi) + 1)),
                  "%s sweep: every setting of %g-%g" % (encoder, lo, hi))
         for target in TARGETS:
@@ -58,6 +63,25 @@ def sweep_vs_search(ck, tmp, encoder, options):
                          " %s" % (what, q, probes.get(q["setting"])))
             ck.check(len(doc["probes"]) <= 10, "%s: %d probes for 52 or 64 settings" %
                      (what, len(doc["probes"])))
+
+
+def csv_table(ck, tmp, base, probes, encoder):
+    """-o .csv: a rate table of the same probes, which psnrhvs report draws."""
+    out = os.path.join(tmp, "sweep_%s.csv" % encoder)
+    ck.target(base + ["--target", "0", "--sweep", "-o", out], "%s csv" % encoder)
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    got = {float(r["crf"]): (float(r["bitrate"]), float(r["psnr_hvs_mean"]), int(r["bytes"]))
+           for r in rows}
+    # JSON's null is an infinite score (a lossless probe): "inf" in the CSV.
+    want = {s: (p["kbps"], float("inf") if p["score"] is None else p["score"], p["bytes"])
+            for s, p in probes.items()}
+    ck.check(got == want and all(r["id"] == "crf%g" % float(r["crf"]) for r in rows),
+             "%s csv: its rows differ from the JSON's probes" % encoder)
+    page = os.path.join(tmp, "rd.html")
+    p = ck.run(["report", out, "-o", page])
+    ck.check(p.returncode == 0 and os.path.getsize(page) > 0, "%s csv: psnrhvs report: %s" %
+             (encoder, p.stderr.decode()))
 
 
 def samples(ck, tmp):

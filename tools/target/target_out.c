@@ -176,13 +176,18 @@ static int write_json(FILE *const f, const void *const cookie) {
     return ferror(f) ? -1 : 0;
 }
 
+/* A rate table as psnrhvs report and bdrate read one: bitrate in kbit/s and
+ * the score as KEY_POOL (psnr_hvs_mean...), a row per probe. */
 static int write_csv(FILE *const f, const void *const cookie) {
     const Out *const o = cookie;
-    fprintf(f, "%s,score,kbps,bytes,encode_s,score_s,wall_s,chosen\n", o->r->param);
+    const char *const key = psnrhvs_key_string(o->a->key);
+    fprintf(f, "id,%s,bitrate,%s_%s,bytes,encode_s,score_s,wall_s,chosen\n", o->r->param, key,
+            o->a->pool.name);
     for (int i = 0; i < o->r->num_probes; i++) {
         const Probe *const p = &o->r->probe[i];
-        fprintf(f, "%.17g,%.17g,%.17g,%lld,%.3f,%.3f,%.3f,%d\n", p->value, p->score, p->kbps,
-                p->bytes, p->encode_s, p->score_s, p->wall_s, i == o->r->chosen);
+        fprintf(f, "%s%.6g,%.17g,%.17g,%.17g,%lld,%.3f,%.3f,%.3f,%d\n", o->r->param, p->value,
+                p->value, p->kbps, p->score, p->bytes, p->encode_s, p->score_s, p->wall_s,
+                i == o->r->chosen);
     }
     return ferror(f) ? -1 : 0;
 }
