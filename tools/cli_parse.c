@@ -175,6 +175,7 @@ static void help(void) {
         "       psnrhvs batch JOBS.csv [options]       (psnrhvs batch --help)\n"
         "       psnrhvs report SCORES... -o PAGE.html  (psnrhvs report --help)\n"
         "       psnrhvs bdrate ANCHOR.csv TEST.csv    (psnrhvs bdrate --help)\n"
+        "       psnrhvs target -r SOURCE --encoder NAME --target SCORE (psnrhvs target --help)\n"
         "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
         "\n"
         "Input (raw planar YUV, Y4M read from its header, compressed video or images\n"

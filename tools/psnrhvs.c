@@ -16,6 +16,7 @@
 #include "parity.h"
 #include "report.h"
 #include "score.h"
+#include "target/target.h"
 
 /* Each backend's own listing, then what auto takes from the library's one
  * device list, and which entries are one GPU. */
@@ -101,6 +102,11 @@ static int report_cmd(const int argc, char *const *const argv, const char *const
     return report_main(argc, argv);
 }
 
+static int target_cmd(const int argc, char *const *const argv, const char *const prog) {
+    (void)prog;
+    return target_main(argc, argv);
+}
+
 static int bdrate_cmd(const int argc, char *const *const argv, const char *const prog) {
     (void)prog;
     return bdrate_main(argc, argv);
@@ -117,6 +123,7 @@ static const struct {
     {"batch", batch_cmd},
     {"report", report_cmd},
     {"bdrate", bdrate_cmd},
+    {"target", target_cmd},
 };
 
 /*

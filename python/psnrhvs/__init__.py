@@ -22,6 +22,7 @@ from .files import Format, Geometry, VideoFile, find_cli, score_files, score_wit
 from .results import (KEYS, LUMA_KEYS, RAW_KEYS, STATS, FrameScore, Pooled, Result, parse_json,
                       pool, read_json)
 from .scorer import Scorer, score_arrays
+from .target import target
 
 __version__ = "1.0.0"
 
@@ -50,7 +51,7 @@ def cpu_count(library=None) -> int:
 
 
 __all__ = [
-    "Scorer", "score_arrays", "score_files", "score_with_cli", "find_cli", "VideoFile", "Format",
+    "Scorer", "score_arrays", "score_files", "score_with_cli", "find_cli", "target", "VideoFile", "Format",
     "Geometry", "FrameScore", "Pooled", "Result", "pool", "parse_json", "read_json", "KEYS",
     "LUMA_KEYS", "RAW_KEYS", "STATS", "Library", "find_library", "load_library",
     "library_version", "backend_available", "devices", "cpu_count", "PsnrHvsError", "InvalidArgumentError",

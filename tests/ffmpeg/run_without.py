@@ -4,7 +4,8 @@
 psnrhvs_noffmpeg from the same sources): a compressed input, recognised by its
 first bytes (files and stdin) or its name, gets one line saying so and how to
 convert it, never a score of its bytes as raw video; --scale says it needs
-libswscale; raw, Y4M and --common_bitdepth work as ever. Needs no ffmpeg."""
+libswscale; target says it needs FFmpeg; raw, Y4M and --common_bitdepth work as
+ever. Needs no ffmpeg."""
 import os
 import sys
 
@@ -58,6 +59,9 @@ def main():
             f.write(b"YUV4MPEG2 W88 H72 F25:1 C420jpeg\n" + (b"FRAME\n" + bytes(88 * 72 * 3 // 2)) * 5)
         one_line(ck, ["-r", ref, "-d", small, "--scale"], "--scale", 1,
                  "--scale needs FFmpeg's libswscale")
+        # target encodes with FFmpeg's libraries: one line, exit 1
+        one_line(ck, ["target", "-r", ref, "--encoder", "libx264", "--target", "40"], "target", 1,
+                 "target: this psnrhvs was built without FFmpeg's libraries")
         p = ck.run(["-r", ref, "-d", os.path.join(d, "yuv420p10_176x144_dist.y4m"), "--frame_cnt",
                     "4", "--common_bitdepth", "-q"])
         ck.check(p.returncode == 0, "--common_bitdepth without FFmpeg: %r" % p.stderr)
