@@ -17,6 +17,7 @@
 #   there: bash bench/default_gpu.sh OUT   (carry .device/pairs [.device/vulkan .gl])
 # PARTS (default "devices decode mix") picks parts, DECODE_PAIRS and DECODE_N the
 # decoder's pairs and lengths, CARRY the folder of the pairs; DEADLINE (s) cuts off;
+# MIX_CLIPS picks clips (hd8 uhd8 uhd10), MIX_FRAMES their length, MIX_N the runs;
 # SKIP_BUILD=1 BUILD_DIR=build tries it on a build made here (FRAMES_MIX, a smaller size).
 # Results: OUT/summary.txt, logs in OUT/logs.tar.gz.
 # SPDX-License-Identifier: BSD-2-Clause
@@ -72,12 +73,13 @@ run() { LD_LIBRARY_PATH="$LDP" "$@"; }
 
 # raw clips for the mix, written while the build runs
 MF=${MIX_FRAMES:-480}
+has_clip() { [[ " ${MIX_CLIPS:-hd8 uhd8 uhd10} " == *" $1 "* ]]; }
 if has mix; then
     mkdir -p $W
     cc -O2 -o $W/gen "$ROOT/bench/gen_frames.c" && {
-        $W/gen 1920 1080 8 $MF 8 0 0 $W/hd8_ref.yuv & $W/gen 1920 1080 8 $MF 8 6 2 $W/hd8_dist.yuv &
-        $W/gen 3840 2160 8 $MF 8 0 0 $W/uhd8_ref.yuv & $W/gen 3840 2160 8 $MF 8 6 1 $W/uhd8_dist.yuv &
-        $W/gen 3840 2160 10 $MF 8 0 0 $W/uhd10_ref.yuv & $W/gen 3840 2160 10 $MF 8 20 3 $W/uhd10_dist.yuv &
+        has_clip hd8 && { $W/gen 1920 1080 8 $MF 8 0 0 $W/hd8_ref.yuv & $W/gen 1920 1080 8 $MF 8 6 2 $W/hd8_dist.yuv & }
+        has_clip uhd8 && { $W/gen 3840 2160 8 $MF 8 0 0 $W/uhd8_ref.yuv & $W/gen 3840 2160 8 $MF 8 6 1 $W/uhd8_dist.yuv & }
+        has_clip uhd10 && { $W/gen 3840 2160 10 $MF 8 0 0 $W/uhd10_ref.yuv & $W/gen 3840 2160 10 $MF 8 20 3 $W/uhd10_dist.yuv & }
     }
 fi
 step "build (cuda, opencl, ${vk_args[0]#-D}, ${ff_args[0]#-D})"
@@ -153,6 +155,7 @@ if has mix; then
     say "clip | frames | default | cpu-16 | cuda | default / best"
     for c in "hd8 1920 1080 8" "uhd8 3840 2160 8" "uhd10 3840 2160 10"; do
         set -- $c
+        has_clip $1 || continue
         name=$1 w=$2 h=$3 bits=$4
         for n in ${MIX_N:-24 120 480}; do
             left $((DEADLINE - 40)) || { say "# deadline: skipped $name $n"; continue; }
@@ -179,6 +182,7 @@ if has mix; then
     step "the default with --timing at each point (where the time went; the scorers at the end)"
     for c in "hd8 1920 1080 8" "uhd8 3840 2160 8" "uhd10 3840 2160 10"; do
         set -- $c
+        has_clip $1 || continue
         for n in ${MIX_N:-24 120 480}; do
             left $((DEADLINE - 10)) || continue
             say "-- $1 $n"
