@@ -119,11 +119,8 @@ static const struct {
     const char *name;
     int (*run)(int argc, char *const *argv, const char *prog);
 } commands[] = {
-    {"parity", parity_cmd},
-    {"batch", batch_cmd},
-    {"report", report_cmd},
-    {"bdrate", bdrate_cmd},
-    {"target", target_cmd},
+    {"parity", parity_cmd}, {"batch", batch_cmd},   {"report", report_cmd},
+    {"bdrate", bdrate_cmd}, {"target", target_cmd},
 };
 
 /*

@@ -34,7 +34,6 @@ static inline const char *layout_name(const enum PsnrHvsPixelLayout layout) {
     return s ? s : "?";
 }
 
-
 /** --hwaccel: where compressed inputs are decoded. */
 enum InputHwaccel {
     INPUT_HWACCEL_NONE = 0, ///< the CPU

@@ -124,7 +124,10 @@ int run_write(Run *const run) {
     int nvdec = 0, cpu = 0;
     for (int i = -1; i < run->n; i++) {
         const char *const on = input_decoded_on(i < 0 ? run->ref : rend[i].in);
-        if (on) *(strcmp(on, "NVDEC") ? &cpu : &nvdec) = 1;
+        if (on && !strcmp(on, "NVDEC"))
+            nvdec = 1;
+        else if (on)
+            cpu = 1;
     }
     if (nvdec || cpu)
         snprintf(engine + strlen(engine), sizeof(engine) - strlen(engine), ", decoded on %s%s",

@@ -143,21 +143,12 @@ static void parse_fps(const char *const arg, TargetArgs *const a) {
     a->fps_den = (int)d;
 }
 
+/* The library's one table of layout names (src/layout.c). */
 static void parse_layout(const char *const arg, TargetArgs *const a) {
-    static const struct {
-        const char *name;
-        enum PsnrHvsPixelLayout l;
-    } t[] = {{"420", PSNRHVS_PIXEL_LAYOUT_I420},
-             {"422", PSNRHVS_PIXEL_LAYOUT_I422},
-             {"444", PSNRHVS_PIXEL_LAYOUT_I444},
-             {"400", PSNRHVS_PIXEL_LAYOUT_I400}};
-    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-        if (!strcmp(arg, t[i].name)) {
-            a->layout = t[i].l;
-            a->have_layout = 1;
-            return;
-        }
-    usage("bad --pixel_format (420, 422, 444 or 400)", arg);
+    const int l = psnrhvs_layout_from_string(arg);
+    if (l < 0) usage("bad --pixel_format (420, 422, 444 or 400)", arg);
+    a->layout = (enum PsnrHvsPixelLayout)l;
+    a->have_layout = 1;
 }
 
 static void parse_key(const char *const arg, TargetArgs *const a) {
