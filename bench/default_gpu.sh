@@ -46,16 +46,7 @@ step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$S"
 say "cpu: $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 say "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if ldconfig -p | grep -q libnvidia-opencl.so.1; then
-    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd
-    export OCL_ICD_VENDORS=/tmp/icd
-fi
-VK=$ROOT/.device/vulkan
-vk_args=(-DPSNRHVS_VULKAN=OFF)
-if [ -f "$VK/spirv/SOURCES.sha256" ]; then
-    vk_args=(-DPSNRHVS_VULKAN=ON -DPSNRHVS_VULKAN_INCLUDE_HINT="$VK/include" -DPSNRHVS_VULKAN_SPIRV_DIR="$VK/spirv")
-    ldconfig -p | grep -q 'libvulkan\.so\.1 ' || export LD_LIBRARY_PATH=$VK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. "$ROOT/bench/gpu_env.sh"
 ff_args=(-DPSNRHVS_FFMPEG=OFF)
 LDP=${LD_LIBRARY_PATH:-}
 if [ -f "$C/ffmpeg.tar.xz" ]; then
@@ -102,6 +93,32 @@ secs() { # seconds of one run of "$@" (output in $L/run.err), or fail
     awk -v a="$s" -v b="$e" 'BEGIN {printf "%.4f", b - a}'
 }
 same_bits() { cmp -s <(grep -v '"fps"' "$1") <(grep -v '"fps"' "$2"); }
+# The default against two pinned configurations, tried in turn REPS times:
+# three_way TAG A B FLAGS_FN CMD... runs CMD plus `FLAGS_FN CFG`'s flags for
+# default, A and B; sets D, MA and MB (their medians) and TRIES, and says
+# where an output's bits differ from the default's.
+three_way() {
+    local tag=$1 ca=$2 cb=$3 fn=$4 cfg rep v
+    shift 4
+    declare -A t=()
+    for rep in $(seq "$REPS"); do
+        for cfg in default "$ca" "$cb"; do
+            # shellcheck disable=SC2046
+            v=$(secs "$@" $($fn "$cfg") --json --precision max --raw -o "$L/$tag-$cfg.json")
+            [ "$v" = fail ] && say "FAILED $tag $cfg: $(tail -1 "$L/run.err")"
+            t[$cfg]="${t[$cfg]:-} $v"
+        done
+    done
+    for cfg in "$ca" "$cb"; do
+        same_bits "$L/$tag-default.json" "$L/$tag-$cfg.json" ||
+            say "  $tag: default and $cfg outputs DIFFER"
+    done
+    D=$(median ${t[default]}) MA=$(median ${t[$ca]}) MB=$(median ${t[$cb]})
+    TRIES="${t[default]} /${t[$ca]} /${t[$cb]}"
+}
+ratio() { awk -v d="$D" -v a="$MA" -v b="$MB" 'BEGIN {m = a < b ? a : b; printf "%.3f", d / m}'; }
+hwaccel_flags() { [ "$1" = default ] || echo "--hwaccel $1"; }
+backend_flags() { case $1 in cpu) echo "--backend cpu --threads 16" ;; cuda) echo "--backend cuda" ;; esac; }
 
 if has devices; then
     step "1. devices: --list-devices -v"
@@ -126,25 +143,10 @@ if has decode && [ -f "$C/hevc8_dist.mp4" ]; then
         [ -f "$dist" ] && [[ " ${DECODE_PAIRS:-$name} " == *" $name "* ]] || continue
         for n in ${DECODE_N:-24 120 600}; do
             left $((DEADLINE - 150)) || { say "# deadline: skipped $name $n"; continue; }
-            declare -A t=()
-            for rep in $(seq "$REPS"); do
-                for cfg in default none cuda; do
-                    fl=()
-                    [ $cfg != default ] && fl=(--hwaccel $cfg)
-                    v=$(secs "$P" -r "$ref" -d "$dist" "${fl[@]}" --frame_cnt $n --json --precision max \
-                        --raw -o "$L/dec-$name-$n-$cfg.json")
-                    [ "$v" = fail ] && say "FAILED $name $n $cfg: $(tail -1 "$L/run.err")"
-                    t[$cfg]="${t[$cfg]:-} $v"
-                done
-            done
-            for cfg in none cuda; do
-                same_bits "$L/dec-$name-$n-default.json" "$L/dec-$name-$n-$cfg.json" ||
-                    say "  $name $n: default and --hwaccel $cfg outputs DIFFER"
-            done
-            d=$(median ${t[default]}) a=$(median ${t[none]}) c=$(median ${t[cuda]})
+            three_way "dec-$name-$n" none cuda hwaccel_flags "$P" -r "$ref" -d "$dist" --frame_cnt $n
             on=$(run "$P" -r "$ref" -d "$dist" --frame_cnt $n --timing -o "$L/x.json" --json 2>&1 |
                 grep -o 'decoder: [^ ]*: [^(]*' | sed 's/decoder: [^ ]*: //' | sort -u | tr '\n' ' ')
-            say "$name | $n | $d | $a | $c | $(awk -v d="$d" -v a="$a" -v c="$c" 'BEGIN {b = a < c ? a : c; printf "%.3f", d / b}') | $on"
+            say "$name | $n | $D | $MA | $MB | $(ratio) | $on"
         done
     done
 fi
@@ -159,24 +161,9 @@ if has mix; then
         name=$1 w=$2 h=$3 bits=$4
         for n in ${MIX_N:-24 120 480}; do
             left $((DEADLINE - 40)) || { say "# deadline: skipped $name $n"; continue; }
-            declare -A t=()
-            for rep in $(seq "$REPS"); do
-                for cfg in default cpu cuda; do
-                    fl=()
-                    [ $cfg = cpu ] && fl=(--backend cpu --threads 16)
-                    [ $cfg = cuda ] && fl=(--backend cuda)
-                    v=$(secs "$P" -r $W/${name}_ref.yuv -d $W/${name}_dist.yuv -w $w -h $h -b $bits \
-                        "${fl[@]}" --frame_cnt $n -q --json --precision max --raw -o "$L/mix-$name-$n-$cfg.json")
-                    [ "$v" = fail ] && say "FAILED $name $n $cfg: $(tail -1 "$L/run.err")"
-                    t[$cfg]="${t[$cfg]:-} $v"
-                done
-            done
-            for cfg in cpu cuda; do
-                same_bits "$L/mix-$name-$n-default.json" "$L/mix-$name-$n-$cfg.json" ||
-                    say "  $name $n: default and $cfg outputs DIFFER"
-            done
-            d=$(median ${t[default]}) a=$(median ${t[cpu]}) c=$(median ${t[cuda]})
-            say "$name | $n | $d | $a | $c | $(awk -v d="$d" -v a="$a" -v c="$c" 'BEGIN {b = a < c ? a : c; printf "%.3f", d / b}')   (tries: ${t[default]} /${t[cpu]} /${t[cuda]})"
+            three_way "mix-$name-$n" cpu cuda backend_flags "$P" -r $W/${name}_ref.yuv \
+                -d $W/${name}_dist.yuv -w $w -h $h -b $bits --frame_cnt $n -q
+            say "$name | $n | $D | $MA | $MB | $(ratio)   (tries: $TRIES)"
         done
     done
     step "the default with --timing at each point (where the time went; the scorers at the end)"

@@ -13,7 +13,8 @@
 #            (.device/vmaf, .device/vulkan, .gl)
 #   vulkan   bench/vulkan_gpu.sh (.device/vulkan, .gl)
 #   vs       bench/vapoursynth/vs_gpu.sh (.device/vs from vs_carry.sh)
-#   devices  bench/devices_gpu.sh: the device list, batch's auto (.device/vulkan, .gl)
+#   devices  bench/default_gpu.sh's device list alone: --list-devices, batch's
+#            auto (.device/vulkan, .gl)
 #   default  bench/default_gpu.sh: the device list, the default decoder and mix
 #            against the pinned ones (.device/pairs [.device/vulkan, .gl])
 # .gl holds Debian's libvulkan1 and libglvnd packages: NVIDIA's Vulkan ICD
@@ -41,7 +42,7 @@ for part in "$@"; do
     mix) cmd=(env DEADLINE=$((left - 10)) bash bench/mix_gpu.sh "$OUT/mix") ;;
     vulkan) cmd=(bash bench/vulkan_gpu.sh "$OUT/vulkan") ;;
     vs) cmd=(bash bench/vapoursynth/vs_gpu.sh "$OUT/vs") ;;
-    devices) cmd=(bash bench/devices_gpu.sh "$OUT/devices") ;;
+    devices) cmd=(env PARTS=devices bash bench/default_gpu.sh "$OUT/devices") ;;
     default) cmd=(env DEADLINE=$((left - 15)) bash bench/default_gpu.sh "$OUT/default") ;;
     *) echo "== $part: unknown part" && continue ;;
     esac

@@ -52,16 +52,7 @@ step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max,persistence_mode \
     --format=csv,noheader 2>&1 | tee -a "$S"
 say "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-if ldconfig -p | grep -q libnvidia-opencl.so.1; then
-    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd
-    export OCL_ICD_VENDORS=/tmp/icd
-fi
-VK=$ROOT/.device/vulkan
-vk_args=(-DPSNRHVS_VULKAN=OFF)
-if [ -f "$VK/spirv/SOURCES.sha256" ]; then
-    vk_args=(-DPSNRHVS_VULKAN=ON -DPSNRHVS_VULKAN_INCLUDE_HINT="$VK/include" -DPSNRHVS_VULKAN_SPIRV_DIR="$VK/spirv")
-    ldconfig -p | grep -q 'libvulkan\.so\.1 ' || export LD_LIBRARY_PATH=$VK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. "$ROOT/bench/gpu_env.sh"
 
 step "builds: this tree (cpu, cuda, opencl, vulkan), the earlier tree, libvmaf (in parallel)"
 (cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSNRHVS_CUDA=ON -DPSNRHVS_OPENCL=ON \
