@@ -33,7 +33,10 @@ static void help(void) {
            "frames. Inputs are psnrhvs's or libvmaf's JSON (any --precision, --raw), XML,\n"
            "CSV or sub files; '-' is stdin. Rate tables (CSV with a bitrate column: psnrhvs\n"
            "batch's summary, psnrhvs bdrate's inputs) add rate-distortion curves on a log\n"
-           "rate axis, one per table, and the BD-rate of each against the first.\n"
+           "rate axis, one per table, and the BD-rate of each against the first. psnrhvs\n"
+           "target's JSON (-o search.json) adds its probes: the score over the setting and\n"
+           "over the bitrate (log axis), the target a dashed line, the chosen probe circled,\n"
+           "one curve per search, and a table of the probes (a lossless one: 'lossless').\n"
            "\n"
            " -o, --output FILE         the page ('-' = stdout), written atomically\n"
            "     --name NAME           the name of the next input without one, in order\n"
@@ -240,6 +243,24 @@ static int add_input(Report *const rep, const ReportArgs *const a, const int i, 
                      const size_t len) {
     char *const name = i < a->num_names ? strdup(a->names[i]) : name_from_path(a->inputs[i]);
     const char *const shown = strcmp(a->inputs[i], "-") ? a->inputs[i] : "stdin";
+    if (search_detect(buf, len)) {
+        /* psnrhvs target's JSON: its probes */
+        char err[1024];
+        Search *const s = &rep->s[rep->ns];
+        s->path = a->inputs[i];
+        const int res = search_parse(s, buf, len, err, sizeof(err));
+        free(buf);
+        if (res < 0) {
+            fprintf(stderr, "psnrhvs: %s: %s\n", shown, err);
+            search_free(s);
+            free(name);
+            return -1;
+        }
+        rep->ns++;
+        s->name = name;
+        if (!name) goto oom;
+        return 0;
+    }
     if (rd_table_detect(buf, len)) {
         /* a rate table: one rate-distortion curve */
         char err[1024];
@@ -282,7 +303,8 @@ static int write_report(Report *const rep, const ReportArgs *const a) {
     OutputFile *of = NULL;
     rep->r = calloc((size_t)a->num_inputs, sizeof(*rep->r));
     rep->c = calloc((size_t)a->num_inputs, sizeof(*rep->c));
-    if (!rep->r || !rep->c) {
+    rep->s = calloc((size_t)a->num_inputs, sizeof(*rep->s));
+    if (!rep->r || !rep->c || !rep->s) {
         fprintf(stderr, "psnrhvs: out of memory\n");
         goto end;
     }
@@ -305,8 +327,10 @@ end:
     output_abort(&of);
     for (int i = 0; i < rep->n; i++) free_rendition(&rep->r[i]);
     for (int i = 0; i < rep->nc; i++) free(rep->c[i].name), rd_table_free(&rep->c[i].t);
+    for (int i = 0; i < rep->ns; i++) search_free(&rep->s[i]);
     free(rep->r);
     free(rep->c);
+    free(rep->s);
     return ret;
 }
 

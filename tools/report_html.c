@@ -92,149 +92,43 @@ static void write_chart(FILE *const f, const Report *const rep, const enum PsnrH
 
 /* ---- rate-distortion curves (rate tables) ---- */
 
-/* 1, 2 or 5 times a power of ten, about span / target */
-static double rd_step(const double span, const int target) {
-    const double raw = span / target;
-    const double mag = pow(10.0, floor(log10(raw)));
-    const double norm = raw / mag;
-    return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
-}
-
-typedef struct RdFrame {
-    double lx0, lx1, y0, y1;         ///< log10(kbit/s) and dB ranges
-    double left, right, top, bottom; ///< the plot area
-} RdFrame;
-
-static double rd_x(const RdFrame *const fr, const double rate) {
-    return fr->left + (log10(rate) - fr->lx0) / (fr->lx1 - fr->lx0) * (fr->right - fr->left);
-}
-
-static double rd_y(const RdFrame *const fr, const double y) {
-    return fr->bottom - (y - fr->y0) / (fr->y1 - fr->y0) * (fr->bottom - fr->top);
-}
-
 static int curve_has(const Report *const rep, const enum PsnrHvsKey k) {
     for (int i = 0; i < rep->nc; i++)
         if (rep->c[i].t.metric[k]) return 1;
     return 0;
 }
 
-typedef struct Rung {
-    double rate, db;
-    const char *label;
-} Rung;
-
-static int rung_by_rate(const void *const a, const void *const b) {
-    const double x = ((const Rung *)a)->rate, y = ((const Rung *)b)->rate;
-    return x < y ? -1 : x > y;
-}
-
-static void write_rd_tick(FILE *const f, const RdFrame *const fr, const double rate) {
-    const double px = rd_x(fr, rate);
-    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", px, px,
-            fr->top, fr->bottom);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px,
-            fr->bottom + 16, rate);
-}
-
 /* One chart of key k: every curve's rungs by rate (log axis), joined in rate order. */
 static void write_rd_chart(FILE *const f, const Report *const rep, const enum PsnrHvsKey k,
                            const int big) {
-    RdFrame fr = {.lx0 = INFINITY, .lx1 = -INFINITY, .y0 = INFINITY, .y1 = -INFINITY};
-    for (int i = 0; i < rep->nc; i++) {
-        const RdTable *const t = &rep->c[i].t;
-        for (size_t j = 0; t->metric[k] && j < t->n; j++) {
-            fr.lx0 = fmin(fr.lx0, log10(t->rate[j])), fr.lx1 = fmax(fr.lx1, log10(t->rate[j]));
-            if (isfinite(t->metric[k][j]))
-                fr.y0 = fmin(fr.y0, t->metric[k][j]), fr.y1 = fmax(fr.y1, t->metric[k][j]);
-        }
-    }
-    if (!isfinite(fr.lx0)) return;
-    if (!isfinite(fr.y0)) fr.y0 = 0, fr.y1 = 50;
-    if (fr.lx1 - fr.lx0 < 0.1) fr.lx0 -= 0.05, fr.lx1 += 0.05;
-    const double pad = (fr.lx1 - fr.lx0) * 0.04;
-    fr.lx0 -= pad, fr.lx1 += pad;
-    if (fr.y1 - fr.y0 < 1e-9) fr.y0 -= 1, fr.y1 += 1;
-    const double ystep = rd_step(fr.y1 - fr.y0, 5);
-    fr.y0 = floor(fr.y0 / ystep) * ystep;
-    fr.y1 = ceil(fr.y1 / ystep) * ystep;
-    const int width = big ? 1200 : 400, height = big ? 380 : 260;
-    fr.left = 58, fr.right = width - 14, fr.top = 30, fr.bottom = height - 40;
-    const char *const key = psnrhvs_key_string(k);
-    fprintf(f,
-            "<figure id=\"rd-%s\">\n<svg class=\"chart rd\" data-key=\"%s\" viewBox=\"0 0 %d %d\" "
-            "role=\"img\" font-size=\"12\">\n",
-            key, key, width, height);
-    fprintf(f, "<text x=\"%.1f\" y=\"19\" font-size=\"15\" font-weight=\"bold\">%s</text>\n",
-            fr.left, key);
-    fprintf(f, "<g class=\"ticks\" fill=\"#555\">\n");
-    const int ydec = ystep >= 1 ? 0 : (int)-floor(log10(ystep) + 1e-9);
-    for (double y = fr.y0; y <= fr.y1 + ystep * 1e-6; y += ystep) {
-        const double py = rd_y(&fr, y);
-        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-                fr.left, fr.right, py, py);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", fr.left - 6,
-                py + 4, ydec, fabs(y) < ystep * 1e-6 ? 0.0 : y);
-    }
-    /* rate ticks: 1, 2, 5 (or every digit, or a linear step over a short range) per decade */
-    const double span = fr.lx1 - fr.lx0;
-    const double lo = pow(10.0, fr.lx0), hi = pow(10.0, fr.lx1);
-    if (span < 0.35) {
-        const double step = rd_step(hi - lo, big ? 8 : 4);
-        for (double r = ceil(lo / step) * step; r <= hi; r += step) write_rd_tick(f, &fr, r);
-    } else {
-        static const double all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, some[] = {1, 2, 5}, one[] = {1};
-        const double *const m = span > (big ? 3.5 : 1.8)   ? one
-                                : span > (big ? 1.2 : 0.7) ? some
-                                                           : all;
-        const int nm = m == one ? 1 : m == some ? 3 : 9;
-        for (double dec = pow(10.0, floor(fr.lx0)); dec <= hi; dec *= 10)
-            for (int i = 0; i < nm; i++)
-                if (m[i] * dec >= lo && m[i] * dec <= hi) write_rd_tick(f, &fr, m[i] * dec);
-    }
-    fprintf(f, "</g>\n<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", fr.left, fr.top,
-            fr.bottom, fr.right);
-    fprintf(f,
-            "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">kbit/s (log "
-            "scale)</text>\n",
-            (fr.left + fr.right) * 0.5, height - 6);
-    fprintf(f,
-            "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" "
-            "fill=\"#333\">dB</text>\n",
-            (fr.top + fr.bottom) * 0.5);
+    SvgRateCurve *const curves = calloc((size_t)rep->nc + 1, sizeof(*curves));
+    if (!curves) return;
+    int n = 0;
     for (int i = rep->nc - 1; i >= 0; i--) {
-        const Curve *const c = &rep->c[i];
-        const RdTable *const t = &c->t;
+        const RdTable *const t = &rep->c[i].t;
         if (!t->metric[k]) continue;
-        Rung *const pts = malloc(t->n * sizeof(*pts));
-        if (!pts) continue;
-        size_t n = 0;
-        for (size_t j = 0; j < t->n; j++)
-            if (isfinite(t->metric[k][j]))
-                pts[n++] = (Rung){t->rate[j], t->metric[k][j], t->label[j]};
-        qsort(pts, n, sizeof(*pts), rung_by_rate);
-        fprintf(f, "<path class=\"rd-curve\" data-key=\"%s\" data-curve=\"", key);
-        xml_text(f, c->name);
-        fprintf(f, "\" stroke=\"%s\" d=\"", svg_color(i));
-        for (size_t j = 0; j < n; j++)
-            fprintf(f, "%s%.1f %.1f", j ? " L" : "M", rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db));
-        fputs("\"/>\n", f);
-        for (size_t j = 0; j < n; j++) {
-            fprintf(f,
-                    "<circle class=\"rd-point\" data-key=\"%s\" data-rate=\"%.17g\" "
-                    "data-db=\"%.17g\" data-curve=\"",
-                    key, pts[j].rate, pts[j].db);
-            xml_text(f, c->name);
-            fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
-                    rd_x(&fr, pts[j].rate), rd_y(&fr, pts[j].db), big ? 4 : 3, svg_color(i));
-            xml_text(f, c->name);
-            fputs(", ", f);
-            xml_text(f, pts[j].label);
-            fprintf(f, ": %g kbit/s, %.3f dB</title></circle>\n", pts[j].rate, pts[j].db);
-        }
-        free(pts);
+        curves[n++] = (SvgRateCurve){
+            .name = rep->c[i].name,
+            .color = svg_color(i),
+            .rate = t->rate,
+            .y = t->metric[k],
+            .labels = (const char *const *)t->label,
+            .n = t->n,
+        };
     }
-    fprintf(f, "</svg>\n</figure>\n");
+    char id[64];
+    snprintf(id, sizeof(id), "rd-%s", psnrhvs_key_string(k));
+    const SvgRateChart c = {
+        .width = big ? 1200 : 400,
+        .height = big ? 380 : 260,
+        .id = id,
+        .key = psnrhvs_key_string(k),
+        .title = psnrhvs_key_string(k),
+        .curves = curves,
+        .num_curves = n,
+    };
+    svg_rate_chart(f, &c);
+    free(curves);
 }
 
 static void write_rd_section(FILE *const f, const Report *const rep) {
@@ -380,10 +274,13 @@ static void write_head(FILE *const f, const Report *const rep) {
     fputs("</h1>\n<p class=\"meta\">", f);
     if (rep->n) fprintf(f, "%d rendition%s &#183; ", rep->n, rep->n == 1 ? "" : "s");
     if (rep->nc) fprintf(f, "%d rate table%s &#183; ", rep->nc, rep->nc == 1 ? "" : "s");
+    if (rep->ns) fprintf(f, "%d target search%s &#183; ", rep->ns, rep->ns == 1 ? "" : "es");
     fprintf(f, "psnrhvs %s &#183; ", psnrhvs_version());
-    for (int i = 0; i < rep->n + rep->nc; i++) {
+    for (int i = 0; i < rep->n + rep->nc + rep->ns; i++) {
         if (i) fputs(", ", f);
-        xml_text(f, i < rep->n ? rep->r[i].path : rep->c[i - rep->n].path);
+        xml_text(f, i < rep->n             ? rep->r[i].path
+                    : i < rep->n + rep->nc ? rep->c[i - rep->n].path
+                                           : rep->s[i - rep->n - rep->nc].path);
     }
     fputs("</p>\n", f);
 }
@@ -516,12 +413,13 @@ static void write_worst_tables(FILE *const f, const Report *const rep) {
 int report_write(FILE *const f, const void *const cookie) {
     const Report *const rep = cookie;
     write_head(f, rep);
+    if (rep->ns) write_search_section(f, rep);
     if (rep->nc) write_rd_section(f, rep);
     if (!rep->n) {
         fputs("</body>\n</html>\n", f);
         return ferror(f) ? -1 : 0;
     }
-    if (rep->nc) fputs("<h2>Per frame</h2>\n", f);
+    if (rep->nc || rep->ns) fputs("<h2>Per frame</h2>\n", f);
     write_legend(f, rep);
 
     write_chart(f, rep, chart_keys[0], 1);

@@ -42,12 +42,27 @@ void xml_text(FILE *const f, const char *const s) {
     }
 }
 
-/* 1, 2 or 5 times a power of ten, about span / target */
-static double nice_step(const double span, const int target) {
+double svg_nice_step(const double span, const int target) {
     const double raw = span / target;
     const double mag = pow(10.0, floor(log10(raw)));
     const double norm = raw / mag;
     return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+}
+
+void svg_line(FILE *const f, const SvgLine *const l, const double py, const double left,
+              const double right) {
+    fprintf(f,
+            "<line class=\"target\" data-y=\"%.17g\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+            "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>\n",
+            l->y, left, right, py, py, l->color);
+    if (!l->label) return;
+    fprintf(f,
+            "<text class=\"target-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
+            "fill=\"%s\">",
+            l->label_left ? left + 4 : right - 4, py - 4, l->label_left ? "start" : "end",
+            l->color);
+    xml_text(f, l->label);
+    fputs("</text>\n", f);
 }
 
 static int step_decimals(const double step) {
@@ -95,7 +110,21 @@ static void path_break(PathOut *const po) {
     po->in_sub = 0;
 }
 
-static void write_curve(FILE *const f, const Frame *const fr, const SvgSeries *const s) {
+/* "720p, frame 12: 38.123 dB" (x_label "frame") */
+static void point_title(FILE *const f, const SvgSeries *const s, const char *const x_label,
+                        const size_t i) {
+    xml_text(f, s->rendition ? s->rendition : "");
+    fputs(", ", f);
+    xml_text(f, x_label ? x_label : "x");
+    if (s->x[i] == floor(s->x[i]) && fabs(s->x[i]) < 1e15)
+        fprintf(f, " %.0f", s->x[i]);
+    else
+        fprintf(f, " %g", s->x[i]);
+    fprintf(f, ": %.3f dB</title></circle>\n", s->y[i]);
+}
+
+static void write_curve(FILE *const f, const Frame *const fr, const SvgSeries *const s,
+                        const char *const x_label) {
     fprintf(f, "<path class=\"curve\" data-key=\"");
     xml_text(f, s->key ? s->key : "");
     fprintf(f, "\" data-rendition=\"");
@@ -158,21 +187,31 @@ static void write_curve(FILE *const f, const Frame *const fr, const SvgSeries *c
     }
     if (any) fprintf(f, "\"><title>+inf: identical to the reference</title></path>\n");
 
+    for (size_t i = 0; s->dots && i < s->n; i++) {
+        if (!isfinite(s->y[i])) continue;
+        fprintf(f, "<circle class=\"dot\" data-x=\"%.17g\" data-y=\"%.17g\" data-rendition=\"",
+                s->x[i], s->y[i]);
+        xml_text(f, s->rendition ? s->rendition : "");
+        fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", map_x(fr, s->x[i]),
+                map_y(fr, s->y[i]), s->color);
+        point_title(f, s, x_label, i);
+    }
     for (size_t m = 0; m < s->num_marks; m++) {
         const size_t i = s->marks[m];
         if (i >= s->n || !isfinite(s->y[i])) continue;
-        fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" stroke=\"%s\"><title>",
-                map_x(fr, s->x[i]), map_y(fr, s->y[i]), s->color);
-        xml_text(f, s->rendition ? s->rendition : "");
-        fprintf(f, ", frame %.0f: %.3f dB</title></circle>\n", s->x[i], s->y[i]);
+        fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" stroke=\"%s\"><title>",
+                map_x(fr, s->x[i]), map_y(fr, s->y[i]), s->dots ? "7" : "4.5", s->color);
+        point_title(f, s, x_label, i);
     }
 }
 
-int svg_chart(FILE *const f, const SvgChart *const c) {
+/* The ranges of the points and lines, rounded to the ticks, and the plot area. */
+static Frame chart_frame(const SvgChart *const c, double *const ystep, double *const xstep) {
     Frame fr = {0};
-    int have_x = 0, have_y = 0, have_inf = 0;
+    int have_x = 0, have_y = 0, have_inf = 0, dots = 0;
     for (int s = 0; s < c->num_series; s++) {
         const SvgSeries *const se = &c->series[s];
+        dots |= se->dots;
         for (size_t i = 0; i < se->n; i++) {
             const double x = se->x[i], y = se->y[i];
             if (!have_x || x < fr.x0) fr.x0 = x;
@@ -185,15 +224,24 @@ int svg_chart(FILE *const f, const SvgChart *const c) {
             have_y = 1;
         }
     }
+    for (int i = 0; i < c->num_lines; i++) {
+        const double y = c->lines[i].y;
+        if (!have_y || y < fr.y0) fr.y0 = y;
+        if (!have_y || y > fr.y1) fr.y1 = y;
+        have_y = 1;
+    }
     if (!have_x) fr.x0 = 0, fr.x1 = 1;
     if (fr.x1 == fr.x0) fr.x0 -= 1, fr.x1 += 1;
+    /* dots whole, not cut in half by the edges */
+    const double pad = dots ? (fr.x1 - fr.x0) * 0.04 : 0;
+    fr.x0 -= pad, fr.x1 += pad;
     if (!have_y) fr.y0 = 0, fr.y1 = 50;
     if (fr.y1 - fr.y0 < 1e-9) fr.y0 -= 1, fr.y1 += 1;
-    const double ystep = nice_step(fr.y1 - fr.y0, 5);
-    fr.y0 = floor(fr.y0 / ystep) * ystep;
-    fr.y1 = ceil(fr.y1 / ystep) * ystep;
-    double xstep = nice_step(fr.x1 - fr.x0, c->width >= 800 ? 10 : 5);
-    if (xstep < 1) xstep = 1;
+    *ystep = svg_nice_step(fr.y1 - fr.y0, 5);
+    fr.y0 = floor(fr.y0 / *ystep) * *ystep;
+    fr.y1 = ceil(fr.y1 / *ystep) * *ystep;
+    *xstep = svg_nice_step(fr.x1 - fr.x0, c->width >= 800 ? 10 : 5);
+    if (*xstep < 1) *xstep = 1;
 
     const int title = c->title && *c->title;
     fr.left = 58;
@@ -201,6 +249,13 @@ int svg_chart(FILE *const f, const SvgChart *const c) {
     fr.top = (title ? 30 : 10) + (c->legend ? 22 : 0);
     fr.bottom = c->height - 38;
     fr.band = have_inf ? 26 : 0; /* 18 for the band, 8 apart from the top tick */
+    return fr;
+}
+
+int svg_chart(FILE *const f, const SvgChart *const c) {
+    double ystep, xstep;
+    Frame fr = chart_frame(c, &ystep, &xstep);
+    const int title = c->title && *c->title, have_inf = fr.band > 0;
 
     if (c->standalone) {
         fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -237,7 +292,7 @@ int svg_chart(FILE *const f, const SvgChart *const c) {
         fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", px, px,
                 fr.top, fr.bottom);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", px,
-                fr.bottom + 16, x);
+                fr.bottom + 16, fabs(x) < xstep * 1e-6 ? 0.0 : x);
     }
     if (have_inf) {
         fprintf(f,
@@ -263,7 +318,9 @@ int svg_chart(FILE *const f, const SvgChart *const c) {
                 "fill=\"#333\">%s</text>\n",
                 (fr.top + fr.bottom) * 0.5, c->y_label);
 
-    for (int s = 0; s < c->num_series; s++) write_curve(f, &fr, &c->series[s]);
+    for (int i = 0; i < c->num_lines; i++)
+        svg_line(f, &c->lines[i], map_y(&fr, c->lines[i].y), fr.left, fr.right);
+    for (int s = 0; s < c->num_series; s++) write_curve(f, &fr, &c->series[s], c->x_label);
 
     if (c->legend && c->num_series) {
         /* a row under the title, the curve drawn on top first */
