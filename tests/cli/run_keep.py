@@ -215,10 +215,11 @@ def long_clip(ck, tmp, frames):
 
 
 def commit_together(ck, tmp):
-    """6. One run's outputs are all written, or none replaced: the second written fails
-    (files may not grow past a limit set between the two outputs' sizes: EFBIG), the first
-    was complete and is not renamed; as temporary files and as files rewritten in place (a
-    hard link, written after the temporary files)."""
+    """6. One run's outputs are all written, or none replaced. Files may not grow past a
+    limit between the two outputs' sizes, so the larger fails (EFBIG): written first (the
+    plot of the short clip), or after the other's temporary file was complete (the scores
+    of a 40-frame --raw clip, or a hard link rewritten in place after the temporary files).
+    Neither is replaced."""
     setup(ck, tmp)
     long_clip(ck, tmp, 40)
     short = ["-r", "ref.y4m", "-d", "dist.y4m", "-q", "--backend", "cpu", "--json"]
