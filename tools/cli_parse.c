@@ -1,5 +1,6 @@
 /*
- * psnrhvs: command-line parsing (getopt_long, libvmaf's flags).
+ * psnrhvs: command-line parsing (getopt_long); the help text is cli_help.c's,
+ * libvmaf's flags cli_vmaf.c's.
  * SPDX-License-Identifier: BSD-2-Clause
  */
 #include <errno.h>
@@ -10,41 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_parse.h"
+#include "cli_parse_int.h"
 #include "msg.h"
 #include "input/convert.h"
 #include "input/input.h"
-
-enum {
-    ARG_XML = 256,
-    ARG_JSON,
-    ARG_CSV,
-    ARG_THREADS,
-    ARG_SUBSAMPLE,
-    ARG_FRAME_CNT,
-    ARG_FRAME_SKIP_REF,
-    ARG_FRAME_SKIP_DIST,
-    ARG_PRECISION,
-    ARG_FEATURE,
-    ARG_BACKEND,
-    ARG_BACKENDS,
-    ARG_DEVICE,
-    ARG_ISA,
-    ARG_LIST_DEVICES,
-    ARG_RAW,
-    ARG_HELP,
-    ARG_SUB,
-    ARG_CPUMASK,
-    ARG_GPUMASK,
-    ARG_AOM_CTC,
-    ARG_NFLX_CTC,
-    ARG_PLOT,
-    ARG_HWACCEL,
-    ARG_SCALE,
-    ARG_COMMON_BITDEPTH,
-    ARG_COLOUR_MISMATCH,
-    ARG_TIMING,
-};
 
 static const char short_opts[] = ":r:d:w:h:p:b:o:m:qvn";
 
@@ -153,6 +123,12 @@ static const EnumEntry isa_tbl[] = {
     {NULL, 0},
 };
 
+const char *cli_isa_name(const enum PsnrHvsIsa isa) {
+    const EnumEntry *e = isa_tbl;
+    while (e->name && e->value != (int)isa) e++;
+    return e->name;
+}
+
 static const EnumEntry hwaccel_tbl[] = {{"auto", INPUT_HWACCEL_AUTO},
                                         {"none", INPUT_HWACCEL_NONE},
                                         {"cuda", INPUT_HWACCEL_CUDA},
@@ -167,97 +143,6 @@ static const EnumEntry mask_product_tbl[] = {
     {"exact", PSNRHVS_MASK_PRODUCT_EXACT},
     {NULL, 0},
 };
-
-static void help(void) {
-    printf(
-        "Usage: psnrhvs -r REF -d DIST [options]\n"
-        "       psnrhvs parity -r REF -d DIST [input and scoring options] [--backends LIST]\n"
-        "       psnrhvs batch JOBS.csv [options]       (psnrhvs batch --help)\n"
-        "       psnrhvs report SCORES... -o PAGE.html  (psnrhvs report --help)\n"
-        "       psnrhvs bdrate ANCHOR.csv TEST.csv    (psnrhvs bdrate --help)\n"
-        "       psnrhvs target -r SOURCE --encoder NAME --target SCORE (psnrhvs target --help)\n"
-        "PSNR-HVS scores with the bits of libvmaf's psnr_hvs feature.\n"
-        "\n"
-        "Input (raw planar YUV, Y4M read from its header, compressed video or images\n"
-        "through FFmpeg; '-' is stdin):\n"
-        " -r, --reference FILE      reference video\n"
-        " -d, --distorted FILE      distorted video; give it up to 16 times to score a\n"
-        "                           ladder (the reference read and transformed once)\n"
-        " -w, --width N             luma width (raw input)\n"
-        " -h, --height N            luma height (raw input)\n"
-        " -p, --pixel_format F      420 (default), 422, 444 or 400 (raw input)\n"
-        " -b, --bitdepth N          8 (default), 10 or 12 (raw input; little-endian words)\n"
-        "     --frame_cnt N         read at most N frames (0: all)\n"
-        "     --frame_skip_ref N    skip the first N reference frames\n"
-        "     --frame_skip_dist N   skip the first N distorted frames\n"
-        "     --subsample N         score only frames 0, N, 2N, ... (0 or 1: all)\n"
-        "Compressed input (mp4, mkv, webm, ivf, ... in H.264, HEVC, AV1, VP9, FFV1, ...),\n"
-        "decoded through FFmpeg's libraries, every frame, samples as decoded:\n"
-        "     --hwaccel H           auto (default): NVDEC where it is faster (HEVC, AV1, VP9\n"
-        "                           clips long enough to repay its start), else the CPU;\n"
-        "                           cuda: always NVDEC (an NVIDIA GPU); none: the CPU\n"
-        "     --scale [ALGO]        scale the distorted to the reference size (libswscale:\n"
-        "                           bicubic (default), bilinear, lanczos, spline, area,\n"
-        "                           neighbor, ...; --scale=ALGO or --scale ALGO)\n"
-        "     --common_bitdepth     shift the lower-depth side up to the other's depth\n"
-        "                           (8-bit reference vs 10-bit encode: x << 2, as the AOM CTC)\n"
-        "     --colour_mismatch M   inputs that declare different colour range, matrix,\n"
-        "                           primaries or transfer: warn (default: one line, scored\n"
-        "                           as they are, as libvmaf) or error\n"
-        "\n"
-        "Scoring:\n"
-        "     --feature psnr_hvs[=OPT=VAL:...]\n"
-        "                           options: enable_chroma=true|false,\n"
-        "                           mask_product=float|exact\n"
-        "     --backend B           auto (default: the CPU from the first frame and every\n"
-        "                           GPU as it opens, frames dealt to whichever is faster),\n"
-        "                           cpu, cuda, opencl, hip, sycl or vulkan\n"
-        "     --device N|LIST|all   GPU index for device backends; a list (0,1 or 0,0)\n"
-        "                           or all: one scorer per entry, frames dealt among them\n"
-        "     --isa I               auto (default), scalar, avx2, avx512 (x86-64) or neon\n"
-        "                           (AArch64) (CPU backend)\n"
-        "     --threads N           CPU worker threads (0 = all cores)\n"
-        "     --list-devices        list the devices of each backend built in (-v: verbose)\n"
-        "     --cpumask M           vmaf's mask of instruction sets not to use (8: no AVX2,\n"
-        "                           16: no AVX-512; on AArch64 1: no NEON); the scores are\n"
-        "                           the same either way\n"
-        "     --aom_ctc V           vmaf's AOM CTC preset: its psnr_hvs (v1.0 to v7.0)\n"
-        "     --gpumask M           accepted for vmaf compatibility (no effect on psnr_hvs)\n"
-        "\n"
-        "Parity (same frames through several configurations, compared bit for bit;\n"
-        "exit 0 identical, 3 different):\n"
-        "     parity, --backend parity  run parity instead of writing scores\n"
-        "     --backends LIST       configurations, comma-separated: BACKEND[:ISA][:KEY=VAL...]\n"
-        "                           e.g. cpu:scalar,cpu:avx2:threads=1,cuda:device=0,\n"
-        "                           opencl:exact_helpers=1; keys: threads, device,\n"
-        "                           exact_helpers, mask_product, frames_in_flight\n"
-        "                           (default: cpu:scalar:threads=1, cpu:auto:threads=1,\n"
-        "                           cpu:auto, cpu:avx2/avx512:threads=1 (AArch64:\n"
-        "                           cpu:neon:threads=1) and each device\n"
-        "                           backend built in, when they open; vulkan when its\n"
-        "                           device 0 is a GPU)\n"
-        "\n"
-        "Output (without -o: a summary of the pooled values on stdout):\n"
-        " -o, --output FILE         write per-frame and pooled scores ('-' = stdout);\n"
-        "                           several -d: DIR/ (DIR/<name>.<format>) or a pattern\n"
-        "                           with %%s (distorted name without extension), %%d (index)\n"
-        "     --xml                 libvmaf's XML layout (default for -o)\n"
-        "     --json                libvmaf's JSON layout\n"
-        "     --csv                 libvmaf's CSV layout\n"
-        "     --sub                 libvmaf's subtitle layout (one line per frame)\n"
-        "     --precision max|N     N digits after the point, max = %%.17g (default:\n"
-        "                           libvmaf's %%.6f, %%.16f for fractions under 1e-6)\n"
-        "     --raw                 add raw_y/raw_cb/raw_cr plane scores as hex floats\n"
-        "     --plot FILE           also write the per-frame curves as an SVG file\n"
-        "\n"
-        " -q, --quiet               no progress line, no warnings\n"
-        "     --timing              where the time goes (opening, reading, decoding,\n"
-        "                           scoring), in lines on stderr\n"
-        " -n, --no_prediction       accepted for libvmaf compatibility (no effect)\n"
-        "(-m/--model and --nflx_ctc are errors: they ask for metrics other than psnr_hvs)\n"
-        " -v, --version             print the version\n"
-        "     --help                this text\n");
-}
 
 void cli_usage_error(const char *const fmt, ...) {
     va_list ap;
@@ -308,18 +193,6 @@ static void check_whole_name(char *const *const argv, const int longindex) {
     if (len == strlen(opt->name) && !strncmp(word + 2, opt->name, len)) return;
     cli_usage_error("unknown option %.*s (options are not abbreviated; --%s?)", (int)(len + 2),
                     word, opt->name);
-}
-
-/* vmaf's --aom_ctc presets (tools/cli_parse.c): psnr_hvs with default options
- * is one of their features. */
-static const char *parse_aom_ctc(const char *const arg) {
-    static const char *const versions[] = {"v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0"};
-    if (!strcmp(arg, "proposed"))
-        cli_usage_error("--aom_ctc proposed is deprecated (as in vmaf): use v1.0 to v7.0");
-    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-        if (!strcmp(arg, versions[i])) return versions[i];
-    cli_usage_error("unknown --aom_ctc version '%s' (expected v1.0 to v7.0)", arg);
-    return NULL;
 }
 
 static int parse_enum(const char *const arg, const char *const opt, const EnumEntry *const tbl) {
@@ -393,14 +266,6 @@ static int parse_bitdepth(const char *const arg) {
     if (check_bitdepth(depth, msg, sizeof(msg)) < 0) cli_usage_error("%s", msg);
     return depth;
 }
-
-/* What the options leave for the checks after the loop: what is not a field
- * of CLISettings. */
-typedef struct ParseState {
-    int version, have_gpumask;
-    unsigned long long gpumask;
-    const char *backends, *backend, *aom_ctc;
-} ParseState;
 
 /* The inputs and how they are read: 1 when o is one of them. */
 static int parse_input_option(const int o, const int argc, char *const *const argv,
@@ -553,35 +418,6 @@ static int parse_device_option(const int o, CLISettings *const cli, PsnrHvsSetti
     return 0;
 }
 
-/* vmaf's flags that mean little or nothing here: 1 when o is one of them. */
-static int parse_vmaf_option(const int o, CLISettings *const cli, ParseState *const st) {
-    switch (o) {
-    case 'v':
-        st->version = 1;
-        return 1;
-    case 'n':
-        return 1; /* libvmaf's --no_prediction: nothing to predict here */
-    case 'm':
-        cli_usage_error("-m/--model does not apply: psnr_hvs uses no VMAF model and "
-                        "psnrhvs computes no VMAF score (drop it, or use libvmaf's "
-                        "vmaf for VMAF)");
-        return 1;
-    case ARG_NFLX_CTC:
-        if (strcmp(optarg, "v1.0"))
-            cli_usage_error("unknown --nflx_ctc version '%s' (vmaf knows v1.0)", optarg);
-        cli_usage_error("--nflx_ctc v1.0 does not apply: its metrics (the VMAF 4K "
-                        "models, psnr, float_ssim, cambi) do not include psnr_hvs, the "
-                        "only one psnrhvs computes");
-        return 1;
-    case ARG_AOM_CTC:
-        st->aom_ctc = parse_aom_ctc(optarg);
-        /* v6.0 and later compare at a common bit depth (vmaf's common_bitdepth) */
-        if (strcmp(st->aom_ctc, "v6.0") >= 0) cli->common_bitdepth = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* getopt_long's ':' (a value missing) and '?' (an unknown option). */
 static void bad_option(const int o, char *const *const argv) {
     if (o == ':') {
@@ -606,53 +442,14 @@ static void parse_options(const int argc, char *const *const argv, CLISettings *
         if (longindex >= 0) check_whole_name(argv, longindex);
         longindex = -1;
         if (o == ARG_HELP) {
-            help();
+            cli_help();
             exit(0);
         }
         if (!parse_input_option(o, argc, argv, cli) && !parse_output_option(o, cli) &&
-            !parse_device_option(o, cli, lib, st) && !parse_vmaf_option(o, cli, st))
+            !parse_device_option(o, cli, lib, st) && !cli_vmaf_option(o, cli, st))
             bad_option(o, argv);
     }
     if (optind < argc) cli_usage_error("unexpected argument '%s'", argv[optind]);
-}
-
-/* An explicit --isa that the mask turns off is a contradiction, not a choice. */
-static void check_isa_against_cpumask(const CLISettings *const cli,
-                                      const PsnrHvsSettings *const lib) {
-    if (!cli->have_isa || !cli->have_cpumask) return;
-#if defined(__aarch64__)
-    const unsigned long long off = lib->isa == PSNRHVS_ISA_NEON ? CLI_CPUMASK_NEON : 0;
-#else
-    const unsigned long long off = lib->isa == PSNRHVS_ISA_AVX2 ? CLI_CPUMASK_AVX2
-                                   : lib->isa == PSNRHVS_ISA_AVX512
-                                       ? CLI_CPUMASK_AVX2 | CLI_CPUMASK_AVX512
-                                       : 0;
-#endif
-    if (cli->cpumask & off) {
-        const EnumEntry *e = isa_tbl;
-        while (e->name && e->value != (int)lib->isa) e++;
-        cli_usage_error("--isa %s needs what --cpumask %#llx turns off", e->name, cli->cpumask);
-    }
-}
-
-/* --gpumask and --aom_ctc as vmaf reads them, and what of them applies here. */
-static void apply_vmaf_masks(const CLISettings *const cli, PsnrHvsSettings *const lib,
-                             const ParseState *const st) {
-    /* vmaf: a non-zero --gpumask turns CUDA off: auto stays on the CPU. */
-    if (st->have_gpumask && st->gpumask && psnrhvs_backend_reads_cuda_memory(lib->backend))
-        cli_usage_error("--gpumask %#llx turns CUDA off, and --backend cuda asks for it",
-                        st->gpumask);
-    if (st->have_gpumask && st->gpumask && psnrhvs_backend_kind(lib->backend) == PSNRHVS_KIND_AUTO)
-        lib->backend = PSNRHVS_BACKEND_CPU;
-    if (st->have_gpumask && !cli->quiet)
-        fprintf(stderr, "psnrhvs: warning: --gpumask has no effect on libvmaf's psnr_hvs (it has "
-                        "no GPU code); psnrhvs picks its devices with --backend (default auto: "
-                        "the CPU and every GPU; a non-zero mask: the CPU)\n");
-    if (st->aom_ctc && !cli->quiet)
-        fprintf(stderr,
-                "psnrhvs: warning: --aom_ctc %s: only its psnr_hvs (default options) is computed, "
-                "not its VMAF models, psnr, ciede, float_ssim, float_ms_ssim%s\n",
-                st->aom_ctc, strcmp(st->aom_ctc, "v3.0") >= 0 ? ", cambi" : "");
 }
 
 /* The inputs, the devices and the plot of a scoring run (parity's too). */
@@ -718,8 +515,7 @@ void cli_parse(const int argc, char *const *const argv, const int parity, CLISet
                          .hwaccel = INPUT_HWACCEL_AUTO};
     ParseState st = {0};
     parse_options(argc, argv, cli, lib, &st);
-    check_isa_against_cpumask(cli, lib);
-    apply_vmaf_masks(cli, lib, &st);
+    cli_vmaf_check(cli, lib, &st);
 
     if (cli->list_devices) {
         cli->verbose = st.version; /* -v with --list-devices: more detail */

@@ -37,7 +37,8 @@ def main():
             for _ in range(reps):
                 for name, extra in (("default", []), ("--backend cpu", ["--backend", "cpu"])):
                     t = time.perf_counter()
-                    subprocess.run([cli, "-r", ref, "-d", dist, "-q", "-o", os.devnull] + extra,
+                    # the scores on stdout, which the script discards: no device named
+                    subprocess.run([cli, "-r", ref, "-d", dist, "-q", "-o", "-"] + extra,
                                    check=True, stdout=subprocess.DEVNULL)
                     times[name].append(time.perf_counter() - t)
             med = {k: statistics.median(v) for k, v in times.items()}

@@ -6,17 +6,20 @@ and a non-zero exit:
 - report (score files, rate tables, '-' as stdin) and bdrate (stdout appended to a table);
 - -o naming a file of an image-sequence input (f/%03d.jpg), or a new name its pattern takes;
 - closed stdin, stdout and stderr: the outputs stay clean, a closed stdout is an error;
-- a failed -o (/dev/full) leaves the --plot file as it was (and the reverse);
+- a failed -o (a write past the file-size limit: EFBIG) leaves the --plot file as it was
+  (and the reverse), whether the failed one is a temporary file or rewritten in place;
 - another user's symbolic link in a sticky world-writable folder is not followed (root);
 - smaller ones: a NUL byte in a Y4M header, -o under /proc (an accurate message), the reader
   thread's reason under a memory limit, no 'scored as decoded' line when nothing was scored
-  (a batch job writing /dev/null: run_outfile_dev.py, in a private /dev).
+  (a batch job writing a FIFO: run_outfile_dev.py).
 Usage: run_keep.py PSNRHVS DATA_DIR"""
+import errno
 import hashlib
 import json
 import os
+import resource
 import shutil
-import stat
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,11 +53,12 @@ def digest(folder):
     return out
 
 
-def refused(ck, what, args, cwd, expect, stdin=None, stdout=subprocess.PIPE, pass_fds=()):
+def refused(ck, what, args, cwd, expect, stdin=None, stdout=subprocess.PIPE, pass_fds=(),
+            preexec=None):
     """The run fails with one line holding each of expect; nothing in cwd changed."""
     before = digest(cwd)
     p = subprocess.run([ck.psnrhvs] + args, cwd=cwd, stdin=stdin, stdout=stdout,
-                       stderr=subprocess.PIPE, pass_fds=pass_fds, timeout=300)
+                       stderr=subprocess.PIPE, pass_fds=pass_fds, preexec_fn=preexec, timeout=300)
     err = p.stderr.decode(errors="replace")
     ck.check(p.returncode > 0, "%s: exit %d (%s)" % (what, p.returncode, err))
     ck.check(len(err.splitlines()) == 1 and all(e in err for e in expect),
@@ -189,24 +193,75 @@ def closed_descriptors(ck, tmp):
     ck.check(not leftovers, "closed 0-2: temporary files left: %r" % leftovers)
 
 
+def file_size_limit(limit):
+    """preexec_fn: files may not grow past limit bytes; SIGXFSZ ignored, so that a write past
+    it fails with EFBIG (a disk that fills up, in a temporary folder)."""
+    def preexec():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return preexec
+
+
+def long_clip(ck, tmp, frames):
+    """The 176x144 clip's frames, repeated to `frames`, as raw ref.yuv and dist.yuv."""
+    size = 176 * 144 * 3 // 2
+    for name in ("ref", "dist"):
+        with open(os.path.join(ck.data, "yuv420p_176x144_%s.y4m" % name), "rb") as f:
+            body = f.read().split(b"\n", 1)[1]
+        raw = [body[at + 6:at + 6 + size] for at in range(0, len(body), 6 + size)]
+        with open(os.path.join(tmp, name + ".yuv"), "wb") as f:
+            for i in range(frames):
+                f.write(raw[i % len(raw)])
+
+
 def commit_together(ck, tmp):
-    """6. One run's outputs are all written, or none replaced."""
-    if not os.path.exists("/dev/full") or not stat.S_ISCHR(os.stat("/dev/full").st_mode):
-        print("/dev/full cases skipped: no /dev/full here")
-        return
+    """6. One run's outputs are all written, or none replaced. Files may not grow past a
+    limit between the two outputs' sizes, so the larger fails (EFBIG): written first (the
+    plot of the short clip), or after the other's temporary file was complete (the scores
+    of a 40-frame --raw clip, or a hard link rewritten in place after the temporary files).
+    Neither is replaced."""
     setup(ck, tmp)
+    long_clip(ck, tmp, 40)
+    short = ["-r", "ref.y4m", "-d", "dist.y4m", "-q", "--backend", "cpu", "--json"]
+    # 40 frames with --raw: the scores outgrow the plot
+    long = ["-r", "ref.yuv", "-d", "dist.yuv", "-w", "176", "-h", "144", "-q", "--backend", "cpu",
+            "--json", "--raw"]
+    sizes = {}
+    for clip, base in (("short", short), ("long", long)):
+        ck.run_ok(base + ["-o", "m.json", "--plot", "m.svg"], "sizes of the %s clip's outputs" % clip,
+                  cwd=tmp)
+        sizes[clip] = (os.path.getsize(os.path.join(tmp, "m.json")),
+                       os.path.getsize(os.path.join(tmp, "m.svg")))
+        os.unlink(os.path.join(tmp, "m.json"))
+        os.unlink(os.path.join(tmp, "m.svg"))
+    if not ck.check(sizes["short"][0] < sizes["short"][1] and sizes["long"][0] > sizes["long"][1],
+                    "the clips no longer order the outputs' sizes (scores, plot): %r" % sizes):
+        return
+    efbig = os.strerror(errno.EFBIG)
     for name, text in (("p.svg", "the old plot\n"), ("o.json", "the old scores\n")):
         with open(os.path.join(tmp, name), "w") as f:
             f.write(text)
-    base = ["-r", "ref.y4m", "-d", "dist.y4m", "-q"]
-    refused(ck, "-o /dev/full --plot p.svg", base + ["-o", "/dev/full", "--plot", "p.svg"], tmp,
-            ["/dev/full", "No space left on device"])
-    refused(ck, "-o o.json --plot /dev/full", base + ["--json", "-o", "o.json", "--plot", "/dev/full"],
-            tmp, ["/dev/full", "No space left on device"])
-    p = ck.run(base + ["--json", "-o", "o.json", "--plot", "p.svg"], cwd=tmp)
+    # the plot is written first (its temporary file), then the scores
+    for clip, base, hard, fails in (
+            ("short", short, None, "p.svg"),      # the plot's temporary file
+            ("short", short, "p.svg", "p.svg"),   # after the scores' temporary file: in place
+            ("long", long, None, "o.json"),       # after the plot's temporary file
+            ("long", long, "o.json", "o.json")):  # after the plot's temporary file: in place
+        if hard:
+            os.link(os.path.join(tmp, hard), os.path.join(tmp, "hard-" + hard))
+        limit = sum(sizes[clip]) // 2
+        refused(ck, "%s clip, -o o.json --plot p.svg%s, files up to %d bytes"
+                % (clip, ", %s a hard link" % hard if hard else "", limit),
+                base + ["-o", "o.json", "--plot", "p.svg"], tmp,
+                ["cannot write %s: %s" % (fails, efbig)], preexec=file_size_limit(limit))
+        if hard:
+            os.unlink(os.path.join(tmp, "hard-" + hard))
+    p = ck.run(short + ["-o", "o.json", "--plot", "p.svg"], cwd=tmp)
     with open(os.path.join(tmp, "p.svg")) as f:
         plot = f.read()
-    ck.check(p.returncode == 0 and plot.startswith("<") and "the old" not in plot,
+    with open(os.path.join(tmp, "o.json")) as f:
+        scores = f.read()
+    ck.check(p.returncode == 0 and plot.startswith("<") and "the old" not in plot + scores,
              "-o o.json --plot p.svg: exit %d %r" % (p.returncode, p.stderr))
 
 
@@ -254,7 +309,6 @@ def nul_header(ck, tmp):
 
 def reader_thread_reason(ck, tmp):
     """8. No memory for the reader thread's stack (ulimit -v 200000): the reason is given."""
-    import resource
     setup(ck, tmp)
 
     def limit():

@@ -4,8 +4,8 @@
 bounded count: the same rounds every run) picks a command that writes a file (score -o,
 score --plot, report, report reading stdin, batch's job output, batch's summary, bdrate's
 stdout), one of its inputs, and a name for that input (itself, ./, its absolute path,
-sub/../, a symbolic link, a chain of two, a hard link, /proc/self/fd/N and /dev/fd/N of a
-descriptor open on it for writing), and gives that name as the output. The run must fail
+sub/../, a symbolic link, a chain of two, a hard link, /proc/self/fd/N and a link to /dev/fd/N
+of a descriptor open on it for writing), and gives that name as the output. The run must fail
 and every input (links included) keep its bytes.
 Usage: run_keep_property.py PSNRHVS DATA_DIR"""
 import hashlib
@@ -70,7 +70,11 @@ def name_for(tmp, target, form, i, fds):
         return "hard%d" % i
     fd = os.open(os.path.join(tmp, target), os.O_WRONLY | os.O_APPEND)
     fds.append(fd)
-    return ("/proc/self/fd/%d" if form == "proc_fd" else "/dev/fd/%d") % fd
+    if form == "proc_fd":
+        return "/proc/self/fd/%d" % fd
+    # /dev/fd/N through a link of the test's own: no path in /dev is given to psnrhvs
+    os.symlink("/dev/fd/%d" % fd, os.path.join(tmp, "fdlink%d" % i))
+    return "fdlink%d" % i
 
 
 def setup(ck, tmp):
@@ -123,6 +127,8 @@ def main():
             finally:
                 for fd in fds:
                     os.close(fd)
+                if form == "dev_fd":  # its descriptor is closed now
+                    os.unlink(os.path.join(tmp, out))
                 if stdin:
                     stdin.close()
                 if stdout is not subprocess.PIPE:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""-o onto what a path can be, all inside a temporary folder (the /dev cases are in
-run_outfile_dev.py, inside a private mount namespace): a symbolic link (its target is
+"""-o onto what a path can be, all inside a temporary folder (links to the descriptor names,
+sockets and more FIFOs are in run_outfile_dev.py): a symbolic link (its target is
 written, the link stays), a chain of relative links, a dangling link, a link loop, a FIFO,
 a hard link (kept), a 0600 file (kept 0600, and its owner as root), a new file (0666 &
 ~umask), 250- and 255-character names, the descriptor behind - and /proc/self/fd/N, and as
@@ -175,7 +175,7 @@ def fifo(ck, c, tmp):
 def descriptors(ck, c, tmp):
     """-o - and /proc/self/fd/N: the descriptor at its offset (a file the shell opened keeps
     what it holds), never opened again. (/dev/stdout, /dev/stderr and /dev/fd/N are tested
-    in run_outfile_dev.py, inside a mount namespace: a regression must not reach /dev.)"""
+    in run_outfile_dev.py, through links in a temporary folder.)"""
     for name, fd in (("-", 1), ("/proc/self/fd/1", 1), ("/proc/self/fd/2", 2)):
         path = os.path.join(tmp, "fd.out")
         write(path, b"header\n")
