@@ -4,11 +4,15 @@
  * input layer and kept in memory while the search runs.
  * SPDX-License-Identifier: BSD-2-Clause
  */
+#define _DEFAULT_SOURCE 1 /* madvise */
 #include <libavformat/avformat.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "input/input.h"
 #include "target/target_int.h"
@@ -120,17 +124,69 @@ static int cut_in(const Source *const s, uint8_t **const win, const int got, con
     return best;
 }
 
-int source_copy_frame(const Source *const s, const InputFrame *const f, uint8_t **const out) {
-    uint8_t *const buf = malloc(s->geo.frame_bytes);
-    if (!buf) return -1;
-    uint8_t *p = buf;
+static void copy_frame(const Source *const s, const InputFrame *const f, uint8_t *p) {
     for (int pl = 0; pl < s->geo.num_planes; pl++) {
         const size_t row = (size_t)s->geo.stored_w[pl] * s->geo.bytes_per_sample;
         for (int y = 0; y < s->geo.stored_h[pl]; y++, p += row)
             memcpy(p, (const uint8_t *)f->pic.data[pl] + (ptrdiff_t)y * f->pic.stride[pl], row);
     }
+}
+
+int source_copy_frame(const Source *const s, const InputFrame *const f, uint8_t **const out) {
+    uint8_t *const buf = malloc(s->geo.frame_bytes);
+    if (!buf) return -1;
+    copy_frame(s, f, buf);
     *out = buf;
     return 0;
+}
+
+/* A sample's frames in one block that the kernel may back with 2 MiB pages:
+ * faulting a 1080p source in 4 KiB at a time was most of reading it. Frames
+ * past the block (a length not known, or longer than said) are allocated
+ * on their own. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static void block_alloc(const Source *const s, Sample *const sm, const long long frames) {
+    sm->block = NULL, sm->block_frames = 0;
+    if (frames <= 0 || frames > INT32_MAX || (size_t)frames > SIZE_MAX / 2 / s->geo.frame_bytes)
+        return;
+    const size_t bytes = ((size_t)frames * s->geo.frame_bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *b = NULL;
+    if (posix_memalign(&b, HUGE_PAGE, bytes)) return;
+#ifdef MADV_HUGEPAGE
+    madvise(b, bytes, MADV_HUGEPAGE);
+#endif
+    sm->block = b, sm->block_frames = (int)frames;
+}
+
+static int in_block(const Source *const s, const Sample *const sm, const uint8_t *const p) {
+    return sm->block && p >= sm->block &&
+           p < sm->block + (size_t)sm->block_frames * s->geo.frame_bytes;
+}
+
+/* Frame k of a sample being read: in its block, else allocated. */
+static uint8_t *frame_at(const Source *const s, const Sample *const sm, const int k) {
+    return k < sm->block_frames ? sm->block + (size_t)k * s->geo.frame_bytes
+                                : malloc(s->geo.frame_bytes);
+}
+
+/* A frame not kept: a block's whole pages within it go back to the system. */
+static void frame_drop(const Source *const s, const Sample *const sm, uint8_t *const frame) {
+    if (!in_block(s, sm, frame)) {
+        free(frame);
+        return;
+    }
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t a = ((uintptr_t)frame + page - 1) & ~(uintptr_t)(page - 1);
+    const uintptr_t b = ((uintptr_t)frame + s->geo.frame_bytes) & ~(uintptr_t)(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static void sample_free(const Source *const s, Sample *const sm, uint8_t **const frames,
+                        const int n) {
+    for (int k = 0; frames && k < n; k++)
+        if (!in_block(s, sm, frames[k])) free(frames[k]);
+    free(sm->block);
+    sm->block = NULL, sm->block_frames = 0;
 }
 
 /* Grow a frame list to hold at least n. */
@@ -152,20 +208,23 @@ static int next(Input *const in, InputFrame *const f, int *const eof) {
     return r;
 }
 
-/* Keep len frames of win from its cut as sample sm; free the others. */
+/* Keep len frames of win from its cut as sample sm; drop the others. */
 static int keep_sample(Source *const s, Sample *const sm, uint8_t **const win, const int got,
                        const int len, const int window, const long long start) {
     const int cut = cut_in(s, win, got, window);
     const int keep = got - cut < len ? got - cut : len;
     sm->start = start + cut;
-    sm->frames = keep;
     sm->ref = malloc(sizeof(*sm->ref) * (size_t)(keep ? keep : 1));
+    if (!sm->ref) {
+        sample_free(s, sm, win, got);
+        return -1;
+    }
     for (int k = 0; k < got; k++)
-        if (sm->ref && k >= cut && k < cut + keep)
+        if (k >= cut && k < cut + keep)
             sm->ref[k - cut] = win[k];
         else
-            free(win[k]);
-    if (!sm->ref) return -1;
+            frame_drop(s, sm, win[k]);
+    sm->frames = keep;
     s->sample_frames += keep;
     return 0;
 }
@@ -183,19 +242,21 @@ static int read_samples(Input *const in, Source *const s, const int len, const i
     for (int i = 0; i < s->num_samples && ret == 0; i++) {
         while (pos < start[i] && (r = next(in, &f, &eof)) > 0) pos++;
         int got = 0;
+        Sample *const sm = &s->sample[i];
+        block_alloc(s, sm, want < INT32_MAX ? want : s->frames);
         while (r >= 0 && got < want && (r = next(in, &f, &eof)) > 0) {
             pos++;
-            if (reserve(&win, &cap, got + 1) < 0 || source_copy_frame(s, &f, &win[got]) < 0) {
+            if (reserve(&win, &cap, got + 1) < 0 || !(win[got] = frame_at(s, sm, got))) {
                 r = -1;
                 fprintf(stderr, "psnrhvs: target: out of memory for the source's frames\n");
                 break;
             }
-            got++;
+            copy_frame(s, &f, win[got++]);
         }
         if (r < 0) {
-            for (int k = 0; k < got; k++) free(win[k]);
+            sample_free(s, sm, win, got);
             ret = -1;
-        } else if (keep_sample(s, &s->sample[i], win, got, len, window, start[i]) < 0) {
+        } else if (keep_sample(s, sm, win, got, len, window, start[i]) < 0) {
             fprintf(stderr, "psnrhvs: target: out of memory for the source's frames\n");
             ret = -1;
         }
@@ -210,7 +271,7 @@ static int read_samples(Input *const in, Source *const s, const int len, const i
 
 void source_free(Source *const s) {
     for (int i = 0; i < s->num_samples; i++) {
-        for (int k = 0; s->sample[i].ref && k < s->sample[i].frames; k++) free(s->sample[i].ref[k]);
+        sample_free(s, &s->sample[i], s->sample[i].ref, s->sample[i].frames);
         free(s->sample[i].ref);
     }
     memset(s, 0, sizeof(*s));
@@ -223,7 +284,7 @@ static void drop_empty(Source *const s) {
         if (s->sample[i].frames)
             s->sample[n++] = s->sample[i];
         else
-            free(s->sample[i].ref);
+            free(s->sample[i].ref), sample_free(s, &s->sample[i], NULL, 0);
     }
     s->num_samples = n;
 }

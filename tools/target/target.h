@@ -51,7 +51,9 @@ typedef struct TargetArgs {
 typedef struct Sample {
     long long start; ///< first frame, in the source
     int frames;
-    uint8_t **ref; ///< frames x frame_bytes, stored planes back to back
+    uint8_t **ref;  ///< frames x frame_bytes, stored planes back to back
+    uint8_t *block; ///< where the first block_frames of them lie (the rest: malloc)
+    int block_frames;
 } Sample;
 
 /** The source: its format and the samples taken of it. */
