@@ -21,6 +21,10 @@
 # probe; libgme's gets an empty string: "not mine"); an encoder or protocol of
 # a stubbed library fails to open. PSNRHVS_CARRY_TRACE=1 prints each call. OUT_DIR/include and the
 # libX.so links let cmake build against them there (-DPSNRHVS_FFMPEG_ROOT).
+# libx264 is carried as it is (psnrhvs target's encoder). FFMPEG_CLI=1 adds
+# Debian's ffmpeg CLI (OUT_DIR/ffmpeg, with libavfilter, libavdevice and
+# libpostproc) and VMAF=PATH a vmaf CLI (OUT_DIR/bin/vmaf), for
+# bench/target/target_bench.sh's usual loop and encoder alone.
 # SPDX-License-Identifier: BSD-2-Clause
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,23 +46,35 @@ done
 # (Vulkan's ICDs) link them, and would meet a stub of the same soname.
 keep_re='^(libavformat|libavcodec|libavutil|libswscale|libswresample|libdav1d|libz|liblzma|libbz2|libOpenCL'
 keep_re+='|libdrm|libX11|libX11-xcb|libxcb|libXext|libXfixes|libXau|libXdmcp|libva|libva-drm|libva-x11'
-keep_re+='|libvdpau|libbsd|libmd)\.so'
+keep_re+='|libvdpau|libbsd|libmd|libx264'
+[ "${FFMPEG_CLI:-0}" = 1 ] && keep_re+='|libavfilter|libavdevice|libpostproc'
+keep_re+=')\.so'
 # glibc: the GPU machine's own (newer) one is used.
 glibc_re='^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64)\.so'
 
+needed() { readelf -d "$1" | awk '/\(NEEDED\)/ {gsub(/[\[\]]/, "", $5); print $5}'; }
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/include"
 tmp=$(mktemp -d /tmp/ffmpeg_carry.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cp "$cli" "$out/bin/psnrhvs"
+bins=("$cli")
+if [ "${FFMPEG_CLI:-0}" = 1 ]; then
+    ff=$(command -v ffmpeg) || { echo "ffmpeg_carry.sh: FFMPEG_CLI=1 but no ffmpeg here" >&2; exit 1; }
+    cp "$ff" "$out/bin/ffmpeg"
+    bins+=("$ff")
+fi
+if [ -n "${VMAF:-}" ]; then
+    [ -z "$(needed "$VMAF" | grep -vE "$glibc_re|^lib(stdc\+\+|gcc_s)\.so")" ] ||
+        { echo "ffmpeg_carry.sh: $VMAF needs more than glibc and libstdc++" >&2; exit 1; }
+    cp "$VMAF" "$out/bin/vmaf"
+fi
 
 # path of a soname, as the loader here finds it
 declare -A path_of
 while read -r so _ p _; do
     [ -n "${p:-}" ] && [ -f "$p" ] && path_of[$so]=$(readlink -f "$p")
-done < <(ldd "$cli" | awk '$2 == "=>" {print $1, $2, $3}')
-
-needed() { readelf -d "$1" | awk '/\(NEEDED\)/ {gsub(/[\[\]]/, "", $5); print $5}'; }
+done < <(for b in "${bins[@]}"; do ldd "$b"; done | awk '$2 == "=>" {print $1, $2, $3}')
 
 # The kept libraries: FFmpeg's (what the CLI needs), then what they need that is kept.
 declare -A kept stubbed
@@ -66,7 +82,7 @@ queue=()
 # FFMPEG_CARRY_SKIP: a regex of libraries another bundle carries (the SYCL
 # runtime in tests/sycl/pack-gpu.sh).
 skip_re=${FFMPEG_CARRY_SKIP:-}
-for so in $(needed "$cli"); do
+for so in $(for b in "${bins[@]}"; do needed "$b"; done | sort -u); do
     [[ $so =~ $glibc_re ]] && continue
     [ -n "$skip_re" ] && [[ $so =~ $skip_re ]] && continue
     # The library itself, and its backend modules beside it (lib/psnrhvs,
@@ -82,7 +98,7 @@ for so in $(needed "$cli"); do
         done
         continue
     fi
-    [[ $so =~ $keep_re ]] || { echo "ffmpeg_carry.sh: $cli needs $so, not an FFmpeg library" >&2; exit 1; }
+    [[ $so =~ $keep_re ]] || { echo "ffmpeg_carry.sh: $so is needed, not an FFmpeg library" >&2; exit 1; }
     queue+=("$so")
 done
 while [ ${#queue[@]} -gt 0 ]; do
@@ -173,6 +189,10 @@ done
 LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$drv" exec "$d/bin/psnrhvs" "$@"
 EOF
 chmod +x "$out/psnrhvs"
+if [ "${FFMPEG_CLI:-0}" = 1 ]; then
+    sed 's|/bin/psnrhvs"|/bin/ffmpeg"|; s|^# psnrhvs with|# ffmpeg with|' "$out/psnrhvs" >"$out/ffmpeg"
+    chmod +x "$out/ffmpeg"
+fi
 
 # The clips bench/hwaccel_gpu.sh scores (CLIPS=0: none): CLIP_FRAMES (60) frames of 3840x2160
 # at 30 fps, a grainy test pattern; the references an H.264 at 16 Mbit/s and
@@ -201,6 +221,8 @@ bad=$(LD_LIBRARY_PATH="$out/lib" ldd "$out/bin/psnrhvs" | awk '$2 == "=>" {print
     { if [ -n "$skip_re" ]; then grep -vE "$skip_re"; else cat; fi; } || true)
 [ -z "$bad" ] || { echo "ffmpeg_carry.sh: resolved outside the carry: $bad" >&2; exit 1; }
 "$out/psnrhvs" --version >/dev/null
+if [ "${FFMPEG_CLI:-0}" = 1 ]; then "$out/ffmpeg" -v error -f lavfi -i testsrc2=size=64x64 -frames:v 2 \
+    -c:v libx264 -f null - || { echo "ffmpeg_carry.sh: the carried ffmpeg cannot encode" >&2; exit 1; }; fi
 glibc=$(objdump -T "$out"/bin/psnrhvs "$out"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' |
     sort -t. -k2 -n -u | tail -1)
 echo "carried: ${#kept[@]} libraries as they are, $nstub stubs; needs $glibc or newer there"

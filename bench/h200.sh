@@ -17,6 +17,9 @@
 #            auto (.device/vulkan, .gl)
 #   default  bench/default_gpu.sh: the device list, the default decoder and mix
 #            against the pinned ones (.device/pairs [.device/vulkan, .gl])
+#   target   bench/target/target_bench.sh with the carried psnrhvs, ffmpeg and
+#            vmaf (.device/ffmpeg from CLIPS=0 FFMPEG_CLI=1 VMAF=...
+#            bench/ffmpeg_carry.sh)
 # .gl holds Debian's libvulkan1 and libglvnd packages: NVIDIA's Vulkan ICD
 # needs libglvnd, which the machine lacks; they are unpacked under /tmp and
 # put on LD_LIBRARY_PATH, nothing is written to the system.
@@ -44,6 +47,11 @@ for part in "$@"; do
     vs) cmd=(bash bench/vapoursynth/vs_gpu.sh "$OUT/vs") ;;
     devices) cmd=(env PARTS=devices bash bench/default_gpu.sh "$OUT/devices") ;;
     default) cmd=(env DEADLINE=$((left - 15)) bash bench/default_gpu.sh "$OUT/default") ;;
+    target)
+        mkdir -p "$OUT/target"
+        C=$ROOT/.device/ffmpeg
+        cmd=(env PSNRHVS="$C/psnrhvs" FFMPEG="$C/ffmpeg" VMAF="$C/bin/vmaf" W=/tmp/tbench
+            bash -c 'bash bench/target/target_bench.sh | tee "$0"' "$OUT/target/summary.txt") ;;
     *) echo "== $part: unknown part" && continue ;;
     esac
     echo "== $part ($(date +%T), $left s left)"

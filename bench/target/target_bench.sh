@@ -11,10 +11,14 @@
 # The settings and samples are the ones psnrhvs probed (its -o JSON); the
 # samples of a probe run side by side in (a) and (b) as in psnrhvs. The
 # samples are cut to Y4M files first, outside the times.
-# Usage: VMAF=/path/to/vmaf [PSNRHVS=build/tools/psnrhvs] [W=/tmp/tbench]
-#        [SECONDS_=10] [TARGET=40] [NOISE=3] [OPTS=] bench/target/target_bench.sh
+# Usage: VMAF=/path/to/vmaf [PSNRHVS=build/tools/psnrhvs] [FFMPEG=ffmpeg]
+#        [W=/tmp/tbench] [SECONDS_=10] [TARGET=40] [NOISE=3] [OPTS=]
+#        bench/target/target_bench.sh
+# On the GPU machine: bench/h200.sh OUT target, after, here,
+# CLIPS=0 FFMPEG_CLI=1 VMAF=/path/to/vmaf bench/ffmpeg_carry.sh.
 set -euo pipefail
 P=${PSNRHVS:-build/tools/psnrhvs}
+FF=${FFMPEG:-ffmpeg}
 W=${W:-/tmp/tbench}
 T=${TARGET:-40}
 DUR=${SECONDS_:-10}
@@ -28,9 +32,10 @@ calc() { python3 -c "print($1)"; }
 # so that it does not compress to nothing), 8-bit 4:2:0.
 NOISE=${NOISE:-3}
 SRC=$W/src_1080p_${DUR}s_n$NOISE.y4m
-[ -s "$SRC" ] || ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=25,noise=alls=$NOISE:allf=t" \
+[ -s "$SRC" ] || "$FF" -v error -f lavfi -i "testsrc2=size=1920x1080:rate=25,noise=alls=$NOISE:allf=t" \
     -t "$DUR" -pix_fmt yuv420p -strict -1 "$SRC"
 cat "$SRC" >/dev/null # page-cached for every contender
+echo "machine: $(nproc) cores; $(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo no GPU)"
 
 eo=()
 [ -n "$OPTS" ] && eo=(--encoder-options "$OPTS")
@@ -49,7 +54,7 @@ read -r -a samples < <(sed -n 1p "$W/plan.txt")
 read -r -a crfs < <(sed -n 2p "$W/plan.txt")
 for i in "${!samples[@]}"; do
     s=${samples[$i]%%:*} n=${samples[$i]##*:}
-    [ -s "$W/s$i.y4m" ] || ffmpeg -v error -i "$SRC" -vf "select=between(n\,$s\,$((s + n - 1)))" \
+    [ -s "$W/s$i.y4m" ] || "$FF" -v error -i "$SRC" -vf "select=between(n\,$s\,$((s + n - 1)))" \
         -fps_mode passthrough -strict -1 "$W/s$i.y4m"
 done
 fo=()
@@ -59,7 +64,7 @@ fo=()
 t0=$(now)
 for c in "${crfs[@]}"; do
     for i in "${!samples[@]}"; do
-        ffmpeg -v error -i "$W/s$i.y4m" -c:v libx264 "${fo[@]}" -crf "$c" -f null - &
+        "$FF" -v error -i "$W/s$i.y4m" -c:v libx264 "${fo[@]}" -crf "$c" -f null - &
     done
     wait
 done
@@ -71,8 +76,8 @@ if [ -n "$VMAF" ]; then
     t0=$(now)
     for c in "${crfs[@]}"; do
         for i in "${!samples[@]}"; do
-            (ffmpeg -v error -y -i "$W/s$i.y4m" -c:v libx264 "${fo[@]}" -crf "$c" "$W/p$i.mp4" &&
-                ffmpeg -v error -y -i "$W/p$i.mp4" -strict -1 "$W/p$i.y4m" &&
+            ("$FF" -v error -y -i "$W/s$i.y4m" -c:v libx264 "${fo[@]}" -crf "$c" "$W/p$i.mp4" &&
+                "$FF" -v error -y -i "$W/p$i.mp4" -strict -1 "$W/p$i.y4m" &&
                 "$VMAF" -r "$W/s$i.y4m" -d "$W/p$i.y4m" --feature psnr_hvs -n -q --json \
                     -o "$W/p$i.json" >/dev/null) &
         done
