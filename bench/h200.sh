@@ -18,8 +18,9 @@
 #   default  bench/default_gpu.sh: the device list, the default decoder and mix
 #            against the pinned ones (.device/pairs [.device/vulkan, .gl])
 #   target   bench/target/target_bench.sh with the carried psnrhvs, ffmpeg and
-#            vmaf (.device/ffmpeg from CLIPS=0 FFMPEG_CLI=1 VMAF=...
-#            bench/ffmpeg_carry.sh)
+#            vmaf (.device/target/ffmpeg.tar.xz: .device/ffmpeg from
+#            CLIPS=0 FFMPEG_CLI=1 VMAF=... bench/ffmpeg_carry.sh, packed with
+#            tar cJf .device/target/ffmpeg.tar.xz -C .device ffmpeg)
 # .gl holds Debian's libvulkan1 and libglvnd packages: NVIDIA's Vulkan ICD
 # needs libglvnd, which the machine lacks; they are unpacked under /tmp and
 # put on LD_LIBRARY_PATH, nothing is written to the system.
@@ -48,10 +49,11 @@ for part in "$@"; do
     devices) cmd=(env PARTS=devices bash bench/default_gpu.sh "$OUT/devices") ;;
     default) cmd=(env DEADLINE=$((left - 15)) bash bench/default_gpu.sh "$OUT/default") ;;
     target)
-        mkdir -p "$OUT/target"
-        C=$ROOT/.device/ffmpeg
+        mkdir -p "$OUT/target" && rm -rf /tmp/target_ffmpeg && mkdir -p /tmp/target_ffmpeg &&
+            tar xJf "$ROOT/.device/target/ffmpeg.tar.xz" -C /tmp/target_ffmpeg
+        C=/tmp/target_ffmpeg/ffmpeg
         cmd=(env PSNRHVS="$C/psnrhvs" FFMPEG="$C/ffmpeg" VMAF="$C/bin/vmaf" W=/tmp/tbench
-            bash -c 'bash bench/target/target_bench.sh | tee "$0"' "$OUT/target/summary.txt") ;;
+            bash -c 'bash bench/target/target_bench.sh | tee -a "$0"' "$OUT/target/summary.txt") ;;
     *) echo "== $part: unknown part" && continue ;;
     esac
     echo "== $part ($(date +%T), $left s left)"
