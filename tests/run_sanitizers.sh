@@ -65,8 +65,8 @@ for run in $runs; do
             ctest --test-dir "$dir/tsan" -j "$jobs" --output-on-failure \
             -R "^api_|^golden_isa|^golden_lib_auto_t3|^cpu_sum_modes|^sum_|^cli_" -E "^cli_signals$"
         # Compressed input (inputs opened and decoded at once) and target
-        # (samples encoded side by side, each decoded on a thread of its
-        # own), with FFmpeg's own libraries and the encoders left out
+        # (samples encoded, decoded and scored side by side), with FFmpeg's
+        # own libraries and the encoders left out
         # (tests/tsan-ffmpeg.supp says why).
         TSAN_OPTIONS=suppressions=$root/tests/tsan-ffmpeg.supp:halt_on_error=1:second_deadlock_stack=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0 \
             ctest --test-dir "$dir/tsan" -j "$jobs" --output-on-failure -R "^ffmpeg_|^target_"

@@ -142,20 +142,29 @@ static int keep_open(SampleJob *const j, const AVCodecContext *const enc, Mux **
     return mux_open(m, f, 1, j->keep, enc, j->err, sizeof(j->err));
 }
 
-/* Take every packet the encoder has (frame NULL: flush it) to the muxer and
- * the decoding thread. */
-static int encode_step(SampleJob *const j, AVCodecContext *const enc, PacketQueue *const q,
-                       Mux *const m, const AVFrame *const frame, AVPacket *const pkt) {
+/* Take every packet the encoder has (frame NULL: flush it) to the muxer
+ * and the decoder. */
+static int encode_step(SampleJob *const j, AVCodecContext *const enc, AVCodecContext *const dec,
+                       Mux *const m, const AVFrame *const frame, AVPacket *const pkt,
+                       int *const done) {
+    const Source *const s = j->run->src;
+    const Sample *const sm = &s->sample[j->sample];
     char buf[64];
-    const double t = now();
+    double t = now();
     int r = avcodec_send_frame(enc, frame);
     if (r < 0) return snprintf(j->err, sizeof(j->err), "encoding: %s", av_error(r, buf, 64)), -1;
     while ((r = avcodec_receive_packet(enc, pkt)) >= 0) {
         j->bytes += pkt->size;
-        if (pktq_put(q, pkt) < 0) return -1; /* the decoding thread says why */
+        const double t1 = now();
+        j->encode_s += t1 - t;
+        if (decode_score(j->run->ctx, dec, pkt, s, sm->ref, sm->frames, done, j->tag0,
+                         j->run->values, j->run->a->key, j->err, sizeof(j->err)) < 0)
+            return -1;
         if (m && mux_write(m, pkt, enc) < 0)
             return snprintf(j->err, sizeof(j->err), "cannot write %s", j->keep), -1;
         av_packet_unref(pkt);
+        t = now();
+        j->score_s += t - t1;
     }
     j->encode_s += now() - t;
     if (r != AVERROR(EAGAIN) && r != AVERROR_EOF)
@@ -163,78 +172,32 @@ static int encode_step(SampleJob *const j, AVCodecContext *const enc, PacketQueu
     return 0;
 }
 
-/** A sample's decoding thread: its packets decoded and scored as they come. */
-typedef struct Decoding {
-    SampleJob *j;
-    AVCodecContext *dec;
-    PacketQueue *q;
-    int done; ///< frames decoded
-    double seconds;
-    char err[1024];
-} Decoding;
-
-static void *decode_thread(void *const arg) {
-    Decoding *const d = arg;
-    const ProbeRun *const run = d->j->run;
-    const Sample *const sm = &run->src->sample[d->j->sample];
-    AVPacket *pkt;
-    int more;
-    do {
-        more = pktq_get(d->q, &pkt); /* none: flush the decoder */
-        const double t = now();
-        const int r = decode_score(run->ctx, d->dec, pkt, run->src, sm->ref, sm->frames, &d->done,
-                                   d->j->tag0, run->values, run->a->key, d->err, sizeof(d->err));
-        d->seconds += now() - t;
-        av_packet_free(&pkt);
-        if (r < 0) {
-            pktq_abort(d->q);
-            break;
-        }
-    } while (more);
-    return NULL;
-}
-
-static int encode_frames(SampleJob *const j, AVCodecContext *const enc, PacketQueue *const q,
+static int encode_sample(SampleJob *const j, AVCodecContext *const enc, AVCodecContext *const dec,
                          Mux *const m) {
     const Source *const s = j->run->src;
     const Sample *const sm = &s->sample[j->sample];
     AVFrame *f = av_frame_alloc();
     AVPacket *pkt = av_packet_alloc();
-    int ret = f && pkt ? 0 : -1;
-    if (ret < 0) snprintf(j->err, sizeof(j->err), "out of memory");
+    int done = 0, ret = f && pkt ? 0 : -1;
     for (int k = 0; ret == 0 && k < sm->frames; k++) {
         if (wrap_frame(s, j->run->enc, sm->ref[k], k, wrap_no_free, f) < 0)
-            ret = -1, snprintf(j->err, sizeof(j->err), "out of memory");
+            ret = -1;
         else
-            ret = encode_step(j, enc, q, m, f, pkt);
+            ret = encode_step(j, enc, dec, m, f, pkt, &done);
     }
-    if (ret == 0) ret = encode_step(j, enc, q, m, NULL, pkt);
+    if (ret == 0) ret = encode_step(j, enc, dec, m, NULL, pkt, &done);
+    if (ret == 0) {
+        const double t = now();
+        ret = decode_score(j->run->ctx, dec, NULL, s, sm->ref, sm->frames, &done, j->tag0,
+                           j->run->values, j->run->a->key, j->err, sizeof(j->err));
+        j->score_s += now() - t;
+    }
+    if (ret == 0 && done != sm->frames)
+        snprintf(j->err, sizeof(j->err), "%d frames encoded, %d decoded back", sm->frames, done),
+            ret = -1;
+    if (!f || !pkt) snprintf(j->err, sizeof(j->err), "out of memory");
     av_frame_free(&f);
     av_packet_free(&pkt);
-    return ret;
-}
-
-/* Encode on this thread, decode and score on another. */
-static int encode_sample(SampleJob *const j, AVCodecContext *const enc, AVCodecContext *const dec,
-                         Mux *const m) {
-    const Sample *const sm = &j->run->src->sample[j->sample];
-    Decoding d = {.j = j, .dec = dec, .q = pktq_new()};
-    pthread_t t;
-    if (!d.q || cli_thread_start(&t, decode_thread, &d)) {
-        pktq_free(&d.q);
-        return snprintf(j->err, sizeof(j->err), "cannot start a thread"), -1;
-    }
-    int ret = encode_frames(j, enc, d.q, m);
-    const int end = pktq_put(d.q, NULL);
-    pthread_join(t, NULL);
-    pktq_free(&d.q);
-    j->score_s = d.seconds;
-    if (d.err[0]) /* the decoder's failure first: the encoder's put only saw it */
-        return snprintf(j->err, sizeof(j->err), "%s", d.err), -1;
-    if (ret == 0 && end < 0) return snprintf(j->err, sizeof(j->err), "out of memory"), -1;
-    if (ret == 0 && d.done != sm->frames)
-        snprintf(j->err, sizeof(j->err), "%d frames encoded, %d decoded back", sm->frames, d.done),
-            ret = -1;
     return ret;
 }
 

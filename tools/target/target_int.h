@@ -56,18 +56,6 @@ int mux_write(Mux *m, AVPacket *pkt, const AVCodecContext *enc);
 /** Write the trailer (ok) and free. @return 0 or -1, err set. */
 int mux_close(Mux **m, int ok, char *err, size_t size);
 
-/** Packets from one thread to another, in order (pktq.c). */
-typedef struct PacketQueue PacketQueue;
-PacketQueue *pktq_new(void);
-/** Queue a reference to pkt; NULL: the last was put. @return 0, -1: out of
- *  memory or the reader stopped (pktq_abort). */
-int pktq_put(PacketQueue *q, const AVPacket *pkt);
-/** Wait for the next packet (own it). @return 1, 0 at the end. */
-int pktq_get(PacketQueue *q, AVPacket **pkt);
-/** The reader stops: the writer's next put fails. */
-void pktq_abort(PacketQueue *q);
-void pktq_free(PacketQueue **q);
-
 /** What every probe shares (probe.c). */
 typedef struct ProbeRun {
     const TargetArgs *a;
