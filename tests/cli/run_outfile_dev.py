@@ -46,15 +46,11 @@ def nodes(folder):
     return {n: node(os.path.join(folder, n)) for n in sorted(os.listdir(folder))}
 
 
-class FifoReader:
-    """Reads a FIFO to its end on a thread. Both ends are opened before psnrhvs starts (the
-    test holds a write end of its own), so psnrhvs never waits for a reader and the reader
-    sees the end only once finish() drops that write end: after psnrhvs has exited."""
+class _Reader:
+    """Reads descriptor fd to its end on a thread."""
 
-    def __init__(self, path):
-        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        self.keep = os.open(path, os.O_WRONLY)
-        os.set_blocking(self.fd, True)
+    def __init__(self, fd):
+        self.fd = fd
         self.chunks = []
         self.thread = threading.Thread(target=self._read)
         self.thread.start()
@@ -66,41 +62,44 @@ class FifoReader:
                 break
             self.chunks.append(b)
 
+    def join(self):
+        """What was read, or None when the end never came."""
+        self.thread.join(120)
+        if self.thread.is_alive():
+            return None
+        os.close(self.fd)
+        return b"".join(self.chunks)
+
+
+class FifoReader(_Reader):
+    """Reads a FIFO to its end on a thread. Both ends are opened before psnrhvs starts (the
+    test holds a write end of its own), so psnrhvs never waits for a reader and the reader
+    sees the end only once finish() drops that write end: after psnrhvs has exited."""
+
+    def __init__(self, path):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.keep = os.open(path, os.O_WRONLY)
+        os.set_blocking(fd, True)
+        super().__init__(fd)
+
     def finish(self):
         os.close(self.keep)
-        self.thread.join(120)
-        alive = self.thread.is_alive()
-        if not alive:
-            os.close(self.fd)
-        return None if alive else b"".join(self.chunks)
+        return self.join()
 
 
-class PipeReader:
+class PipeReader(_Reader):
     """A pipe whose write end a child inherits as a descriptor; read to its end on a thread
     (the end comes once the child has exited and close_writer() has run)."""
 
     def __init__(self):
-        self.r, self.w = os.pipe()
-        self.chunks = []
-        self.thread = threading.Thread(target=self._read)
-        self.thread.start()
-
-    def _read(self):
-        while True:
-            b = os.read(self.r, 65536)
-            if not b:
-                break
-            self.chunks.append(b)
+        r, self.w = os.pipe()
+        super().__init__(r)
 
     def close_writer(self):
         os.close(self.w)
 
     def finish(self):
-        self.thread.join(120)
-        alive = self.thread.is_alive()
-        if not alive:
-            os.close(self.r)
-        return None if alive else b"".join(self.chunks)
+        return self.join()
 
 
 class Case:
